@@ -1,0 +1,88 @@
+"""Scaled dot-product and multi-head attention (section 3.2), returning what a view needs.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
+    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from core.trace import AttentionTrace
+
+
+def _attend(q, k, v, mask, dropout=None):
+    """The computation behind both public functions: (scores before masking, weights, output)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k)
+    if mask is None:
+        weights = scores.softmax(dim=-1)
+    else:
+        # A row whose keys are all masked gets -inf everywhere and softmax gives NaN; zeroing the
+        # masked entries afterwards turns such a row into all zeros and leaves other rows unchanged.
+        weights = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1).masked_fill(~mask, 0.0)
+    attended = dropout(weights) if dropout is not None else weights
+    return scores, weights, attended @ v
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(Q Kᵀ / sqrt(d_k)) V -> (output (..., L_q, d_v), weights (..., L_q, L_k)).
+
+    ``mask`` is boolean, broadcastable to (..., L_q, L_k), True = may attend. A query row with no
+    allowed key gets all-zero weights (and a zero output), never NaN.
+    """
+    if mask is not None and mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor (True = may attend), got {mask.dtype}")
+    _, weights, output = _attend(q, k, v, mask)
+    return output, weights
+
+
+class MultiHeadAttention(nn.Module):
+    """h heads of size d_k = d_model / h, computed in parallel as one (B, h, L, d_k) tensor."""
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.h, self.d_k = num_heads, d_model // num_heads
+        # One d_model x d_model projection holds all heads' W_Q_i side by side (head i: rows i*d_k..)
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        B, L, _ = x.shape
+        return x.view(B, L, self.h, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+
+    def forward(
+        self, x_q: torch.Tensor, x_kv: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, AttentionTrace]:
+        """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k)."""
+        B, L_q, d_model = x_q.shape
+        q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
+        k = self._split_heads(self.w_k(x_kv))  # (B, h, L_k, d_k)
+        v = self._split_heads(self.w_v(x_kv))  # (B, h, L_k, d_k)
+        scores, weights, heads = _attend(q, k, v, mask, self.dropout)  # heads: (B, h, L_q, d_k)
+        concat = heads.transpose(1, 2).reshape(B, L_q, d_model)  # (B, L_q, h·d_k)
+        output = self.w_o(concat)  # (B, L_q, d_model)
+        full_mask = (
+            torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)
+        )
+        return output, AttentionTrace(
+            query_input=x_q.detach(),
+            key_input=x_kv.detach(),
+            q=q.detach(),
+            k=k.detach(),
+            v=v.detach(),
+            scores=scores.detach(),
+            mask=full_mask,
+            weights=weights.detach(),
+            heads=heads.detach(),
+            output=output.detach(),
+        )

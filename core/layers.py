@@ -1,0 +1,97 @@
+"""Encoder and decoder layers (section 3.1) with a choice of where LayerNorm goes.
+
+    post-norm (the paper):  x = LayerNorm(x + Sublayer(x))
+    pre-norm:               x = x + Sublayer(LayerNorm(x))
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from core.attention import MultiHeadAttention
+from core.trace import DecoderLayerTrace, EncoderLayerTrace
+
+
+class FeedForward(nn.Module):
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position separately (section 3.3)."""
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = torch.relu(self.linear1(x))  # (B, L, d_ff)
+        return self.linear2(self.dropout(hidden)), hidden  # (B, L, d_model), (B, L, d_ff)
+
+
+class Residual(nn.Module):
+    """A sublayer wrapped in residual + LayerNorm, post or pre; dropout on the sublayer's output."""
+
+    def __init__(self, d_model: int, dropout: float, norm: str) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.pre = norm == "pre"
+
+    def forward(self, x: torch.Tensor, sublayer):
+        """``sublayer(x) -> (y, extra)``; returns (new x, y, extra) so a trace can show y itself."""
+        if self.pre:
+            y, extra = sublayer(self.norm(x))
+            return x + self.dropout(y), y, extra
+        y, extra = sublayer(x)
+        return self.norm(x + self.dropout(y)), y, extra
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float, norm: str) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.sublayer1 = Residual(d_model, dropout, norm)
+        self.sublayer2 = Residual(d_model, dropout, norm)
+
+    def forward(self, x: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, EncoderLayerTrace]:
+        after_attn, _, attn = self.sublayer1(x, lambda y: self.self_attn(y, y, src_mask))
+        out, ffn_out, hidden = self.sublayer2(after_attn, self.ffn)
+        trace = EncoderLayerTrace(
+            input=x.detach(),
+            self_attn=attn,
+            after_attn=after_attn.detach(),
+            ffn_hidden=hidden.detach(),
+            ffn_output=ffn_out.detach(),
+            output=out.detach(),
+        )
+        return out, trace
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float, norm: str) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.sublayer1 = Residual(d_model, dropout, norm)
+        self.sublayer2 = Residual(d_model, dropout, norm)
+        self.sublayer3 = Residual(d_model, dropout, norm)
+
+    def forward(
+        self, x: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor, tgt_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, DecoderLayerTrace]:
+        after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask))
+        # Cross-attention: queries from the decoder, keys and values from the encoder's memory.
+        after_cross, _, cross_attn = self.sublayer2(after_self, lambda y: self.cross_attn(y, memory, src_mask))
+        out, ffn_out, hidden = self.sublayer3(after_cross, self.ffn)
+        trace = DecoderLayerTrace(
+            input=x.detach(),
+            self_attn=self_attn,
+            after_self_attn=after_self.detach(),
+            cross_attn=cross_attn,
+            after_cross_attn=after_cross.detach(),
+            ffn_hidden=hidden.detach(),
+            ffn_output=ffn_out.detach(),
+            output=out.detach(),
+        )
+        return out, trace

@@ -1,0 +1,254 @@
+"""The encoder-decoder Transformer of "Attention Is All You Need", small enough to trace every number.
+
+    src ids ─ Embedding·sqrt(d_model) + PE ─ N × EncoderLayer ─ LayerNorm ─ memory ─┐
+    tgt ids ─ Embedding·sqrt(d_model) + PE ─ N × DecoderLayer(memory) ─ LayerNorm ─ Linear ─ logits
+
+``Transformer.trace`` returns a ``ModelTrace`` with every intermediate tensor; ``forward`` returns
+only the logits (for training). Both run the same code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from core.config import ModelConfig
+from core.layers import DecoderLayer, EncoderLayer
+from core.masks import decoder_mask, padding_mask
+from core.positional import sinusoidal_encoding
+from core.trace import DecodeResult, ModelTrace
+from core.vocab import BOS_ID, EOS_ID
+
+
+class Embedding(nn.Module):
+    """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5).
+
+    The scaling keeps token vectors (xavier-initialised, entries ~ 1/sqrt(d_model)) on the same
+    scale as the positional encoding, whose entries lie in [-1, 1].
+    """
+
+    def __init__(self, vocab_size: int, d_model: int, max_len: int, dropout: float) -> None:
+        super().__init__()
+        self.lookup = nn.Embedding(vocab_size, d_model)
+        self.scale = math.sqrt(d_model)
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, L) ids -> (embedded (B, L, d_model) before dropout, lookup (B, L, d_model))."""
+        if ids.size(1) > self.pe.size(0):
+            raise ValueError(f"sequence length {ids.size(1)} exceeds max_len={self.pe.size(0)}")
+        lookup = self.lookup(ids)  # (B, L, d_model)
+        return lookup * self.scale + self.pe[: ids.size(1)], lookup
+
+
+class Encoder(nn.Module):
+    def __init__(self, c: ModelConfig) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(
+            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm) for _ in range(c.num_layers)
+        )
+        self.norm = nn.LayerNorm(c.d_model)
+
+    def forward(self, x, src_mask):
+        traces = []
+        for layer in self.layers:
+            x, t = layer(x, src_mask)
+            traces.append(t)
+        return self.norm(x), traces
+
+
+class Decoder(nn.Module):
+    def __init__(self, c: ModelConfig) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(
+            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm) for _ in range(c.num_layers)
+        )
+        self.norm = nn.LayerNorm(c.d_model)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        traces = []
+        for layer in self.layers:
+            x, t = layer(x, memory, src_mask, tgt_mask)
+            traces.append(t)
+        return self.norm(x), traces
+
+
+class Transformer(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        c = config
+        # Seed a private RNG stream so the same config always gives the same weights, without
+        # disturbing the caller's global random state.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(c.seed)
+            self.src_embed = Embedding(c.src_vocab_size, c.d_model, c.max_len, c.dropout)
+            self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.max_len, c.dropout)
+            self.encoder = Encoder(c)
+            self.decoder = Decoder(c)
+            self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # d_model -> logits over the vocabulary
+            for p in self.parameters():
+                if p.dim() > 1:  # as in the Annotated Transformer: Glorot for every matrix
+                    nn.init.xavier_uniform_(p)
+
+    # -- the three stages --------------------------------------------------------------------------
+
+    def _check_ids(self, ids: torch.Tensor, vocab_size: int, name: str) -> None:
+        if ids.dim() != 2 or ids.dtype != torch.long:
+            raise ValueError(f"{name} must be a LongTensor of shape (batch, length), got {tuple(ids.shape)} {ids.dtype}")
+        if ids.numel() and (ids.min() < 0 or ids.max() >= vocab_size):
+            raise ValueError(f"{name} has ids outside [0, {vocab_size})")
+
+    def encode(self, src_ids: torch.Tensor):
+        """-> (memory, src_mask, encoder traces, embedded, lookup)."""
+        self._check_ids(src_ids, self.config.src_vocab_size, "src_ids")
+        src_mask = padding_mask(src_ids, self.config.pad_id)  # (B, 1, 1, S)
+        embedded, lookup = self.src_embed(src_ids)  # (B, S, d_model)
+        memory, traces = self.encoder(self.src_embed.dropout(embedded), src_mask)
+        return memory, src_mask, traces, embedded, lookup
+
+    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor):
+        """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup)."""
+        self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
+        tgt_mask = decoder_mask(tgt_ids, self.config.pad_id)  # (B, 1, T, T)
+        embedded, lookup = self.tgt_embed(tgt_ids)  # (B, T, d_model)
+        out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask)
+        return self.generator(out), out, tgt_mask, traces, embedded, lookup
+
+    def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> torch.Tensor:
+        """(B, S), (B, T) ids -> logits (B, T, tgt_vocab_size)."""
+        memory, src_mask, *_ = self.encode(src_ids)
+        return self.decode(tgt_ids, memory, src_mask)[0]
+
+    # -- tracing -----------------------------------------------------------------------------------
+
+    @torch.no_grad()
+    def trace(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> ModelTrace:
+        """Run the model and return every intermediate tensor (see core/trace.py).
+
+        Traces are taken as in inference: dropout is off whatever mode the module is in.
+        """
+        with _eval_mode(self):
+            encoded = self.encode(src_ids)
+            return self._trace_from(src_ids, encoded, tgt_ids)
+
+    def _trace_from(self, src_ids, encoded, tgt_ids) -> ModelTrace:
+        memory, src_mask, enc_traces, src_embedded, src_lookup = encoded
+        length = max(src_ids.size(1), 0 if tgt_ids is None else tgt_ids.size(1))
+        common = dict(
+            src_ids=src_ids,
+            src_token_embedding=src_lookup.detach(),
+            src_embedded=src_embedded.detach(),
+            positional=self.src_embed.pe[:length],
+            src_mask=src_mask,
+            encoder=enc_traces,
+            memory=memory.detach(),
+        )
+        if tgt_ids is None:
+            return ModelTrace(**common)
+        logits, out, tgt_mask, dec_traces, tgt_embedded, tgt_lookup = self.decode(tgt_ids, memory, src_mask)
+        return ModelTrace(
+            **common,
+            tgt_ids=tgt_ids,
+            tgt_token_embedding=tgt_lookup.detach(),
+            tgt_embedded=tgt_embedded.detach(),
+            tgt_mask=tgt_mask,
+            decoder=dec_traces,
+            decoder_output=out.detach(),
+            logits=logits.detach(),
+        )
+
+    @torch.no_grad()
+    def greedy_decode(
+        self, src_ids: torch.Tensor, max_new_tokens: int, bos_id: int = BOS_ID, eos_id: int = EOS_ID
+    ) -> DecodeResult:
+        """Generate by taking the most probable token at each step (the paper uses beam search).
+
+        Each step runs the decoder on the whole prefix (no cache), so its trace shows the
+        cross-attention of every position so far; the encoder runs once. A sequence that has
+        produced EOS is padded from then on; decoding stops when every sequence has.
+        """
+        if max_new_tokens < 0:
+            raise ValueError(f"max_new_tokens={max_new_tokens} must be ≥ 0")
+        with _eval_mode(self):
+            encoded = self.encode(src_ids)
+            B = src_ids.size(0)
+            tokens = torch.full((B, 1), bos_id, dtype=torch.long, device=src_ids.device)
+            done = torch.zeros(B, dtype=torch.bool, device=src_ids.device)
+            steps, probs = [], []
+            for _ in range(min(max_new_tokens, self.config.max_len - 1)):
+                trace = self._trace_from(src_ids, encoded, tokens)
+                p = torch.softmax(trace.logits[:, -1], dim=-1)  # (B, tgt_vocab_size)
+                next_id = p.argmax(dim=-1).masked_fill(done, self.config.pad_id)  # (B,)
+                tokens = torch.cat([tokens, next_id[:, None]], dim=1)
+                steps.append(trace)
+                probs.append(p)
+                done |= next_id == eos_id
+                if done.all():
+                    break
+            return DecodeResult(tokens=tokens, steps=steps, probs=probs)
+
+    # -- proof against torch -----------------------------------------------------------------------
+
+    @torch.no_grad()
+    def load_torch_stack(self, ref: nn.Transformer) -> None:
+        """Copy the encoder/decoder weights of ``torch.nn.Transformer(d_model, nhead, N, N, d_ff,
+        dropout=0, batch_first=True)`` (post-norm, ReLU) into this model's stack.
+
+        Embeddings and the output projection are not part of nn.Transformer and stay as they are.
+        """
+        c = self.config
+        if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
+            raise ValueError("reference has a different number of layers")
+        if ref.d_model != c.d_model or ref.nhead != c.num_heads:
+            raise ValueError(f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}")
+
+        def attention(ours, theirs: nn.MultiheadAttention) -> None:
+            # torch stacks W_Q, W_K, W_V as one (3·d_model, d_model) in_proj matrix
+            for ours_linear, w, b in zip(
+                (ours.w_q, ours.w_k, ours.w_v),
+                theirs.in_proj_weight.chunk(3),
+                theirs.in_proj_bias.chunk(3),
+                strict=True,
+            ):
+                ours_linear.weight.copy_(w)
+                ours_linear.bias.copy_(b)
+            ours.w_o.weight.copy_(theirs.out_proj.weight)
+            ours.w_o.bias.copy_(theirs.out_proj.bias)
+
+        def copy(dst: nn.Module, src: nn.Module) -> None:
+            dst.load_state_dict(src.state_dict())
+
+        for ours, theirs in zip(self.encoder.layers, ref.encoder.layers, strict=True):
+            attention(ours.self_attn, theirs.self_attn)
+            copy(ours.ffn.linear1, theirs.linear1)
+            copy(ours.ffn.linear2, theirs.linear2)
+            copy(ours.sublayer1.norm, theirs.norm1)
+            copy(ours.sublayer2.norm, theirs.norm2)
+        for ours, theirs in zip(self.decoder.layers, ref.decoder.layers, strict=True):
+            attention(ours.self_attn, theirs.self_attn)
+            attention(ours.cross_attn, theirs.multihead_attn)
+            copy(ours.ffn.linear1, theirs.linear1)
+            copy(ours.ffn.linear2, theirs.linear2)
+            copy(ours.sublayer1.norm, theirs.norm1)
+            copy(ours.sublayer2.norm, theirs.norm2)
+            copy(ours.sublayer3.norm, theirs.norm3)
+        copy(self.encoder.norm, ref.encoder.norm)
+        copy(self.decoder.norm, ref.decoder.norm)
+
+
+class _eval_mode:
+    """Context manager: eval mode inside, the previous mode restored after."""
+
+    def __init__(self, module: nn.Module) -> None:
+        self.module = module
+
+    def __enter__(self):
+        self.was_training = self.module.training
+        self.module.eval()
+
+    def __exit__(self, *exc):
+        self.module.train(self.was_training)

@@ -1,0 +1,160 @@
+"""Our traced stack against torch.nn.Transformer with the same weights, inputs and masks."""
+
+import pytest
+import torch
+from torch import nn
+
+from core.config import ModelConfig
+from core.model import Transformer
+
+PAD = 0
+ATOL = 1e-5
+
+
+def build(d_model, heads, layers, d_ff, seed=0):
+    torch.manual_seed(seed)
+    ref = nn.Transformer(d_model, heads, layers, layers, d_ff, dropout=0.0, batch_first=True).eval()
+    cfg = ModelConfig(50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0, seed=seed)
+    ours = Transformer(cfg).eval()
+    ours.load_torch_stack(ref)
+    return ref, ours
+
+
+def padded_batch(lengths, total, vocab, seed):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, vocab, (len(lengths), total), generator=g)
+    for b, n in enumerate(lengths):
+        ids[b, n:] = PAD
+    return ids
+
+
+def torch_attention_weights(mha: nn.MultiheadAttention, x_q, x_kv, key_pad, attn_mask=None):
+    _, w = mha(x_q, x_kv, x_kv, key_padding_mask=key_pad, attn_mask=attn_mask,
+               need_weights=True, average_attn_weights=False)
+    return w  # (B, h, Lq, Lk)
+
+
+CASES = [
+    # d_model, heads, layers, d_ff, src lengths, tgt lengths
+    (16, 2, 1, 32, [5], [4]),
+    (32, 4, 2, 64, [7, 3], [5, 2]),
+    (64, 8, 3, 128, [9, 9, 4], [6, 3, 6]),
+    (24, 3, 2, 48, [1, 6], [1, 4]),
+]
+
+
+@pytest.mark.parametrize("d_model,heads,layers,d_ff,src_lens,tgt_lens", CASES)
+def test_stack_and_every_head_equal_torch(d_model, heads, layers, d_ff, src_lens, tgt_lens):
+    ref, ours = build(d_model, heads, layers, d_ff)
+    src = padded_batch(src_lens, max(src_lens), 50, seed=1)
+    tgt = padded_batch(tgt_lens, max(tgt_lens), 60, seed=2)
+    tr = ours.trace(src, tgt)
+
+    src_pad, tgt_pad = src == PAD, tgt == PAD  # torch: True = ignore
+    T = tgt.size(1)
+    causal = torch.ones(T, T, dtype=torch.bool).triu(1)  # torch: True = not allowed
+    with torch.no_grad():
+        memory = ref.encoder(tr.src_embedded, src_key_padding_mask=src_pad)
+        out = ref.decoder(tr.tgt_embedded, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad,
+                          memory_key_padding_mask=src_pad)
+
+        real_src, real_tgt = ~src_pad, ~tgt_pad
+        # Padded rows carry no meaning (torch's fast path fills them differently): compare real ones.
+        torch.testing.assert_close(tr.memory[real_src], memory[real_src], atol=ATOL, rtol=0)
+        torch.testing.assert_close(tr.decoder_output[real_tgt], out[real_tgt], atol=ATOL, rtol=0)
+
+        x = tr.src_embedded
+        for i, layer in enumerate(ref.encoder.layers):
+            w = torch_attention_weights(layer.self_attn, x, x, src_pad)
+            ours_w = tr.encoder[i].self_attn.weights
+            for b, n in enumerate(src_lens):
+                torch.testing.assert_close(ours_w[b, :, :n], w[b, :, :n], atol=ATOL, rtol=0)
+            x = tr.encoder[i].output  # torch's layer input = our previous output (checked via memory)
+
+        y = tr.tgt_embedded
+        for i, layer in enumerate(ref.decoder.layers):
+            w_self = torch_attention_weights(layer.self_attn, y, y, tgt_pad, attn_mask=causal)
+            sa = layer.self_attn(y, y, y, attn_mask=causal, key_padding_mask=tgt_pad, need_weights=False)[0]
+            h = layer.norm1(y + sa)
+            w_cross = torch_attention_weights(layer.multihead_attn, h, memory, src_pad)
+            for b, n in enumerate(tgt_lens):
+                torch.testing.assert_close(tr.decoder[i].self_attn.weights[b, :, :n], w_self[b, :, :n],
+                                           atol=ATOL, rtol=0)
+                torch.testing.assert_close(tr.decoder[i].cross_attn.weights[b, :, :n], w_cross[b, :, :n],
+                                           atol=ATOL, rtol=0)
+            torch.testing.assert_close(tr.decoder[i].after_self_attn[real_tgt], h[real_tgt], atol=ATOL, rtol=0)
+            y = tr.decoder[i].output
+
+
+def test_layer_outputs_equal_torch_layer_by_layer():
+    ref, ours = build(32, 4, 2, 64)
+    src = padded_batch([6, 4], 6, 50, seed=3)
+    tr = ours.trace(src)
+    x = tr.src_embedded
+    with torch.no_grad():
+        for i, layer in enumerate(ref.encoder.layers):
+            x = layer(x, src_key_padding_mask=src == PAD)
+            torch.testing.assert_close(tr.encoder[i].output[src != PAD], x[src != PAD], atol=ATOL, rtol=0)
+
+
+def test_forward_equals_trace_logits_and_masks_are_the_papers():
+    _, ours = build(32, 4, 2, 64)
+    src = padded_batch([5, 2], 5, 50, seed=4)
+    tgt = padded_batch([4, 3], 4, 60, seed=5)
+    tr = ours.trace(src, tgt)
+    torch.testing.assert_close(ours(src, tgt), tr.logits)
+    # decoder self-attention mask = key padding ∧ causal, expanded to [B, h, q, k]
+    assert tr.decoder[0].self_attn.mask.shape == (2, 4, 4, 4)
+    expected = (tgt != PAD)[:, None, None, :] & torch.ones(4, 4, dtype=torch.bool).tril()
+    assert torch.equal(tr.decoder[0].self_attn.mask, expected.expand(2, 4, 4, 4))
+    assert torch.equal(tr.decoder[0].cross_attn.mask, (src != PAD)[:, None, None, :].expand(2, 4, 4, 5))
+    # weights of masked entries are exactly zero, and no query looks ahead
+    w = tr.decoder[1].self_attn.weights
+    assert torch.all(w[~tr.decoder[1].self_attn.mask] == 0)
+
+
+def test_greedy_decode_matches_stepwise_argmax_and_stops_at_eos():
+    _, ours = build(32, 4, 2, 64, seed=7)
+    src = padded_batch([5, 3], 5, 50, seed=6)
+    res = ours.greedy_decode(src, max_new_tokens=6, bos_id=2, eos_id=3)
+    assert res.tokens[:, 0].tolist() == [2, 2]
+    assert len(res.steps) == len(res.probs) == res.tokens.size(1) - 1
+    for t, step in enumerate(res.steps):
+        # each step's trace is of the prefix that produced token t+1
+        assert torch.equal(step.tgt_ids, res.tokens[:, : t + 1])
+        expected = ours(src, res.tokens[:, : t + 1])[:, -1].argmax(-1)
+        done_before = (res.tokens[:, 1 : t + 1] == 3).any(dim=1)
+        assert torch.equal(res.tokens[~done_before, t + 1], expected[~done_before])
+
+
+def test_trace_does_not_depend_on_training_mode_and_restores_it():
+    cfg = ModelConfig(20, 20, d_model=16, num_heads=2, dropout=0.5)
+    m = Transformer(cfg)
+    src = torch.tensor([[5, 6, 7]])
+    m.train()
+    a = m.trace(src, src).logits
+    assert m.training
+    m.eval()
+    torch.testing.assert_close(m.trace(src, src).logits, a)
+
+
+def test_same_seed_same_weights_and_global_rng_untouched():
+    cfg = ModelConfig(20, 20, d_model=16, num_heads=2, seed=3)
+    torch.manual_seed(123)
+    before = torch.rand(1)
+    torch.manual_seed(123)
+    a, b = Transformer(cfg), Transformer(cfg)
+    after = torch.rand(1)
+    assert torch.equal(before, after)
+    for pa, pb in zip(a.parameters(), b.parameters(), strict=True):
+        assert torch.equal(pa, pb)
+    c = Transformer(ModelConfig(20, 20, d_model=16, num_heads=2, seed=4))
+    assert not torch.equal(a.src_embed.lookup.weight, c.src_embed.lookup.weight)
+
+
+def test_bad_ids_are_refused_with_a_clear_message():
+    m = Transformer(ModelConfig(10, 10, d_model=8, num_heads=2, max_len=4))
+    with pytest.raises(ValueError, match=r"src_ids has ids outside \[0, 10\)"):
+        m.trace(torch.tensor([[11]]))
+    with pytest.raises(ValueError, match="sequence length 5 exceeds max_len=4"):
+        m.trace(torch.tensor([[5, 5, 5, 5, 5]]))
