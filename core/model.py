@@ -241,14 +241,20 @@ class Transformer(nn.Module):
 
 
 class _eval_mode:
-    """Context manager: eval mode inside, the previous mode restored after."""
+    """Context manager: eval mode inside, the previous mode restored after.
+
+    Switching walks every submodule, which costs as much as a small forward pass: do it only when
+    the model is actually training.
+    """
 
     def __init__(self, module: nn.Module) -> None:
         self.module = module
 
     def __enter__(self):
         self.was_training = self.module.training
-        self.module.eval()
+        if self.was_training:
+            self.module.eval()
 
     def __exit__(self, *exc):
-        self.module.train(self.was_training)
+        if self.was_training:
+            self.module.train()
