@@ -1,0 +1,217 @@
+"""From text to a trace: tokenizer + model + settings, the one path the app (and a notebook) uses.
+
+    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    pipe = load_pipeline(PipelineSettings(weights="random", d_model=64))
+    run = run_pipeline(pipe, "注意力就是一切 Attention is all you need", target="")
+    run.src_tokens, run.trace.encoder[0].self_attn.weights
+
+Two kinds of weights:
+- "trained": the shipped 汉字→拼音 checkpoint (assets/pinyin.pt). Source tokens are characters,
+  target tokens pinyin syllables; sizes come from the checkpoint. Its attention means something.
+- "random": a freshly initialised model of the chosen sizes over a byte-level BPE vocabulary
+  learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
+  attention is noise, and every view says so.
+If the checkpoint is missing or unreadable, "trained" falls back to random weights and
+``Pipeline.warning`` says why.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from core.bpe import BPETokenizer, token_bytes
+from core.checkpoint import CheckpointError, load_checkpoint
+from core.config import ModelConfig
+from core.data import encode_source
+from core.model import Transformer
+from core.trace import DecodeResult, ModelTrace
+from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
+CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
+RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
+WEIGHTS = ("trained", "random")
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """What the sidebar chooses; frozen and hashable so the app can cache a pipeline by it."""
+
+    d_model: int = 64
+    num_heads: int = 4
+    num_layers: int = 2
+    d_ff: int = 256
+    seed: int = 0
+    norm: str = "post"
+    weights: str = "trained"
+
+    def __post_init__(self) -> None:
+        if self.weights not in WEIGHTS:
+            raise ValueError(f"weights={self.weights!r} must be one of {WEIGHTS}")
+
+
+@dataclass
+class Pipeline:
+    settings: PipelineSettings
+    model: Transformer
+    kind: str  # "trained" or "random": what is really on screen (after any fallback)
+    label: str  # one line for the badge every page shows
+    src_encode: Callable[[str], tuple[list[str], list[int]]]  # text -> (display tokens, ids)
+    tgt_encode: Callable[[str], tuple[list[str], list[int]]]
+    tgt_labels: list[str]  # display label of every target id
+    src_labels: list[str]
+    warning: str | None = None  # set when the trained checkpoint could not be used
+    metrics: dict = field(default_factory=dict)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    def src_tokenize(self, text: str) -> list[str]:
+        return self.src_encode(text)[0]
+
+    def tgt_tokenize(self, text: str) -> list[str]:
+        return self.tgt_encode(text)[0]
+
+
+@dataclass
+class Run:
+    src_tokens: list[str]  # labels of the encoder's input, one per source position
+    tgt_tokens: list[str]  # labels of the decoder's input, starting with [BOS]
+    predicted: list[str]  # the most probable next token at each decoder position
+    trace: ModelTrace
+    truncated: bool  # the sentence had more than max_tokens tokens
+    total_tokens: int  # before truncation
+    target_given: bool  # False: trained weights decode greedily; random ones get the sentence itself
+    decoded: DecodeResult | None  # the greedy decoding step by step (trained weights, no target given)
+
+
+class EmptyInput(ValueError):
+    """The sentence has no token the model can take."""
+
+
+# -- tokenizers ------------------------------------------------------------------------------------
+
+
+def display_token(tok: BPETokenizer, token: str) -> str:
+    """A byte-level token as a label: its text, a leading space as ␣, a partial character as bytes."""
+    if token in SPECIAL_TOKENS:
+        return token
+    text = tok.readable(token)
+    if "\ufffd" in text:  # a piece of a multi-byte character: show the bytes themselves
+        return "⟨" + " ".join(f"{b:02x}" for b in token_bytes(token)) + "⟩"
+    return text.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥")
+
+
+@functools.lru_cache(maxsize=1)
+def corpus_tokenizer() -> BPETokenizer:
+    """Byte-level BPE learned from the shipped bilingual corpus: the random model's vocabulary."""
+    return BPETokenizer.train(CORPUS_PATH.read_text(encoding="utf-8"), RANDOM_VOCAB_MERGES, byte_level=True)
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+
+def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH) -> Pipeline:
+    if settings.weights == "trained":
+        try:
+            return _trained_pipeline(settings, checkpoint)
+        except CheckpointError as e:
+            random = _random_pipeline(settings)
+            random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
+            return random
+    return _random_pipeline(settings)
+
+
+def _random_pipeline(s: PipelineSettings) -> Pipeline:
+    tok = corpus_tokenizer()
+    vocab = len(tok.vocab)
+    config = ModelConfig(vocab, vocab, d_model=s.d_model, num_heads=s.num_heads, num_layers=s.num_layers,
+                         d_ff=s.d_ff, dropout=0.0, norm=s.norm, seed=s.seed)
+    model = Transformer(config).eval()
+    labels = [display_token(tok, tok.vocab[i]) for i in range(vocab)]
+
+    def encode(text: str) -> tuple[list[str], list[int]]:
+        ids = tok.encode(text)
+        return [labels[i] for i in ids], ids
+
+    label = (f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
+             f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus")
+    return Pipeline(s, model, "random", label, encode, encode, labels, labels)
+
+
+def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
+    model, (src_vocab, tgt_vocab), task, metrics = load_checkpoint(path)
+    if task != "pinyin":
+        raise CheckpointError(f"{path}: trained on task {task!r}, the app needs a 'pinyin' checkpoint")
+
+    def encode_src(text: str) -> tuple[list[str], list[int]]:
+        enc = encode_source(text, src_vocab)
+        return enc.tokens, enc.ids
+
+    def encode_tgt(text: str) -> tuple[list[str], list[int]]:
+        syllables = text.split()
+        ids = tgt_vocab.encode(syllables)
+        return [UNK if i == 1 else t for t, i in zip(syllables, ids)], ids
+
+    acc = metrics.get("test_syllable_accuracy")
+    quality = f", test syllable accuracy {acc:.1%}" if isinstance(acc, float) else ""
+    label = f"Weights: trained 汉字→拼音 checkpoint (characters → pinyin{quality})"
+    return Pipeline(s, model, "trained", label, encode_src, encode_tgt, tgt_vocab.to_list(),
+                    src_vocab.to_list(), metrics=metrics)
+
+
+# -- running ---------------------------------------------------------------------------------------
+
+
+def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> Run:
+    """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace."""
+    # Byte-level BPE would give whitespace tokens for "  \n", but a blank sentence is no sentence.
+    src_labels, src_ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+    if not src_ids:
+        raise EmptyInput("The sentence has no tokens: type some text.")
+    total = len(src_ids)
+    limit = min(max_tokens, pipe.config.max_len - 2)
+    src_labels, src_ids = src_labels[:limit], src_ids[:limit]
+    src = torch.tensor([src_ids], dtype=torch.long)  # (1, S)
+    model = pipe.model
+
+    given = bool(target.strip())
+    tgt_labels, tgt_ids = pipe.tgt_encode(target) if given else ([], [])
+    if not given and pipe.kind == "random":
+        # An untrained model's own output is noise ("q q q q ..."), and fed back it fills every decoder
+        # view with junk; the sentence itself gives readable rows. The decoding page decodes on demand.
+        tgt_labels, tgt_ids = src_labels, src_ids
+    decoded = None
+    if tgt_ids:
+        tgt_ids = [BOS_ID] + tgt_ids[: limit - 1]
+        trace = model.trace(src, torch.tensor([tgt_ids], dtype=torch.long))
+        labels = [BOS] + tgt_labels[: limit - 1]
+    else:
+        # The trained model's own output as the decoder's input: greedy decoding, one step per token.
+        decoded = greedy(pipe, src_ids, limit)
+        trace = decoded.steps[-1]  # the prefix that produced the last token: every decoder position
+        labels = [pipe.tgt_labels[i] for i in trace.tgt_ids[0].tolist()]
+    predicted_ids = trace.logits[0].argmax(-1).tolist()
+    return Run(
+        src_tokens=list(src_labels),
+        tgt_tokens=labels,
+        predicted=[pipe.tgt_labels[i] for i in predicted_ids],
+        trace=trace,
+        truncated=total > limit,
+        total_tokens=total,
+        target_given=given,
+        decoded=decoded,
+    )
+
+
+def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
+    """Greedy decoding of one sentence's ids, at most len + 2 steps (pinyin: one syllable per character)."""
+    src = torch.tensor([src_ids], dtype=torch.long)
+    return pipe.model.greedy_decode(src, max_new_tokens=min(len(src_ids) + 2, limit), bos_id=BOS_ID, eos_id=EOS_ID)
