@@ -30,7 +30,7 @@ from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
 from core.trace import DecodeResult, ModelTrace
-from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK
+from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
@@ -150,21 +150,33 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
     model, (src_vocab, tgt_vocab), task, metrics = load_checkpoint(path)
     if task != "pinyin":
         raise CheckpointError(f"{path}: trained on task {task!r}, the app needs a 'pinyin' checkpoint")
+    return pipeline_from_model(model, src_vocab, tgt_vocab, task, metrics, settings=s)
+
+
+def pipeline_from_model(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, task: str, metrics: dict,
+                        settings: PipelineSettings | None = None, label: str | None = None) -> Pipeline:
+    """A pipeline around a trained model (the shipped checkpoint, or one just trained in the app).
+
+    Source tokens are characters (whitespace dropped, unknown ones [UNK]); a target is
+    whitespace-separated tokens (pinyin syllables, or digits for the toy tasks).
+    """
 
     def encode_src(text: str) -> tuple[list[str], list[int]]:
         enc = encode_source(text, src_vocab)
         return enc.tokens, enc.ids
 
     def encode_tgt(text: str) -> tuple[list[str], list[int]]:
-        syllables = text.split()
-        ids = tgt_vocab.encode(syllables)
-        return [UNK if i == 1 else t for t, i in zip(syllables, ids)], ids
+        pieces = text.split()
+        ids = tgt_vocab.encode(pieces)
+        return [UNK if i == UNK_ID else t for t, i in zip(pieces, ids, strict=True)], ids
 
-    acc = metrics.get("test_syllable_accuracy")
-    quality = f", test syllable accuracy {acc:.1%}" if isinstance(acc, float) else ""
-    label = f"Weights: trained 汉字→拼音 checkpoint (characters → pinyin{quality})"
-    return Pipeline(s, model, "trained", label, encode_src, encode_tgt, tgt_vocab.to_list(),
-                    src_vocab.to_list(), metrics=metrics)
+    if label is None:
+        acc = metrics.get("test_syllable_accuracy")
+        quality = f", test syllable accuracy {acc:.1%}" if isinstance(acc, float) else ""
+        name = {"pinyin": "汉字→拼音 (characters → pinyin)"}.get(task, f"{task!r} task")
+        label = f"Weights: trained {name} checkpoint{quality}"
+    return Pipeline(settings or PipelineSettings(weights="trained"), model.eval(), "trained", label, encode_src,
+                    encode_tgt, tgt_vocab.to_list(), src_vocab.to_list(), metrics=metrics)
 
 
 # -- running ---------------------------------------------------------------------------------------
