@@ -1,0 +1,175 @@
+"""Training data: Chinese phrases -> pinyin (one syllable per character), and two toy digit tasks.
+
+The pinyin pairs come from the phrase dictionary that the ``pypinyin`` package ships (MIT licence):
+``phrases_dict`` maps a phrase to one reading per character, so a polyphonic character such as 行
+gets the reading it has in that phrase (银行 yín háng, 行走 xíng zǒu). Each target syllable belongs to
+exactly one source character, which is what makes the cross-attention of a trained model readable.
+
+``pypinyin`` is imported only inside ``load_pinyin_pairs``: using a trained checkpoint needs just the
+vocabularies stored in it, so the rest of ``core`` keeps to torch, ``regex`` and the standard library.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import random
+from dataclasses import dataclass, field
+
+import regex
+import torch
+
+from core.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+
+Pair = tuple[list[str], list[str]]  # (source tokens, target tokens)
+
+TASKS = ("pinyin", "copy", "reverse")
+SPLITS = ("train", "val", "test")
+PINYIN_MIN_LEN, PINYIN_MAX_LEN = 2, 8  # 1-char entries are not phrases; longer ones are very rare
+TOY_MIN_LEN, TOY_MAX_LEN = 3, 10
+DIGITS = [str(d) for d in range(10)]
+TOY_EVAL_SIZE = 500  # fixed validation/test sets of the toy tasks
+
+_HAN_ONLY = regex.compile(r"\p{Han}+")
+
+
+def split_of(phrase: str) -> str:
+    """90 / 5 / 5 split by the phrase text. sha256, not hash(): Python salts str hashes per process."""
+    bucket = int(hashlib.sha256(phrase.encode("utf-8")).hexdigest()[:8], 16) % 100
+    return "train" if bucket < 90 else "val" if bucket < 95 else "test"
+
+
+@functools.lru_cache(maxsize=4)
+def _pinyin_pairs(min_len: int, max_len: int) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    try:
+        from pypinyin.phrases_dict import phrases_dict
+    except ImportError as e:  # pragma: no cover - pypinyin is in requirements.txt
+        raise ImportError("the pinyin data needs the pypinyin package: pip install pypinyin") from e
+    splits: dict[str, list] = {s: [] for s in SPLITS}
+    for phrase in sorted(phrases_dict):  # sorted: the order must not depend on the dict's build
+        readings = phrases_dict[phrase]
+        if not min_len <= len(phrase) <= max_len or not _HAN_ONLY.fullmatch(phrase):
+            continue
+        # one reading per character, or the 1:1 alignment (and the target) would be ambiguous
+        if len(readings) != len(phrase) or any(len(r) != 1 for r in readings):
+            continue
+        splits[split_of(phrase)].append((phrase, tuple(r[0] for r in readings)))
+    return {s: tuple(pairs) for s, pairs in splits.items()}
+
+
+def load_pinyin_pairs(min_len: int = PINYIN_MIN_LEN, max_len: int = PINYIN_MAX_LEN) -> dict[str, list[Pair]]:
+    """{"train"|"val"|"test": [(characters, syllables), ...]}, the same on every call and machine.
+
+    >>> pairs = load_pinyin_pairs()
+    >>> ("中国" in {"".join(c) for c, _ in pairs["train"]}, len(pairs["test"]) > 2000)
+    (True, True)
+    """
+    # fresh lists each call, so a caller that shuffles or edits them cannot spoil the cache
+    return {s: [(list(p), list(y)) for p, y in pairs] for s, pairs in _pinyin_pairs(min_len, max_len).items()}
+
+
+def build_vocabs(train_pairs: list[Pair]) -> tuple[Vocab, Vocab]:
+    """Source and target vocabularies from the TRAINING pairs only (sorted, so they are reproducible).
+
+    Anything seen only in validation or test maps to [UNK], as it would for a real user.
+    """
+    src = sorted({t for x, _ in train_pairs for t in x})
+    tgt = sorted({t for _, y in train_pairs for t in y})
+    return Vocab(src), Vocab(tgt)
+
+
+def toy_pair(task: str, rng: random.Random, min_len: int = TOY_MIN_LEN, max_len: int = TOY_MAX_LEN) -> Pair:
+    """One random digit sequence and its copy or its reversal."""
+    x = [rng.choice(DIGITS) for _ in range(rng.randint(min_len, max_len))]
+    if task == "copy":
+        return x, list(x)
+    if task == "reverse":
+        return x, x[::-1]
+    raise ValueError(f"task={task!r} is not a toy task; choose 'copy' or 'reverse'")
+
+
+def make_batch(pairs: list[Pair], src_vocab: Vocab, tgt_vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
+    """Padded LongTensors src (B, S) = x and tgt (B, T) = [BOS] y [EOS]; pad id 0.
+
+    No BOS/EOS on the source: source position j is then character j, the one target syllable j reads.
+    """
+    src_ids = [src_vocab.encode(x) for x, _ in pairs]
+    tgt_ids = [[BOS_ID, *tgt_vocab.encode(y), EOS_ID] for _, y in pairs]
+    return pad(src_ids), pad(tgt_ids)
+
+
+def pad(rows: list[list[int]]) -> torch.Tensor:
+    out = torch.full((len(rows), max(len(r) for r in rows)), PAD_ID, dtype=torch.long)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+    return out
+
+
+@dataclass
+class TaskData:
+    """Everything training needs for one task: vocabularies, fixed eval splits and a batch sampler."""
+
+    name: str
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    splits: dict[str, list[Pair]]  # "train" is empty for the toy tasks: they are sampled on the fly
+    _order: list[int] = field(default_factory=list, repr=False)
+
+    def train_batch(self, batch_size: int, rng: random.Random) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.name in ("copy", "reverse"):
+            pairs = [toy_pair(self.name, rng) for _ in range(batch_size)]
+        else:  # epochs over a shuffled order, so every training phrase is seen equally often
+            train = self.splits["train"]
+            pairs = []
+            while len(pairs) < batch_size:
+                if not self._order:
+                    self._order = list(range(len(train)))
+                    rng.shuffle(self._order)
+                pairs.append(train[self._order.pop()])
+        return make_batch(pairs, self.src_vocab, self.tgt_vocab)
+
+
+def load_task(task: str) -> TaskData:
+    """Data for "pinyin", "copy" or "reverse"; the toy eval sets are drawn with fixed seeds."""
+    if task == "pinyin":
+        splits = load_pinyin_pairs()
+        return TaskData(task, *build_vocabs(splits["train"]), splits)
+    if task in ("copy", "reverse"):
+        splits = {"train": []}
+        for seed, split in enumerate(("val", "test"), start=1):
+            rng = random.Random(f"{task}-{split}-{seed}")
+            splits[split] = [toy_pair(task, rng) for _ in range(TOY_EVAL_SIZE)]
+        return TaskData(task, Vocab(DIGITS), Vocab(DIGITS), splits)
+    raise ValueError(f"task={task!r} must be one of {TASKS}")
+
+
+@dataclass
+class EncodedSource:
+    """A user's string as the model sees it; ``unknown[i]`` marks characters that became [UNK]."""
+
+    chars: list[str]  # what the user typed, one token per non-space character
+    ids: list[int]
+    unknown: list[bool]
+
+    @property
+    def tokens(self) -> list[str]:
+        """The tokens the model gets, with [UNK] where the character is outside the vocabulary."""
+        return [UNK if u else c for c, u in zip(self.chars, self.unknown, strict=True)]
+
+    def tensor(self) -> torch.Tensor:
+        """(1, S) LongTensor for the model."""
+        return torch.tensor([self.ids], dtype=torch.long)
+
+
+def encode_source(text: str, src_vocab: Vocab) -> EncodedSource:
+    """Arbitrary user text -> source ids: one token per character, whitespace dropped.
+
+    Never fails on odd input: English letters, rare characters or emoji become [UNK] (id 1).
+
+    >>> e = encode_source("中国 ok", Vocab(["中", "国"]))
+    >>> e.ids, e.tokens
+    ([5, 6, 1, 1], ['中', '国', '[UNK]', '[UNK]'])
+    """
+    chars = [c for c in text if not c.isspace()]
+    ids = src_vocab.encode(chars)
+    return EncodedSource(chars, ids, [i == UNK_ID for i in ids])

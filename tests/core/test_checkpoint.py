@@ -1,0 +1,149 @@
+"""Checkpoints: round trip, refusal of anything that is not ours, and the shipped pinyin model."""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from core.config import ModelConfig
+from core.data import encode_source, load_pinyin_pairs
+from core.model import Transformer
+from core.train import predict
+from core.vocab import Vocab
+
+ASSET = Path(__file__).resolve().parents[2] / "assets" / "pinyin.pt"
+
+
+@pytest.fixture
+def saved(tmp_path):
+    vocabs = Vocab(list("abc")), Vocab(list("xyz"))
+    sizes = dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, seed=3)
+    config = ModelConfig(len(vocabs[0]), len(vocabs[1]), **sizes)
+    model = Transformer(config).eval()
+    path = tmp_path / "m.pt"
+    save_checkpoint(path, model, vocabs, "copy", {"test_token_acc": 0.5})
+    return path, model, vocabs
+
+
+def logits(model):
+    return model(torch.tensor([[5, 6, 7]]), torch.tensor([[2, 5, 6]]))
+
+
+def test_round_trip_gives_the_same_logits(saved):
+    path, model, vocabs = saved
+    loaded, (src, tgt), task, metrics = load_checkpoint(path)
+    assert torch.equal(logits(loaded), logits(model)) and not loaded.training
+    assert loaded.config == model.config
+    assert (src.itos, tgt.itos) == (vocabs[0].itos, vocabs[1].itos)
+    assert (task, metrics) == ("copy", {"test_token_acc": 0.5})
+    torch.load(path, weights_only=True)  # plain data only: no pickled code needed
+
+
+def test_half_precision_round_trip(saved, tmp_path):
+    _, model, vocabs = saved
+    save_checkpoint(tmp_path / "h.pt", model, vocabs, "copy", {}, half=True)
+    loaded = load_checkpoint(tmp_path / "h.pt")[0]
+    assert next(loaded.parameters()).dtype == torch.float32
+    assert torch.allclose(logits(loaded), logits(model), atol=1e-2)
+
+
+def rewrite(path, change):
+    ckpt = torch.load(path, weights_only=True)
+    change(ckpt)
+    torch.save(ckpt, path)
+
+
+def test_refuses_random_bytes(tmp_path):
+    path = tmp_path / "noise.pt"
+    path.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(CheckpointError, match=r"noise.pt: not a readable torch file \(corrupted"):
+        load_checkpoint(path)
+
+
+def test_refuses_truncated_file(saved):
+    path = saved[0]
+    path.write_bytes(path.read_bytes()[:-500])
+    with pytest.raises(CheckpointError, match=r"not a readable torch file \(corrupted or truncated\?\)"):
+        load_checkpoint(path)
+
+
+def test_refuses_foreign_torch_file(tmp_path):
+    path = tmp_path / "other.pt"
+    torch.save({"weight": torch.zeros(3)}, path)
+    message = r"not a Glassbox checkpoint \(no format tag 'glassbox-checkpoint'\)"
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+    torch.save(torch.zeros(3), path)
+    with pytest.raises(CheckpointError, match="not a Glassbox checkpoint"):
+        load_checkpoint(path)
+
+
+def test_refuses_missing_file(tmp_path):
+    with pytest.raises(CheckpointError, match="no such checkpoint file"):
+        load_checkpoint(tmp_path / "absent.pt")
+
+
+def test_refuses_wrong_shapes(saved):
+    path = saved[0]
+    rewrite(path, lambda c: c["state_dict"].__setitem__("generator.weight", torch.zeros(8, 4)))
+    message = r"weight generator.weight has shape \(8, 4\), the config needs \(8, 16\)"
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+
+
+def test_refuses_missing_and_unexpected_weights(saved):
+    path = saved[0]
+
+    def change(c):
+        c["state_dict"].pop("generator.bias")
+        c["state_dict"]["extra.weight"] = torch.zeros(1)
+
+    rewrite(path, change)
+    with pytest.raises(CheckpointError, match="missing generator.bias, unexpected extra.weight"):
+        load_checkpoint(path)
+
+
+def test_refuses_missing_parts_bad_config_and_vocab_mismatch(saved):
+    path = saved[0]
+    rewrite(path, lambda c: c.pop("vocabs"))
+    with pytest.raises(CheckpointError, match="checkpoint is missing vocabs"):
+        load_checkpoint(path)
+    vocabs = {"src": Vocab(["a"]).to_list(), "tgt": Vocab(list("xyz")).to_list()}
+    rewrite(path, lambda c: c.update(vocabs=vocabs))
+    with pytest.raises(CheckpointError, match="source vocabulary has 6 tokens but the config says 8"):
+        load_checkpoint(path)
+    rewrite(path, lambda c: c["config"].update(num_heads=3))
+    with pytest.raises(CheckpointError, match="invalid model config: d_model=16 is not divisible by"):
+        load_checkpoint(path)
+    rewrite(path, lambda c: c.update(version=99))
+    with pytest.raises(CheckpointError, match="checkpoint version 99 is not supported"):
+        load_checkpoint(path)
+
+
+# -- the shipped model ---------------------------------------------------------------------------
+
+needs_asset = pytest.mark.skipif(not ASSET.exists(), reason="assets/pinyin.pt not built yet")
+
+
+@needs_asset
+def test_shipped_pinyin_model_is_small_and_meets_its_targets():
+    assert ASSET.stat().st_size <= 5 * 2**20
+    model, vocabs, task, metrics = load_checkpoint(ASSET)
+    assert task == "pinyin"
+    assert metrics["test_token_acc"] >= 0.95 and metrics["test_alignment"] >= 0.80
+
+
+@needs_asset
+def test_shipped_pinyin_model_reads_held_out_phrases():
+    model, (src_vocab, tgt_vocab), _, _ = load_checkpoint(ASSET)
+    test = {"".join(c): s for c, s in load_pinyin_pairs()["test"]}
+    for phrase in HELD_OUT:  # never trained on: the split puts them in "test"
+        assert predict(model, tgt_vocab, encode_source(phrase, src_vocab).ids) == test[phrase], phrase
+    # a phrase from training and unknown input
+    assert predict(model, tgt_vocab, encode_source("中国", src_vocab).ids) == ["zhōng", "guó"]
+    enc = encode_source("中国abc", src_vocab)
+    assert enc.tokens[2:] == ["[UNK]"] * 3 and len(predict(model, tgt_vocab, enc.ids)) >= 2
+
+
+HELD_OUT: list[str] = []  # filled in once the shipped model exists

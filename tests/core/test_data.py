@@ -1,0 +1,115 @@
+"""The pinyin pairs and the toy tasks: split, determinism, 1:1 alignment, batches, unknown input."""
+
+import random
+import time
+
+import pytest
+import torch
+
+from core.data import (
+    DIGITS,
+    build_vocabs,
+    encode_source,
+    load_pinyin_pairs,
+    load_task,
+    make_batch,
+    split_of,
+    toy_pair,
+)
+from core.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return load_pinyin_pairs()
+
+
+def phrases(split_pairs):
+    return {"".join(chars) for chars, _ in split_pairs}
+
+
+def test_builds_fast_and_big_enough():
+    t0 = time.process_time()  # CPU time, not wall time: other jobs may share the machine
+    data = load_task("pinyin")
+    assert time.process_time() - t0 < 3.0
+    assert len(data.splits["train"]) > 40000 and len(data.splits["test"]) > 2000
+
+
+def test_splits_are_disjoint_by_phrase(pairs):
+    train, val, test = (phrases(pairs[s]) for s in ("train", "val", "test"))
+    assert not train & test and not train & val and not val & test
+
+
+def test_deterministic_across_calls(pairs):
+    again = load_pinyin_pairs()
+    assert again == pairs
+    assert again["test"] is not pairs["test"]  # fresh lists: callers may shuffle them
+    assert split_of("中国") == "train"  # sha256 of the text, not Python's per-process salted hash()
+
+
+def test_one_syllable_per_character(pairs):
+    for split in pairs.values():
+        for chars, syllables in split:
+            assert 2 <= len(chars) <= 8 and len(chars) == len(syllables)
+            assert all(len(c) == 1 for c in chars)
+    known = dict((("".join(c), tuple(s)) for c, s in pairs["train"]))
+    assert known["中国"] == ("zhōng", "guó")  # tone marks, as pypinyin gives them
+    assert known["银行"] == ("yín", "háng")  # a polyphonic character read in context
+
+
+def test_vocabs_come_from_training_split(pairs):
+    src, tgt = build_vocabs(pairs["train"])
+    assert src.itos[:5] == ["[PAD]", "[UNK]", "[BOS]", "[EOS]", "[MASK]"]
+    train_chars = {c for chars, _ in pairs["train"] for c in chars}
+    assert set(src.itos[5:]) == train_chars
+    unseen = {c for chars, _ in pairs["test"] for c in chars} - train_chars
+    assert unseen, "some test characters never occur in training"
+    assert all(i == UNK_ID for i in src.encode(sorted(unseen)))
+
+
+def test_make_batch_pads_and_wraps_target():
+    src_v, tgt_v = Vocab(["a", "b", "c"]), Vocab(["x", "y", "z"])
+    src, tgt = make_batch([(["a", "b", "c"], ["x", "y", "z"]), (["c"], ["z"])], src_v, tgt_v)
+    assert src.dtype == tgt.dtype == torch.long
+    assert src.tolist() == [[5, 6, 7], [7, PAD_ID, PAD_ID]]  # no BOS on the source: position j = char j
+    assert tgt.tolist() == [[BOS_ID, 5, 6, 7, EOS_ID], [BOS_ID, 7, EOS_ID, PAD_ID, PAD_ID]]
+
+
+def test_toy_tasks_are_seeded_and_correct():
+    a = [toy_pair("reverse", random.Random(3)) for _ in range(5)]
+    b = [toy_pair("reverse", random.Random(3)) for _ in range(5)]
+    assert a == b
+    for x, y in a:
+        assert 3 <= len(x) <= 10 and y == x[::-1] and set(x) <= set(DIGITS)
+    x, y = toy_pair("copy", random.Random(0))
+    assert x == y
+    with pytest.raises(ValueError, match="not a toy task"):
+        toy_pair("sort", random.Random(0))
+    data = load_task("copy")
+    assert data.splits["test"] == load_task("copy").splits["test"]
+    src, tgt = data.train_batch(8, random.Random(0))
+    assert src.shape[0] == tgt.shape[0] == 8
+
+
+def test_pinyin_batches_cover_the_training_set_once_per_epoch():
+    data = load_task("pinyin")
+    data.splits["train"] = data.splits["train"][:10]
+    rng = random.Random(0)
+    seen = [tuple(r[r > 0].tolist()) for _ in range(5) for r in data.train_batch(2, rng)[0]]
+    assert sorted(seen) == sorted(tuple(data.src_vocab.encode(x)) for x, _ in data.splits["train"])
+
+
+@pytest.mark.parametrize("text", ["hello", "中国 hello", "𠀀中", "😀", "", "   ", "中\n国"])
+def test_unknown_input_becomes_visible_unk(text):
+    vocab = Vocab(["中", "国"])
+    enc = encode_source(text, vocab)
+    assert len(enc.ids) == len(enc.chars) == len(enc.tokens) == len([c for c in text if not c.isspace()])
+    for char, i, token, unknown in zip(enc.chars, enc.ids, enc.tokens, enc.unknown, strict=True):
+        assert unknown == (char not in "中国")
+        assert (i, token) == ((UNK_ID, UNK) if unknown else (vocab.stoi[char], char))
+    assert enc.tensor().shape == (1, len(enc.ids))
+
+
+def test_unknown_task_is_refused():
+    with pytest.raises(ValueError, match="task='french'"):
+        load_task("french")
