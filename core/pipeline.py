@@ -171,7 +171,7 @@ def pipeline_from_model(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, 
         return [UNK if i == UNK_ID else t for t, i in zip(pieces, ids, strict=True)], ids
 
     if label is None:
-        acc = metrics.get("test_syllable_accuracy")
+        acc = metrics.get("test_token_acc")
         quality = f", test syllable accuracy {acc:.1%}" if isinstance(acc, float) else ""
         name = {"pinyin": "汉字→拼音 (characters → pinyin)"}.get(task, f"{task!r} task")
         label = f"Weights: trained {name} checkpoint{quality}"

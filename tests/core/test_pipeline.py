@@ -59,9 +59,9 @@ def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
     src_vocab, tgt_vocab = Vocab(list("中国人")), Vocab(["zhōng", "guó", "rén"])
     model = Transformer(ModelConfig(len(src_vocab), len(tgt_vocab), d_model=16, num_heads=2, num_layers=1, d_ff=32))
     path = tmp_path / "tiny.pt"
-    save_checkpoint(path, model, (src_vocab, tgt_vocab), "pinyin", {"test_syllable_accuracy": 0.5})
+    save_checkpoint(path, model, (src_vocab, tgt_vocab), "pinyin", {"test_token_acc": 0.5})
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=path)
-    assert pipe.kind == "trained" and pipe.warning is None and "汉字→拼音" in pipe.label
+    assert pipe.kind == "trained" and pipe.warning is None and "汉字→拼音" in pipe.label and "50.0%" in pipe.label
     run = P.run_pipeline(pipe, "中国 ok", target="")
     assert run.src_tokens == ["中", "国", "[UNK]", "[UNK]"]
     assert run.decoded is not None and torch.equal(run.decoded.steps[-1].tgt_ids, run.trace.tgt_ids)
