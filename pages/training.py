@@ -1,0 +1,89 @@
+"""Training page: train any task live with the sidebar's sizes, watch the curves, use the result."""
+
+import streamlit as st
+
+import ui
+from figures import training as fig
+from ui.training_jobs import MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
+
+TASKS = {
+    "reverse": "Reverse a digit sequence (learns in a minute or two)",
+    "copy": "Copy a digit sequence",
+    "pinyin": "汉字 → 拼音: Chinese characters to pinyin (needs minutes, not seconds)",
+}
+COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
+
+settings = ui.page_setup("Training")
+st.markdown(
+    "A Transformer learns by **teacher forcing**: the decoder reads the right answer shifted by one "
+    "(`[BOS] y₁ … yₙ`) and is scored, token by token, on predicting `y₁ … yₙ [EOS]` with cross-entropy. "
+    "Adam follows the paper's warm-up schedule:"
+)
+st.latex(r"lrate = d_{model}^{-0.5}\cdot\min(step^{-0.5},\ step\cdot warmup^{-1.5})")
+st.caption(
+    f"The model has the sidebar's sizes: d_model={settings.d_model}, {settings.num_heads} heads, "
+    f"{settings.num_layers} layers, d_ff={settings.d_ff_value}, {settings.norm}-norm, seed {settings.seed}. "
+    f"Training runs on this server's CPU, at most one per browser session and {MAX_CONCURRENT_TRAININGS} "
+    "per server."
+)
+
+task = st.radio("Task", list(TASKS), format_func=TASKS.get, key="train_task")
+left, right = st.columns(2)
+steps = left.slider("Steps (at most)", 50, 5000, 400, step=50, key="train_steps")
+minutes = right.slider("Time limit (minutes)", 1, 15, 2, key="train_minutes")
+
+job = st.session_state.get("train_job")
+start_col, stop_col, use_col = st.columns(3)
+if start_col.button("Start training", type="primary", disabled=job is not None and job.running, key="train_start"):
+    config = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
+                  d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed,
+                  dropout=0.1 if task == "pinyin" else 0.0)
+    try:
+        job = st.session_state["train_job"] = start_training(task, config, steps, minutes)
+    except ServerBusy as busy:
+        st.warning(str(busy))
+if stop_col.button("Stop", disabled=job is None or not job.running, key="train_stop"):
+    job.stop()
+    job.wait(timeout=30)  # the callback sees the flag within one step; the model so far is kept
+
+
+def show_job() -> None:
+    job = st.session_state.get("train_job")
+    if job is None:
+        st.info("No training in this session yet: choose a task and press Start.")
+        return
+    last = job.history[-1] if job.history else None
+    if job.running:
+        fraction = last["fraction"] if last else 0.0
+        text = "starting…" if last is None else (
+            f"step {last['step']}: loss {last['loss']:.3f}, accuracy {last['acc']:.1%}, "
+            f"{last['tokens_per_s']:,.0f} tokens/s, {last['elapsed']:.0f} s"
+        )
+        st.progress(min(max(fraction, 0.0), 1.0), text=text)
+    if job.history:
+        st.plotly_chart(fig.curves(job.history), width="stretch", key="train_curves")
+    if job.running:
+        return
+    if job.error:
+        st.error(f"Training failed: {job.error}")
+    elif job.result is not None:
+        m = job.result.metrics
+        how = "stopped by you" if job.stopped_by_user else "finished"
+        st.success(
+            f"Training {how} after {m.get('steps', 0)} steps ({m.get('seconds', 0)} s): "
+            f"test token accuracy {m.get('test_token_acc', 0):.1%}, "
+            f"whole sequences right {m.get('test_exact_acc', 0):.1%}."
+        )
+    if st.session_state.get("train_was_running"):
+        st.session_state["train_was_running"] = False
+        st.rerun(scope="app")  # the buttons above change once the job is over
+
+
+running = job is not None and job.running
+st.session_state["train_was_running"] = running
+st.fragment(run_every=1.0 if running else None)(show_job)()
+
+if job is not None and not job.running and job.result is not None:
+    if use_col.button("Use this model on every page", key="train_use"):
+        st.session_state["session_model"] = job.result
+        st.toast("Every page now shows the model trained in this session (this browser only).")

@@ -1,0 +1,52 @@
+"""Background training: a tiny real run, stopping it, and the server-wide cap."""
+
+import time
+
+import pytest
+
+from ui import training_jobs as tj
+
+TINY = dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0, seed=0)
+
+
+def test_tiny_run_finishes_with_history_and_a_model():
+    job = tj.start_training("reverse", TINY, steps=40, minutes=1)
+    job.wait(timeout=120)
+    assert not job.running and job.error is None
+    assert job.result is not None and job.result.metrics["steps"] == 40
+    assert job.history and job.history[-1]["step"] == 40
+    assert job.history[0]["loss"] > job.history[-1]["loss"]  # it learned something
+
+
+def test_stop_ends_the_run_early_and_keeps_the_model():
+    job = tj.start_training("reverse", TINY, steps=100_000, minutes=5)
+    deadline = time.time() + 60
+    while not job.history and time.time() < deadline:
+        time.sleep(0.05)
+    job.stop()
+    job.wait(timeout=60)
+    assert not job.running and job.stopped_by_user and job.error is None
+    assert job.result is not None and job.result.metrics["steps"] < 100_000
+
+
+def test_the_server_runs_at_most_a_few_trainings():
+    jobs = [tj.start_training("reverse", TINY, steps=100_000, minutes=5) for _ in range(tj.MAX_CONCURRENT_TRAININGS)]
+    try:
+        with pytest.raises(tj.ServerBusy, match=f"already running {tj.MAX_CONCURRENT_TRAININGS} trainings"):
+            tj.start_training("reverse", TINY, steps=10, minutes=1)
+    finally:
+        for job in jobs:
+            job.stop()
+        for job in jobs:
+            job.wait(timeout=60)
+    job = tj.start_training("reverse", TINY, steps=5, minutes=1)  # a slot is free again
+    job.wait(timeout=60)
+    assert job.result is not None
+
+
+def test_a_failing_run_reports_its_error_and_frees_its_slot():
+    job = tj.start_training("reverse", dict(TINY, d_model=10, num_heads=3), steps=5, minutes=1)
+    job.wait(timeout=60)
+    assert job.result is None and "d_model=10 is not divisible by num_heads=3" in job.error
+    for _ in range(tj.MAX_CONCURRENT_TRAININGS):
+        tj.start_training("reverse", TINY, steps=2, minutes=1).wait(timeout=60)
