@@ -34,7 +34,8 @@ minutes = right.slider("Time limit (minutes)", 1, 15, 2, key="train_minutes")
 
 job = st.session_state.get("train_job")
 start_col, stop_col, use_col = st.columns(3)
-if start_col.button("Start training", type="primary", disabled=job is not None and job.running, key="train_start"):
+busy = job is not None and job.running
+if start_col.button("Start training", type="primary", disabled=busy, key="train_start"):
     config = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
                   d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed,
                   dropout=0.1 if task == "pinyin" else 0.0)

@@ -30,7 +30,8 @@ def test_stop_ends_the_run_early_and_keeps_the_model():
 
 
 def test_the_server_runs_at_most_a_few_trainings():
-    jobs = [tj.start_training("reverse", TINY, steps=100_000, minutes=5) for _ in range(tj.MAX_CONCURRENT_TRAININGS)]
+    n = tj.MAX_CONCURRENT_TRAININGS
+    jobs = [tj.start_training("reverse", TINY, steps=100_000, minutes=5) for _ in range(n)]
     try:
         with pytest.raises(tj.ServerBusy, match=f"already running {tj.MAX_CONCURRENT_TRAININGS} trainings"):
             tj.start_training("reverse", TINY, steps=10, minutes=1)
