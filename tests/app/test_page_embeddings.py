@@ -1,0 +1,112 @@
+"""The Embeddings page through AppTest, opened cold (the page script itself, as from its URL)."""
+
+import base64
+import json
+
+import numpy as np
+from apphelpers import ROOT, assert_clean, badges, messages
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(ROOT / "pages" / "embeddings.py")
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def arr(value) -> np.ndarray:
+    """A plotly JSON array: a plain list, or plotly's typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape) if shape else flat
+    return np.asarray(value)
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly specs by chart kind: the page draws one of each, in this order."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    names = ["lookup", "norms", "histogram", "cosine", "pca"]
+    assert len(specs) == len(names)
+    return dict(zip(names, specs, strict=True))
+
+
+def all_markdown(at: AppTest) -> str:
+    return " ".join(m.value for m in (*at.markdown, *at.caption, *at.latex))
+
+
+def test_default_sentence_shows_lookup_scaling_and_similarity():
+    at = open_page()
+    assert_clean(at)
+    assert at.title[0].value == "Embeddings"
+    assert any("random initialisation" in b for b in badges(at))
+    c = charts(at)
+    tokens = c["lookup"]["layout"]["yaxis"]["ticktext"]
+    assert tokens[:4] == ["注意力", "就是", "一", "切"]
+    assert arr(c["lookup"]["data"][0]["z"]).shape == (len(tokens), 64)
+    assert c["cosine"]["layout"]["xaxis"]["ticktext"] == tokens == c["cosine"]["layout"]["yaxis"]["ticktext"]
+    cos = arr(c["cosine"]["data"][0]["z"])
+    np.testing.assert_allclose(np.diag(cos), 1.0, atol=1e-9)
+    assert np.abs(cos[np.triu_indices(len(tokens), 1)]).mean() < 0.35  # random: near-orthogonal
+    assert c["pca"]["data"][0]["text"] == tokens
+    assert [t["type"] for t in c["norms"]["data"]] == ["bar"] * 3
+    # the lookup table: token → id
+    table = at.dataframe[0].value
+    assert list(table["token"])[:2] == ["注意力", "就是"] and "id" in table.columns
+    assert any("Random weights: these similarities are meaningless" in m for m in messages(at))
+    assert r"\sqrt{64} = 8.00" in all_markdown(at)
+    labels = [m.label for m in at.metric]
+    assert "Width of each row (d_model)" in labels
+    assert [m.value for m in at.metric if m.label == "Width of each row (d_model)"] == ["64"]
+
+
+def test_chinese_and_emoji():
+    at = open_page({"sentence": "你好🙂"})
+    assert_clean(at)
+    c = charts(at)
+    ticks = c["lookup"]["layout"]["yaxis"]["ticktext"]
+    assert ticks[:2] == ["你", "好"] and len(ticks) >= 3
+    assert c["pca"]["data"][0]["text"] == ticks
+
+
+def test_script_tag_is_shown_as_text_never_as_html():
+    at = open_page({"sentence": "<script>alert(1)</script>"})
+    assert_clean(at)
+    c = charts(at)
+    ticks = c["lookup"]["layout"]["yaxis"]["ticktext"]
+    assert ticks[0] == "&lt;" and "&gt;" in ticks
+    for spec in c.values():
+        assert "<script" not in json.dumps(spec, ensure_ascii=False)
+    assert "<script" not in all_markdown(at)
+    assert list(at.dataframe[0].value["token"])[:2] == ["<", "s"]  # a dataframe cell is plain text
+
+
+def test_one_token_does_not_break_pca():
+    at = open_page({"sentence": "a"})
+    assert_clean(at)
+    c = charts(at)
+    assert c["pca"]["data"][0]["text"] == ["a"]
+    assert arr(c["pca"]["data"][0]["x"]).tolist() == [0.0]
+    assert arr(c["cosine"]["data"][0]["z"]).tolist() == [[1.0]]
+
+
+def test_empty_sentence_shows_a_message_and_no_chart():
+    at = open_page({"sentence": ""})
+    assert_clean(at)
+    assert any("The sentence is empty" in m for m in messages(at))
+    assert len(at.get("plotly_chart")) == 0
+
+
+def test_changing_d_model_changes_the_width():
+    at = open_page()
+    at.sidebar.selectbox(key="d_model").set_value(128).run()
+    assert_clean(at)
+    c = charts(at)
+    assert arr(c["lookup"]["data"][0]["z"]).shape[1] == 128
+    assert [m.value for m in at.metric if m.label == "Width of each row (d_model)"] == ["128"]
+    assert "√128" in json.dumps(c["norms"]["data"][1]["name"], ensure_ascii=False)
