@@ -105,7 +105,8 @@ def display_token(tok: BPETokenizer, token: str) -> str:
         return token
     text = tok.readable(token)
     if "\ufffd" in text:  # a piece of a multi-byte character: show the bytes themselves
-        return "⟨" + " ".join(f"{b:02x}" for b in token_bytes(token)) + "⟩"
+        # thin spaces: a plain space would be drawn as ␣, the mark of a real space token
+        return "⟨" + "\u2009".join(f"{b:02x}" for b in token_bytes(token)) + "⟩"
     return text.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥")
 
 

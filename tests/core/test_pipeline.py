@@ -26,7 +26,7 @@ def test_random_weights_any_text_and_labelled_as_noise(random_pipe):
     assert len(run.predicted) == len(run.tgt_tokens)
     # labels decode back to the text (␣ stands for a space); a rare character's bytes shown as hex
     assert "".join(run.src_tokens).replace("␣", " ").startswith("注意力就是一切 Attention")
-    assert "⟨f0⟩" in run.src_tokens or any(t.startswith("⟨f0") for t in run.src_tokens)
+    assert any(t.startswith("⟨f0") and " " not in t for t in run.src_tokens)
 
 
 def test_target_is_teacher_forced(random_pipe):
