@@ -1,0 +1,103 @@
+"""A padded batch of sentences through the model: what the masks page shows.
+
+    batch = run_batch(pipe, ["注意力就是一切", "你好", "Hi there"])
+    batch.src_ids        # (B, S) padded with config.pad_id
+    batch.src_padding    # (B, 1, 1, S) True = a real key        (core.masks.padding_mask)
+    batch.causal         # (1, 1, T, T) True = key t' ≤ query t  (core.masks.causal_mask)
+    batch.trace.tgt_mask # (B, 1, T, T) padding ∧ causal, broadcast to [B, h, q, k] by attention
+
+Sentences of different lengths share one tensor only if the short ones are filled with [PAD]; the
+masks keep those fillers from mattering, so each real row of the batch computes exactly what the
+sentence alone computes (tests/core/test_batch.py checks it).
+
+The decoder's input follows ``core.pipeline.run_pipeline`` (given no target), so the sidebar
+sentence's row is the same run every other page shows:
+- random weights: [BOS] + the sentence's own tokens (an untrained model's output is noise);
+- trained weights: [BOS] + the model's greedy output for that sentence (pinyin), i.e. the prefix of
+  the last decoding step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from core.masks import causal_mask, padding_mask
+from core.pipeline import Pipeline, greedy
+from core.trace import ModelTrace
+from core.vocab import BOS, BOS_ID
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    src_tokens: list[list[str]]  # per sentence, its source labels (no padding)
+    tgt_tokens: list[list[str]]  # per sentence, its decoder-input labels, starting with [BOS]
+    src_ids: torch.Tensor  # (B, S) padded with pad_id
+    tgt_ids: torch.Tensor  # (B, T) padded with pad_id
+    src_padding: torch.Tensor  # (B, 1, 1, S) bool, True = real token (may be attended to)
+    tgt_padding: torch.Tensor  # (B, 1, 1, T) bool
+    causal: torch.Tensor  # (1, 1, T, T) bool, lower triangle
+    trace: ModelTrace  # of the whole batch
+    truncated: list[bool]  # per sentence: cut at max_tokens
+    pad_id: int
+
+    @property
+    def src_lengths(self) -> list[int]:
+        return [len(t) for t in self.src_tokens]
+
+    @property
+    def tgt_lengths(self) -> list[int]:
+        return [len(t) for t in self.tgt_tokens]
+
+
+def _pad(rows: list[list[int]], pad_id: int) -> torch.Tensor:
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad_id] * (width - len(r)) for r in rows], dtype=torch.long)  # (B, L)
+
+
+def decoder_input(
+    pipe: Pipeline, src_labels: list[str], src_ids: list[int], limit: int
+) -> tuple[list[str], list[int]]:
+    """The decoder's input for one sentence, as ``run_pipeline`` builds it when no target is given."""
+    if pipe.kind == "random":
+        return [BOS] + src_labels[: limit - 1], [BOS_ID] + src_ids[: limit - 1]
+    ids = greedy(pipe, src_ids, limit).steps[-1].tgt_ids[0].tolist()  # the last step's prefix
+    return [pipe.tgt_labels[i] for i in ids], ids
+
+
+def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> BatchRun:
+    """Tokenize each sentence with ``pipe.src_encode``, pad them into one batch and trace it.
+
+    Raises ValueError if there is no sentence or one has no token (the page drops empty ones first).
+    """
+    if not sentences:
+        raise ValueError("run_batch needs at least one sentence")
+    pad_id = pipe.config.pad_id
+    limit = min(max_tokens, pipe.config.max_len - 2)
+    src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
+    for n, sentence in enumerate(sentences):
+        labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+        if not ids:
+            raise ValueError(f"sentence {n + 1} has no tokens")
+        truncated.append(len(ids) > limit)
+        labels, ids = list(labels[:limit]), list(ids[:limit])
+        t_labels, t_ids = decoder_input(pipe, labels, ids, limit)
+        src_labels.append(labels)
+        src_rows.append(ids)
+        tgt_labels.append(list(t_labels))
+        tgt_rows.append(list(t_ids))
+    src = _pad(src_rows, pad_id)  # (B, S)
+    tgt = _pad(tgt_rows, pad_id)  # (B, T)
+    return BatchRun(
+        src_tokens=src_labels,
+        tgt_tokens=tgt_labels,
+        src_ids=src,
+        tgt_ids=tgt,
+        src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
+        tgt_padding=padding_mask(tgt, pad_id),  # (B, 1, 1, T)
+        causal=causal_mask(tgt.size(1)),  # (1, 1, T, T)
+        trace=pipe.model.trace(src, tgt),
+        truncated=truncated,
+        pad_id=pad_id,
+    )

@@ -1,0 +1,662 @@
+"""Attention figures: one head step by step, every head of a layer, the layers × heads grid, one query.
+
+Pure: (trace, model weights, tokens) -> numpy arrays -> ``go.Figure``; no Streamlit.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V          head_j = Attention(X W_Qʲ, X W_Kʲ, X W_Vʲ)
+    MultiHead(X) = Concat(head_1, …, head_h) W_O
+
+The numbers on screen are the trace's own tensors (``core.trace.AttentionTrace``); the only things
+computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation of the heads.
+
+Heatmap axes that carry tokens are categories named ``token·index`` (unique, so two "the" keep
+their own rows, and the hover names the token) with the plain tokens as tick text. Matrices are
+sent as float32 (plotly encodes numpy arrays in binary), so d_model = 512 stays light.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale
+
+from figures.style import (
+    MASK_SCALE,
+    SIGNED_SCALE,
+    TITLE_FONT_SIZE,
+    WEIGHTS_SCALE,
+    apply_style,
+    escape_label,
+    token_label,
+    unique_labels,
+)
+
+# The three attentions of the model: URL value -> what the page calls it.
+KINDS: dict[str, str] = {
+    "encoder": "Encoder self-attention",
+    "decoder": "Decoder masked self-attention",
+    "cross": "Decoder cross-attention",
+}
+ANNOTATE_MAX = 12  # write the values into the cells only up to 12 × 12: beyond, hover and colour
+VALUE_FORMAT = ".7g"  # float32 has about 7 significant digits: the hover shows all of them
+CELL_FONT_SIZE = 15
+
+
+# -- choosing what to show -------------------------------------------------------------------------
+
+
+def check_choice(
+    key: str, raw, options: Sequence, default, what: str = "", fmt: Callable[[object], str] = str
+) -> tuple[object, str | None]:
+    """A value from the URL (a widget's label, ``fmt(option)``) or from an earlier run (an option),
+    checked against today's options.
+
+    Returns (value, notice): the option itself if ``raw`` names one; a number outside the range of
+    integer options is clamped to the nearest end (layer 5 when there are 2 layers -> layer 2);
+    anything else falls back to ``default``. The notice says what was changed, or is None.
+
+    >>> check_choice("attn_layer", "99", [1, 2], 1, "layer")
+    (2, "attn_layer='99' is not available (layer 1–2): showing layer 2.")
+    """
+    by_text = {fmt(o): o for o in options} | {str(o): o for o in options}
+    if str(raw) in by_text:
+        return by_text[str(raw)], None
+    shown = str(raw)[:40]
+    value = default
+    ints = all(isinstance(o, int) for o in options)
+    if ints and options:
+        try:
+            number = float(str(raw).strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            value = min(max(round(number), min(options)), max(options))
+    if ints and options:
+        allowed, showing = f"{what} {min(options)}–{max(options)}".strip(), f"{what} {value}".strip()
+    else:
+        allowed, showing = "one of: " + ", ".join(map(fmt, options)), fmt(value)
+    return value, f"{key}={shown!r} is not available ({allowed}): showing {showing}."
+
+
+def attention_of(trace, kind: str, layer: int):
+    """The AttentionTrace of one attention block: kind in KINDS, layer counted from 0."""
+    if kind == "encoder":
+        return trace.encoder[layer].self_attn
+    if kind == "decoder":
+        return trace.decoder[layer].self_attn
+    if kind == "cross":
+        return trace.decoder[layer].cross_attn
+    raise ValueError(f"kind={kind!r} must be one of {tuple(KINDS)}")
+
+
+def tokens_of(kind: str, src_tokens: Sequence[str], tgt_tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(query tokens, key tokens): encoder S×S, decoder self T×T, cross T (queries) × S (keys)."""
+    if kind == "encoder":
+        return list(src_tokens), list(src_tokens)
+    if kind == "decoder":
+        return list(tgt_tokens), list(tgt_tokens)
+    return list(tgt_tokens), list(src_tokens)
+
+
+def has_kind(trace, kind: str) -> bool:
+    return kind == "encoder" or bool(trace.decoder)
+
+
+def as_numpy(t) -> np.ndarray:
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+# -- the numbers of one head -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeadWeights:
+    """One head's slice of the projections, written the paper's way: Q = X W_Q + b_Q.
+
+    ``nn.Linear`` stores W as (out, in) and computes x Wᵀ + b, so W_Qʲ (d_model, d_k) is the
+    transpose of rows j·d_k…(j+1)·d_k of ``w_q.weight``. W_O is the whole (d_model, d_model)
+    matrix: it mixes all heads.
+    """
+
+    w_q: np.ndarray  # (d_model, d_k)
+    b_q: np.ndarray  # (d_k,)
+    w_k: np.ndarray
+    b_k: np.ndarray
+    w_v: np.ndarray
+    b_v: np.ndarray
+    w_o: np.ndarray  # (d_model, d_model) = w_o.weight.T
+    b_o: np.ndarray  # (d_model,)
+
+
+def attention_module(model, kind: str, layer: int):
+    """``model.<encoder|decoder>.layers[layer].<self_attn|cross_attn>``."""
+    if kind == "encoder":
+        return model.encoder.layers[layer].self_attn
+    if kind == "decoder":
+        return model.decoder.layers[layer].self_attn
+    if kind == "cross":
+        return model.decoder.layers[layer].cross_attn
+    raise ValueError(f"kind={kind!r} must be one of {tuple(KINDS)}")
+
+
+def head_weights(model, kind: str, layer: int, head: int) -> HeadWeights:
+    mha = attention_module(model, kind, layer)
+    rows = slice(head * mha.d_k, (head + 1) * mha.d_k)  # head j's rows of each projection
+
+    def part(linear) -> tuple[np.ndarray, np.ndarray]:
+        return as_numpy(linear.weight[rows]).T, as_numpy(linear.bias[rows])
+
+    (w_q, b_q), (w_k, b_k), (w_v, b_v) = part(mha.w_q), part(mha.w_k), part(mha.w_v)
+    return HeadWeights(w_q, b_q, w_k, b_k, w_v, b_v, as_numpy(mha.w_o.weight).T, as_numpy(mha.w_o.bias))
+
+
+@dataclass(frozen=True)
+class HeadSteps:
+    """One head of one sentence (batch row 0), every step as a numpy array."""
+
+    head: int
+    d_k: int
+    x_q: np.ndarray  # (L_q, d_model) the layer input the queries come from
+    x_kv: np.ndarray  # (L_k, d_model) the input the keys and values come from
+    q: np.ndarray  # (L_q, d_k)
+    k: np.ndarray  # (L_k, d_k)
+    v: np.ndarray  # (L_k, d_k)
+    qk: np.ndarray  # (L_q, L_k) Q Kᵀ, before the scaling
+    scores: np.ndarray  # (L_q, L_k) Q Kᵀ / √d_k
+    mask: np.ndarray  # (L_q, L_k) bool, True = may attend
+    weights: np.ndarray  # (L_q, L_k) softmax of the masked scores
+    head_out: np.ndarray  # (L_q, d_k) weights · V
+    concat: np.ndarray  # (L_q, d_model) all heads side by side
+    output: np.ndarray  # (L_q, d_model) concat · W_O + b_O
+
+
+def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
+    h = attn.q.shape[1]
+    d_k = attn.q.shape[-1]
+    scores = as_numpy(attn.scores[row, head])
+    heads = as_numpy(attn.heads[row])  # (h, L_q, d_k)
+    return HeadSteps(
+        head=head,
+        d_k=d_k,
+        x_q=as_numpy(attn.query_input[row]),
+        x_kv=as_numpy(attn.key_input[row]),
+        q=as_numpy(attn.q[row, head]),
+        k=as_numpy(attn.k[row, head]),
+        v=as_numpy(attn.v[row, head]),
+        qk=scores * np.float32(math.sqrt(d_k)),
+        scores=scores,
+        mask=as_numpy(attn.mask[row, head]).astype(bool),
+        weights=as_numpy(attn.weights[row, head]),
+        head_out=heads[head],
+        concat=np.concatenate([heads[j] for j in range(h)], axis=-1),  # (L_q, h·d_k)
+        output=as_numpy(attn.output[row]),
+    )
+
+
+def argmax_keys(weights: np.ndarray) -> list[int]:
+    """For each query row, the key it attends to most."""
+    return [int(i) for i in np.asarray(weights).argmax(axis=-1)]
+
+
+def diagonal_share(weights: np.ndarray) -> float:
+    """Fraction of query rows whose strongest key is the one at the same position (alignment)."""
+    top = argmax_keys(weights)
+    return sum(i == j for i, j in enumerate(top)) / max(len(top), 1)
+
+
+# -- building figures fast -------------------------------------------------------------------------
+# A validated go.Figure styled by apply_style costs ~45 ms (plotly deep-copies and checks the whole
+# "plotly_white" template every time); this page draws ~20 figures per rerun. So figures are built
+# from plain dicts on a copy of apply_style's layout, without plotly's per-property validation.
+# The tests build every figure once with VALIDATE = True, which catches any misspelt property.
+VALIDATE = False
+
+
+@functools.lru_cache(maxsize=1)
+def _base_layout() -> dict:
+    """apply_style's layout (template, font, hoverlabel, margin); of the template's per-trace-type
+    defaults only those of the trace types drawn here: plotly copies the layout 3× per figure."""
+    layout = apply_style(go.Figure()).layout.to_plotly_json()
+    template = layout["template"]
+    layout["template"] = {
+        "layout": template["layout"],
+        "data": {t: template["data"][t] for t in ("heatmap", "bar")},
+    }
+    return layout
+
+
+@functools.lru_cache(maxsize=16)
+def _scale(name: str) -> list:
+    """A named colour scale as explicit stops: plotly.js has its own, different "Blues" (dark to light)
+    and no "RdBu_r"; only validation would have translated the name."""
+    return get_colorscale(name)
+
+
+def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> go.Figure:
+    for t in traces:
+        if isinstance(t.get("colorscale"), str):
+            t["colorscale"] = _scale(t["colorscale"])
+    base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
+    if title is not None:
+        base["title"] = {
+            "text": escape_label(title),
+            "font": {"size": TITLE_FONT_SIZE},
+            "x": 0.02,
+            "y": 0.985,
+            "yanchor": "top",
+        }
+    base.update(layout)
+    return go.Figure(data=traces, layout=base, _validate=VALIDATE)
+
+
+def domains(n: int, gap: float) -> list[tuple[float, float]]:
+    """n equal intervals of [0, 1] with ``gap`` between neighbours."""
+    size = (1 - gap * (n - 1)) / n if n else 1
+    return [(i * (size + gap), i * (size + gap) + size) for i in range(n)]
+
+
+def token_axis(tokens: Sequence[str], title: str = "", **kw) -> tuple[list[str], dict]:
+    """(category values ``token·i``, axis dict with the plain tokens as tick text)."""
+    values = unique_labels(tokens)
+    axis = {
+        "type": "category",
+        "tickmode": "array",
+        "tickvals": values,
+        "ticktext": [token_label(t) for t in tokens],
+        "showgrid": False,
+        **kw,
+    }
+    if title:
+        axis["title"] = {"text": escape_label(title)}
+    return values, axis
+
+
+def dim_axis(n: int, title: str = "", **kw) -> tuple[list[int], dict]:
+    axis = {"showgrid": False, "tickmode": "auto", "nticks": 8, "zeroline": False, **kw}
+    if title:
+        axis["title"] = {"text": escape_label(title)}
+    return list(range(n)), axis
+
+
+def hover_template(*lines: str, value: str = "value", var: str = "z") -> str:
+    return "<br>".join(lines) + f"<br>{value}: %{{{var}:{VALUE_FORMAT}}}<extra></extra>"
+
+
+# -- one matrix ------------------------------------------------------------------------------------
+
+
+def matrix_figure(
+    z,
+    rows: Sequence[str] | int,
+    cols: Sequence[str] | int,
+    *,
+    title: str,
+    row_title: str,
+    col_title: str,
+    colorscale=SIGNED_SCALE,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    colorbar_title: str = "",
+    height: int | None = None,
+    text_format: str = ".2f",
+) -> go.Figure:
+    """A matrix as a heatmap, first row on top. ``rows``/``cols``: tokens, or a number of dimensions.
+
+    Values are written into the cells when the matrix is at most ANNOTATE_MAX × ANNOTATE_MAX; the
+    hover always gives the exact value. A signed scale is centred on 0.
+    """
+    z = np.asarray(z, dtype=np.float32)
+    ys, y_axis = dim_axis(rows, row_title) if isinstance(rows, int) else token_axis(rows, row_title)
+    xs, x_axis = dim_axis(cols, col_title) if isinstance(cols, int) else token_axis(cols, col_title)
+    if z.shape != (len(ys), len(xs)):
+        raise ValueError(f"z has shape {z.shape}, labels need ({len(ys)}, {len(xs)})")
+    if colorscale == SIGNED_SCALE and zmin is None and zmax is None:
+        top = float(np.abs(z).max()) if z.size else 0.0
+        zmin, zmax = -(top or 1.0), top or 1.0
+    small = z.shape[0] <= ANNOTATE_MAX and z.shape[1] <= ANNOTATE_MAX
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": xs,
+        "y": ys,
+        "colorscale": colorscale,
+        "zmin": zmin,
+        "zmax": zmax,
+        "colorbar": {"title": {"text": escape_label(colorbar_title)}, "thickness": 14},
+        "hovertemplate": hover_template(
+            f"{escape_label(row_title)}: %{{y}}", f"{escape_label(col_title)}: %{{x}}"
+        ),
+    }
+    if small:
+        trace.update(texttemplate=f"%{{z:{text_format}}}", textfont={"size": CELL_FONT_SIZE}, xgap=1, ygap=1)
+    if height is None:
+        height = int(min(520, max(260, 130 + 26 * len(ys))))
+    return build_figure(
+        [trace],
+        {
+            "height": height,
+            "xaxis": {**x_axis, "side": "top"},
+            "yaxis": {**y_axis, "autorange": "reversed"},
+            "margin": {"l": 10, "r": 10, "t": 110, "b": 10},
+        },
+        title=title,
+    )
+
+
+def annotated_columns(fig: go.Figure) -> int:
+    """The number of columns of a matrix figure whose values are written in its cells, else 0."""
+    trace = fig.data[0]
+    return len(trace.x) if trace.texttemplate else 0
+
+
+def step_figures(
+    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str]
+) -> dict[str, go.Figure]:
+    """Every step of head ``s.head``, in the order of the computation."""
+    j, dk, d_model = s.head + 1, s.d_k, s.x_q.shape[1]
+    m = {"row_title": "query", "col_title": "key"}
+    w_dims = {"row_title": "d_model dim", "col_title": "d_k dim"}
+    figs = {
+        "x_q": matrix_figure(
+            s.x_q, q_tokens, d_model, title="X: the layer input", row_title="token", col_title="dimension"
+        ),
+        "x_kv": matrix_figure(
+            s.x_kv,
+            k_tokens,
+            d_model,
+            title="memory: the encoder output",
+            row_title="token",
+            col_title="dimension",
+        ),
+        "w_q": matrix_figure(w.w_q, d_model, dk, title=f"W_Q, head {j}", **w_dims),
+        "w_k": matrix_figure(w.w_k, d_model, dk, title=f"W_K, head {j}", **w_dims),
+        "w_v": matrix_figure(w.w_v, d_model, dk, title=f"W_V, head {j}", **w_dims),
+        "q": matrix_figure(
+            s.q, q_tokens, dk, title="Q = X W_Q + b_Q", row_title="query", col_title="d_k dim"
+        ),
+        "k": matrix_figure(s.k, k_tokens, dk, title="K = X W_K + b_K", row_title="key", col_title="d_k dim"),
+        "v": matrix_figure(s.v, k_tokens, dk, title="V = X W_V + b_V", row_title="key", col_title="d_k dim"),
+        "qk": matrix_figure(s.qk, q_tokens, k_tokens, title="Q Kᵀ", text_format=".1f", **m),
+        "scores": matrix_figure(s.scores, q_tokens, k_tokens, title=f"Q Kᵀ / √{dk}", **m),
+        "mask": matrix_figure(
+            s.mask.astype(np.float32),
+            q_tokens,
+            k_tokens,
+            title="mask (1 = may attend)",
+            colorscale=MASK_SCALE,
+            zmin=0,
+            zmax=1,
+            text_format=".0f",
+            **m,
+        ),
+        "weights": matrix_figure(
+            s.weights,
+            q_tokens,
+            k_tokens,
+            title="softmax → weights",
+            colorscale=WEIGHTS_SCALE,
+            zmin=0,
+            zmax=1,
+            colorbar_title="weight",
+            **m,
+        ),
+        "head_out": matrix_figure(
+            s.head_out, q_tokens, dk, title=f"head {j} = weights · V", row_title="query", col_title="d_k dim"
+        ),
+        "concat": matrix_figure(
+            s.concat,
+            q_tokens,
+            d_model,
+            title=f"Concat(head 1…{d_model // dk})",
+            row_title="query",
+            col_title="dimension",
+        ),
+        "w_o": matrix_figure(
+            w.w_o, d_model, d_model, title="W_O (all heads)", row_title="concat dim", col_title="output dim"
+        ),
+        "output": matrix_figure(
+            s.output,
+            q_tokens,
+            d_model,
+            title="output = Concat · W_O + b_O",
+            row_title="query",
+            col_title="dimension",
+        ),
+    }
+    # Outline head j's block inside the concatenation.
+    figs["concat"].layout.shapes = [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": s.head * dk - 0.5,
+            "x1": (s.head + 1) * dk - 0.5,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": "#e07b00", "width": 3},
+        }
+    ]
+    return figs
+
+
+# -- every head, every layer -----------------------------------------------------------------------
+
+
+def _grid_shape(n: int, max_cols: int = 4) -> tuple[int, int]:
+    cols = max(1, min(n, max_cols))
+    return math.ceil(n / cols), cols
+
+
+def heads_figure(
+    attn,
+    q_tokens: Sequence[str],
+    k_tokens: Sequence[str],
+    *,
+    row: int = 0,
+    selected: int | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """One heatmap per head (rows = queries, columns = keys), one shared 0–1 colour scale."""
+    weights = as_numpy(attn.weights[row])  # (h, L_q, L_k)
+    h = weights.shape[0]
+    n_rows, n_cols = _grid_shape(h)
+    show_ticks = max(len(q_tokens), len(k_tokens)) <= 24  # beyond, labels would overlap: hover names them
+    ys, y_axis = token_axis(q_tokens, autorange="reversed")
+    xs, x_axis = token_axis(k_tokens, tickangle=-90 if len(k_tokens) > 5 else 0)
+    col_dom = domains(n_cols, 0.05)
+    row_dom = list(reversed(domains(n_rows, 0.16 if show_ticks else 0.08)))  # first row on top
+    traces, layout, notes = [], {}, []
+    for j in range(h):
+        r, c = divmod(j, n_cols)
+        n = "" if j == 0 else str(j + 1)
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": weights[j],
+                "x": xs,
+                "y": ys,
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+                "zmin": 0,
+                "zmax": 1,
+                "colorscale": WEIGHTS_SCALE,
+                "showscale": j == 0,
+                "name": f"head {j + 1}",
+                "colorbar": {"title": {"text": "weight"}, "thickness": 14},
+                "hovertemplate": hover_template(f"head {j + 1}", "query: %{y}", "key: %{x}", value="weight"),
+            }
+        )
+        layout[f"xaxis{n}"] = {
+            **x_axis,
+            "domain": col_dom[c],
+            "anchor": f"y{n}",
+            "showticklabels": show_ticks,
+        }
+        layout[f"yaxis{n}"] = {
+            **y_axis,
+            "domain": row_dom[r],
+            "anchor": f"x{n}",
+            "showticklabels": show_ticks and c == 0,
+        }
+        picked = j == selected
+        notes.append(
+            {
+                "text": f"head {j + 1}" + (" (step by step)" if picked else ""),
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": sum(col_dom[c]) / 2,
+                "y": row_dom[r][1],
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "font": {"size": 18, "color": "#e07b00" if picked else "#222222"},
+            }
+        )
+    if height is None:
+        per_row = max(220, min(420, 90 + 16 * len(q_tokens))) + (70 if show_ticks else 0)
+        height = n_rows * per_row + 40
+    layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return build_figure(traces, layout)
+
+
+def grid_figure(
+    trace,
+    kind: str,
+    *,
+    row: int = 0,
+    q_tokens: Sequence[str] | None = None,
+    k_tokens: Sequence[str] | None = None,
+) -> go.Figure:
+    """Small multiples: one weight heatmap per (layer, head) of one kind of attention; no tick labels.
+
+    It does not depend on the layer and head on screen, so choosing another head leaves its spec
+    unchanged and the browser does not redraw its 48 heatmaps.
+    """
+    n_layers = len(trace.encoder if kind == "encoder" else trace.decoder)
+    weights = [
+        as_numpy(attention_of(trace, kind, i).weights[row]) for i in range(n_layers)
+    ]  # (h, L_q, L_k) each
+    h, L_q, L_k = weights[0].shape if weights else (0, 0, 0)
+    ys = unique_labels(q_tokens) if q_tokens is not None else list(range(L_q))
+    xs = unique_labels(k_tokens) if k_tokens is not None else list(range(L_k))
+    col_dom, row_dom = domains(h, 0.012), list(reversed(domains(n_layers, 0.03)))
+    traces, layout, notes = [], {}, []
+    hidden = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}
+    for i in range(n_layers):
+        for j in range(h):
+            n = "" if i == j == 0 else str(i * h + j + 1)
+            traces.append(
+                {
+                    "type": "heatmap",
+                    "z": weights[i][j],
+                    "x": xs,
+                    "y": ys,
+                    "xaxis": f"x{n}",
+                    "yaxis": f"y{n}",
+                    "zmin": 0,
+                    "zmax": 1,
+                    "colorscale": WEIGHTS_SCALE,
+                    "showscale": i == j == 0,
+                    "colorbar": {"title": {"text": "weight"}, "thickness": 14},
+                    "hovertemplate": hover_template(
+                        f"layer {i + 1}, head {j + 1}", "query: %{y}", "key: %{x}", value="weight"
+                    ),
+                }
+            )
+            layout[f"xaxis{n}"] = {**hidden, "type": "category", "domain": col_dom[j], "anchor": f"y{n}"}
+            layout[f"yaxis{n}"] = {
+                **hidden,
+                "type": "category",
+                "domain": row_dom[i],
+                "anchor": f"x{n}",
+                "autorange": "reversed",
+            }
+    for j in range(h):
+        notes.append(
+            {
+                "text": f"head {j + 1}" if h <= 8 else f"{j + 1}",
+                "x": sum(col_dom[j]) / 2,
+                "y": 1,
+                "yanchor": "bottom",
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+            }
+        )
+    for i in range(n_layers):
+        notes.append(
+            {
+                "text": f"layer {i + 1}",
+                "x": 0,
+                "y": sum(row_dom[i]) / 2,
+                "xanchor": "right",
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+                "textangle": -90,
+            }
+        )
+    cell = 120 if h <= 4 else 95 if h <= 8 else 60
+    layout.update(height=n_layers * cell + 60, annotations=notes, margin={"l": 40, "r": 10, "t": 40, "b": 10})
+    return build_figure(traces, layout)
+
+
+# -- one query -------------------------------------------------------------------------------------
+
+BAR_MODES: dict[str, str] = {"head": "the selected head", "mean": "average of all heads", "all": "every head"}
+
+
+def query_weights(attn, query: int, *, row: int = 0) -> np.ndarray:
+    """(h, L_k): what query position ``query`` gives each key, per head."""
+    return as_numpy(attn.weights[row, :, query, :])
+
+
+def query_bars(
+    attn,
+    query: int,
+    q_tokens: Sequence[str],
+    k_tokens: Sequence[str],
+    *,
+    mode: str = "head",
+    head: int = 0,
+    row: int = 0,
+    height: int = 380,
+) -> go.Figure:
+    """One bar per key token: the chosen query's weights for one head, the mean over heads, or every head."""
+    w = query_weights(attn, query, row=row)  # (h, L_k)
+    if mode == "head":
+        series = [(f"head {head + 1}", w[head])]
+    elif mode == "mean":
+        series = [(f"mean of {w.shape[0]} heads", w.mean(axis=0))]
+    elif mode == "all":
+        series = [(f"head {j + 1}", w[j]) for j in range(w.shape[0])]
+    else:
+        raise ValueError(f"mode={mode!r} must be one of {tuple(BAR_MODES)}")
+    xs, x_axis = token_axis(k_tokens, "key token")
+    q_name = f"{token_label(q_tokens[query])}·{query}"
+    traces = [
+        {
+            "type": "bar",
+            "x": xs,
+            "y": values,
+            "name": name,
+            "hovertemplate": hover_template(name, f"query: {q_name}", "key: %{x}", value="weight", var="y"),
+        }
+        for name, values in series
+    ]
+    return build_figure(
+        traces,
+        {
+            "height": height,
+            "barmode": "group",
+            "showlegend": len(series) > 1,
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+            "xaxis": x_axis,
+            "yaxis": {"range": [0, 1], "title": {"text": "attention weight"}},
+            "margin": {"l": 10, "r": 10, "t": 50 if len(series) > 1 else 20, "b": 10},
+        },
+    )

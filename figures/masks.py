@@ -1,0 +1,298 @@
+"""Mask figures: a padded batch, the key-padding and causal masks, their merge, and what masking does.
+
+Convention, everywhere in Glassbox: a boolean mask means True = may attend (drawn blue, value 1).
+PyTorch's ``nn.MultiheadAttention`` uses the opposite (True = masked out).
+
+    key padding  (B, 1, 1, S)   query may look at every real key, never at a [PAD]
+    causal       (1, 1, T, T)   query t may look at keys 0…t
+    merged       (B, h, T, T)   padding ∧ causal, broadcast over heads and queries
+
+Pure: (core.batch.BatchRun / arrays, tokens) -> go.Figure; no Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.vocab import PAD
+from figures.attention import as_numpy, build_figure, domains, hover_template, token_axis
+from figures.style import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, token_label
+
+MASK_KINDS: dict[str, str] = {
+    "encoder": "Encoder self-attention (padding)",
+    "decoder": "Decoder masked self-attention (padding ∧ causal)",
+    "cross": "Decoder cross-attention (source padding)",
+}
+CELL_TEXT_MAX = 20  # write ids into the cells of the id matrix up to this many columns
+MASK_COLORBAR = {
+    "title": {"text": "may attend"},
+    "tickvals": [0, 1],
+    "ticktext": ["0 False", "1 True"],
+    "thickness": 14,
+}
+
+
+def padded_tokens(tokens: Sequence[Sequence[str]], width: int) -> list[list[str]]:
+    """Each row's tokens, filled with [PAD] up to ``width``."""
+    return [list(row) + [PAD] * (width - len(row)) for row in tokens]
+
+
+def row_names(n: int) -> list[str]:
+    return [f"sentence {b + 1}" for b in range(n)]
+
+
+def ids_figure(ids, tokens: Sequence[Sequence[str]], pad_id: int, *, title: str) -> go.Figure:
+    """The (B, L) id matrix: real tokens blue, [PAD] grey; ids in the cells, the token in the hover."""
+    ids = as_numpy(ids)
+    B, L = ids.shape
+    real = (ids != pad_id).astype(np.float32)
+    labels = padded_tokens(tokens, L)
+    hover = [[f"{token_label(labels[b][i], 40)} (id {int(ids[b, i])})" for i in range(L)] for b in range(B)]
+    trace = {
+        "type": "heatmap",
+        "z": real,
+        "x": list(range(L)),
+        "y": row_names(B),
+        "customdata": hover,
+        "colorscale": MASK_SCALE,
+        "zmin": 0,
+        "zmax": 1,
+        "xgap": 2,
+        "ygap": 2,
+        "colorbar": {**MASK_COLORBAR, "title": {"text": "real token"}, "ticktext": ["0 [PAD]", "1 real"]},
+        "hovertemplate": "%{y}, position %{x}<br>token: %{customdata}<extra></extra>",
+    }
+    if L <= CELL_TEXT_MAX:
+        trace.update(
+            text=[[str(int(v)) for v in row] for row in ids], texttemplate="%{text}", textfont={"size": 14}
+        )
+    return build_figure(
+        [trace],
+        {
+            "height": 150 + 45 * B,
+            "xaxis": {
+                "title": {"text": "position"},
+                "side": "top",
+                "dtick": 1 if L <= 24 else 4,
+                "showgrid": False,
+            },
+            "yaxis": {"autorange": "reversed", "showgrid": False, "type": "category"},
+            "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
+        },
+        title=title,
+    )
+
+
+def padding_figure(padding, *, title: str = "key-padding mask (B, 1, 1, S)") -> go.Figure:
+    """(B, 1, 1, L) -> a B × L picture of the key-padding mask."""
+    m = as_numpy(padding)[:, 0, 0, :].astype(np.float32)  # (B, L)
+    B, L = m.shape
+    return build_figure(
+        [
+            {
+                "type": "heatmap",
+                "z": m,
+                "x": list(range(L)),
+                "y": row_names(B),
+                "colorscale": MASK_SCALE,
+                "zmin": 0,
+                "zmax": 1,
+                "xgap": 2,
+                "ygap": 2,
+                "colorbar": MASK_COLORBAR,
+                "hovertemplate": "%{y}, key position %{x}<br>may attend: %{z}<extra></extra>",
+            }
+        ],
+        {
+            "height": 150 + 45 * B,
+            "xaxis": {
+                "title": {"text": "key position"},
+                "side": "top",
+                "dtick": 1 if L <= 24 else 4,
+                "showgrid": False,
+            },
+            "yaxis": {"autorange": "reversed", "showgrid": False, "type": "category"},
+            "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
+        },
+        title=title,
+    )
+
+
+def causal_figure(causal, *, title: str = "causal mask (1, 1, T, T)") -> go.Figure:
+    m = as_numpy(causal)[0, 0].astype(np.float32)  # (T, T)
+    T = m.shape[0]
+    return build_figure(
+        [
+            {
+                "type": "heatmap",
+                "z": m,
+                "x": list(range(T)),
+                "y": list(range(T)),
+                "colorscale": MASK_SCALE,
+                "zmin": 0,
+                "zmax": 1,
+                "xgap": 1,
+                "ygap": 1,
+                "colorbar": MASK_COLORBAR,
+                "hovertemplate": "query position %{y}, key position %{x}<br>may attend: %{z}<extra></extra>",
+            }
+        ],
+        {
+            "height": 380,
+            "xaxis": {"title": {"text": "key position"}, "side": "top", "showgrid": False},
+            "yaxis": {"title": {"text": "query position"}, "autorange": "reversed", "showgrid": False},
+            "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
+        },
+        title=title,
+    )
+
+
+def merged_figure(
+    mask,
+    q_tokens: Sequence[Sequence[str]],
+    k_tokens: Sequence[Sequence[str]],
+    *,
+    head: int = 0,
+    height: int = 420,
+) -> go.Figure:
+    """The [B, h, q, k] mask an attention really used, one heatmap per batch row (head ``head``;
+    every head has the same mask). Axis labels are each row's own tokens, [PAD]-filled."""
+    m = as_numpy(mask)[:, head].astype(np.float32)  # (B, L_q, L_k)
+    B, L_q, L_k = m.shape
+    q_rows, k_rows = padded_tokens(q_tokens, L_q), padded_tokens(k_tokens, L_k)
+    col_dom = domains(B, 0.08)
+    traces, layout, notes = [], {}, []
+    show_ticks = max(L_q, L_k) <= 20
+    for b in range(B):
+        n = "" if b == 0 else str(b + 1)
+        ys, y_axis = token_axis(q_rows[b], autorange="reversed")
+        xs, x_axis = token_axis(k_rows[b], tickangle=-90)
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": m[b],
+                "x": xs,
+                "y": ys,
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+                "colorscale": MASK_SCALE,
+                "zmin": 0,
+                "zmax": 1,
+                "xgap": 1,
+                "ygap": 1,
+                "showscale": b == 0,
+                "colorbar": MASK_COLORBAR,
+                "hovertemplate": (
+                    f"sentence {b + 1}<br>query: %{{y}}<br>key: %{{x}}<br>may attend: %{{z}}<extra></extra>"
+                ),
+            }
+        )
+        layout[f"xaxis{n}"] = {
+            **x_axis,
+            "domain": col_dom[b],
+            "anchor": f"y{n}",
+            "showticklabels": show_ticks,
+        }
+        layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks}
+        notes.append(
+            {
+                "text": f"sentence {b + 1}",
+                "x": sum(col_dom[b]) / 2,
+                "y": 1,
+                "xref": "paper",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 18},
+            }
+        )
+    layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return build_figure(traces, layout)
+
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """softmax over the last axis, with no mask: what attention would be if nothing were hidden."""
+    z = np.asarray(scores, dtype=np.float64)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+def mask_check(weights: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
+    """(largest weight on a masked cell, largest |row sum − 1|): both 0 up to float error."""
+    w, m = np.asarray(weights), np.asarray(mask, dtype=bool)
+    masked = float(np.abs(w[~m]).max()) if (~m).any() else 0.0
+    return masked, float(np.abs(w.sum(axis=-1) - 1).max())
+
+
+def masking_figure(
+    scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, height: int = 440
+) -> go.Figure:
+    """Three panels for one sentence and head: the scores (masked cells marked ×), softmax without the
+    mask, and softmax with it (the model's real weights: masked cells exactly 0)."""
+    scores, mask, weights = as_numpy(scores), as_numpy(mask).astype(bool), as_numpy(weights)
+    ys, y_axis = token_axis(q_tokens, autorange="reversed")
+    xs, x_axis = token_axis(k_tokens, tickangle=-90)
+    show_ticks = max(len(ys), len(xs)) <= 20
+    top = float(np.abs(scores).max()) or 1.0
+    cross = [["×" if not ok else "" for ok in row] for row in mask]
+    panels = [
+        ("scores QKᵀ/√d_k<br>(× = masked)", scores, SIGNED_SCALE, -top, top, "score"),
+        ("softmax<br>without mask", softmax_rows(scores), WEIGHTS_SCALE, 0, 1, "weight"),
+        ("softmax with mask<br>(the model's weights)", weights, WEIGHTS_SCALE, 0, 1, "weight"),
+    ]
+    col_dom = [(0.0, 0.27), (0.38, 0.65), (0.71, 0.98)]  # room for the score colour bar after panel 1
+    traces, layout, notes = [], {}, []
+    for p, (name, z, scale, lo, hi, value) in enumerate(panels):
+        n = "" if p == 0 else str(p + 1)
+        bar = {"title": {"text": value}, "thickness": 12, "len": 0.8, "y": 0.4}
+        if p == 0:
+            bar.update(x=col_dom[0][1] + 0.01, xanchor="left")
+        trace = {
+            "type": "heatmap",
+            "z": z,
+            "x": xs,
+            "y": ys,
+            "xaxis": f"x{n}",
+            "yaxis": f"y{n}",
+            "colorscale": scale,
+            "zmin": lo,
+            "zmax": hi,
+            "showscale": p != 1,
+            "colorbar": bar,
+            "hovertemplate": hover_template(
+                name.replace("<br>", " "), "query: %{y}", "key: %{x}", value=value
+            ),
+        }
+        if p == 0:
+            trace.update(text=cross, texttemplate="%{text}", textfont={"size": 14, "color": "#222222"})
+        traces.append(trace)
+        layout[f"xaxis{n}"] = {
+            **x_axis,
+            "domain": col_dom[p],
+            "anchor": f"y{n}",
+            "showticklabels": show_ticks,
+        }
+        layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks and p == 0}
+        notes.append(
+            {
+                "text": name,
+                "x": sum(col_dom[p]) / 2,
+                "y": 1,
+                "xref": "paper",  # our own text
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 17},
+            }
+        )
+    layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 70, "b": 10})
+    return build_figure(traces, layout)
+
+
+def token_table(tokens: Sequence[Sequence[str]], width: int) -> dict[str, list[str]]:
+    """{"row": [...], "0": [row tokens at 0], …} for st.dataframe: the padded tokens as plain text."""
+    rows = padded_tokens(tokens, width)
+    return {"row": row_names(len(rows))} | {str(i): [r[i] for r in rows] for i in range(width)}

@@ -1,0 +1,170 @@
+"""figures.attention on a real trace: the numbers on screen are the trace's, one heatmap per head."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import figures.attention as fa
+from core.config import ModelConfig
+from core.model import Transformer
+from figures.style import token_label, unique_labels
+
+SRC = ["<b>", "你", "好", "<b>", "🙂"]  # a repeated token, an HTML-looking token, CJK and emoji
+TGT = ["[BOS]", "nǐ", "hǎo", "<i>"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def validated():
+    """Build every figure with plotly's validation on: a misspelt property fails here."""
+    fa.VALIDATE = True
+    yield
+    fa.VALIDATE = False
+
+
+@pytest.fixture(scope="module")
+def model():
+    return Transformer(
+        ModelConfig(20, 20, d_model=16, num_heads=4, num_layers=2, d_ff=32, dropout=0.0)
+    ).eval()
+
+
+@pytest.fixture(scope="module")
+def trace(model):
+    src = torch.tensor([[5, 6, 7, 5, 8]])
+    tgt = torch.tensor([[2, 9, 10, 11]])
+    return model.trace(src, tgt)
+
+
+def spec_z(fig, i=0) -> np.ndarray:
+    return np.asarray(fig.data[i].z, dtype=np.float64)
+
+
+@pytest.mark.parametrize("kind", list(fa.KINDS))
+def test_one_heatmap_per_head_with_the_trace_weights(trace, kind):
+    attn = fa.attention_of(trace, kind, 1)
+    q, k = fa.tokens_of(kind, SRC, TGT)
+    fig = fa.heads_figure(attn, q, k, selected=2)
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    assert len(heatmaps) == 4  # num_heads
+    for j, t in enumerate(heatmaps):
+        np.testing.assert_array_equal(np.asarray(t.z), attn.weights[0, j].numpy())
+        assert list(t.y) == unique_labels(q) and list(t.x) == unique_labels(k)
+    assert list(fig.layout.xaxis.ticktext) == [token_label(t) for t in k]
+    assert list(fig.layout.yaxis.ticktext) == [token_label(t) for t in q]
+    expected = {"encoder": (5, 5), "decoder": (4, 4), "cross": (4, 5)}[kind]  # cross: tgt queries × src keys
+    assert np.asarray(heatmaps[0].z).shape == expected
+    assert "head 3 (step by step)" in [a.text for a in fig.layout.annotations]
+
+
+def test_tokens_are_escaped_never_html(trace):
+    fig = fa.heads_figure(trace.encoder[0].self_attn, SRC, SRC)
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks[0] == "&lt;b&gt;" and "<b>" not in " ".join(ticks)
+    assert not any("<b>" in str(v) for t in fig.data for v in t.x)
+    bars = fa.query_bars(trace.encoder[0].self_attn, 0, SRC, SRC)
+    assert "<b>" not in bars.data[0].hovertemplate.replace("<br>", "")
+
+
+def test_steps_are_the_trace_numbers(model, trace):
+    kind, layer, head = "cross", 1, 2
+    attn = fa.attention_of(trace, kind, layer)
+    s = fa.head_steps(attn, head)
+    w = fa.head_weights(model, kind, layer, head)
+    d_k = 4
+    mha = model.decoder.layers[layer].cross_attn
+    np.testing.assert_array_equal(w.w_q, mha.w_q.weight[head * d_k : (head + 1) * d_k].detach().numpy().T)
+    # Q = X W_Q + b_Q and K = memory W_K + b_K, from the head's slice, equal the trace's q and k
+    np.testing.assert_allclose(s.x_q @ w.w_q + w.b_q, attn.q[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(s.x_kv @ w.w_k + w.b_k, attn.k[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(s.x_kv @ w.w_v + w.b_v, attn.v[0, head].numpy(), atol=1e-5)
+    np.testing.assert_array_equal(s.x_kv, trace.memory[0].numpy())  # cross: keys from the memory
+    np.testing.assert_allclose(s.qk, s.q @ s.k.T, atol=1e-5)
+    np.testing.assert_allclose(s.scores, s.q @ s.k.T / math.sqrt(d_k), atol=1e-5)
+    np.testing.assert_allclose(s.head_out, s.weights @ s.v, atol=1e-5)
+    np.testing.assert_allclose(s.concat @ w.w_o + w.b_o, s.output, atol=1e-5)
+    figs = fa.step_figures(s, w, fa.tokens_of(kind, SRC, TGT)[0], SRC)
+    for name, tensor in [
+        ("q", attn.q[0, head]),
+        ("k", attn.k[0, head]),
+        ("v", attn.v[0, head]),
+        ("scores", attn.scores[0, head]),
+        ("weights", attn.weights[0, head]),
+        ("head_out", attn.heads[0, head]),
+        ("output", attn.output[0]),
+        ("x_q", attn.query_input[0]),
+    ]:
+        np.testing.assert_array_equal(spec_z(figs[name]), tensor.numpy().astype(np.float64), err_msg=name)
+    np.testing.assert_allclose(spec_z(figs["qk"]), s.q @ s.k.T, atol=1e-5)
+    np.testing.assert_array_equal(spec_z(figs["w_o"]), mha.w_o.weight.detach().numpy().T)
+    np.testing.assert_array_equal(spec_z(figs["mask"]), attn.mask[0, head].numpy().astype(float))
+    assert figs["weights"].data[0].texttemplate  # 4 × 5: values written in the cells
+
+
+def test_decoder_mask_is_causal_and_masked_weights_are_zero(trace):
+    s = fa.head_steps(fa.attention_of(trace, "decoder", 0), 1)
+    assert (s.mask == np.tril(np.ones((4, 4), dtype=bool))).all()
+    assert (s.weights[~s.mask] == 0).all()
+    np.testing.assert_allclose(s.weights.sum(-1), 1, atol=1e-6)
+
+
+def test_big_matrices_get_hover_not_cell_text():
+    big = fa.matrix_figure(
+        np.zeros((13, 64)),
+        [f"t{i}" for i in range(13)],
+        64,
+        title="X",
+        row_title="token",
+        col_title="dimension",
+    )
+    assert not big.data[0].texttemplate and "%{z:" in big.data[0].hovertemplate
+    assert fa.annotated_columns(big) == 0
+    small = fa.matrix_figure(np.ones((3, 3)), ["a", "b", "c"], 3, title="s", row_title="r", col_title="c")
+    assert fa.annotated_columns(small) == 3
+
+
+@pytest.mark.parametrize("kind", list(fa.KINDS))
+def test_grid_has_layers_times_heads(trace, kind):
+    fig = fa.grid_figure(trace, kind, q_tokens=fa.tokens_of(kind, SRC, TGT)[0])
+    assert len(fig.data) == 2 * 4
+    np.testing.assert_array_equal(
+        np.asarray(fig.data[7].z), fa.attention_of(trace, kind, 1).weights[0, 3].numpy()
+    )
+    assert [a.text for a in fig.layout.annotations] == [
+        "head 1",
+        "head 2",
+        "head 3",
+        "head 4",
+        "layer 1",
+        "layer 2",
+    ]
+
+
+def test_query_bars(trace):
+    attn = trace.decoder[0].self_attn
+    one = fa.query_bars(attn, 1, TGT, TGT, mode="head", head=2)
+    np.testing.assert_array_equal(np.asarray(one.data[0].y), attn.weights[0, 2, 1].numpy())
+    assert list(one.layout.xaxis.ticktext) == [token_label(t) for t in TGT]
+    mean = fa.query_bars(attn, 1, TGT, TGT, mode="mean")
+    np.testing.assert_allclose(np.asarray(mean.data[0].y), attn.weights[0, :, 1].mean(0).numpy(), atol=1e-7)
+    assert len(fa.query_bars(attn, 1, TGT, TGT, mode="all").data) == 4
+    assert np.asarray(one.data[0].y)[2:].sum() == 0  # causal: nothing after the query
+
+
+def test_check_choice():
+    assert fa.check_choice("attn_layer", "2", [1, 2, 3], 1, "layer") == (2, None)
+    assert fa.check_choice("attn_layer", 2, [1, 2, 3], 1, "layer") == (2, None)
+    assert fa.check_choice("attn_layer", 5, [1, 2], 1, "layer")[0] == 2  # sizes shrank: clamp
+    assert fa.check_choice("attn_head", "-1", [1, 2], 1, "head")[0] == 1
+    value, notice = fa.check_choice("attn_kind", "foo", list(fa.KINDS), "encoder", fmt=fa.KINDS.get)
+    assert value == "encoder" and "attn_kind='foo'" in notice
+    assert fa.check_choice(
+        "attn_kind", "Decoder cross-attention", list(fa.KINDS), "encoder", fmt=fa.KINDS.get
+    ) == ("cross", None)
+    assert fa.check_choice("attn_layer", "nan", [1, 2], 1, "layer")[0] == 1
+
+
+def test_diagonal_share():
+    assert fa.diagonal_share(np.eye(3)) == 1.0
+    assert fa.argmax_keys(np.array([[0.1, 0.9], [0.8, 0.2]])) == [1, 0]
