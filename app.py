@@ -1,0 +1,11 @@
+"""Glassbox entry point: navigation only.
+
+The sidebar is drawn by each page (``ui.page_setup``), not here: a page opened by its URL can run
+without this file (Streamlit's ``pages/`` folder mode), and drawing it twice would duplicate keys.
+"""
+
+import streamlit as st
+
+from ui.nav import navigation_pages
+
+st.navigation(navigation_pages()).run()

@@ -1,0 +1,152 @@
+"""Shared plotly style: readable on a projector at 1280×720, safe with any user text.
+
+Pure helpers, no Streamlit: ``(arrays, labels) -> go.Figure``.
+
+Two traps this module exists for:
+- plotly interprets a subset of HTML in label text (``<b>``, ``<br>``, ``<a href>``…): a token
+  ``<b>`` would turn bold instead of showing. Every token label goes through :func:`escape_label`.
+- plotly merges duplicate category labels, so two "the" tokens would collapse into one row.
+  Heatmaps use integer positions and put the tokens in ``ticktext`` (see :func:`heatmap`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+# "Noto Sans CJK SC" first: with a generic family, Noto CJK draws Chinese with Japanese glyphs.
+FONT_FAMILY = '"Noto Sans CJK SC", "Noto Sans", "Noto Color Emoji", "DejaVu Sans", sans-serif'
+BASE_FONT_SIZE = 18
+TITLE_FONT_SIZE = 22
+MAX_TICK_CHARS = 12  # longer tokens are shortened on the axis; the hover shows them whole
+
+# Colour scales: sequential for weights in [0, 1], diverging (centred on 0) for signed values.
+WEIGHTS_SCALE = "Blues"
+SIGNED_SCALE = "RdBu_r"
+MASK_SCALE = [[0.0, "#d9d9d9"], [1.0, "#2b6cb0"]]  # False (may not attend) grey, True blue
+
+# One colour per kind of stage, used by the overview and reusable by the pages.
+COLORS = {
+    "text": "#f2f2f2",
+    "tokens": "#fde2b8",
+    "embed": "#cfe8d5",
+    "encoder": "#cfe0f5",
+    "decoder": "#f7d4d4",
+    "output": "#e6dcf5",
+    "edge": "#555555",
+}
+
+_CONTROL_NAMES = {"\n": "⏎", "\t": "⇥", "\r": "␍", " ": "␣"}
+
+
+def escape_label(text: str) -> str:
+    """Text for a plotly label, shown exactly as typed: ``<b>`` stays ``<b>``, not bold.
+
+    >>> escape_label("<b>&</b>")
+    '&lt;b&gt;&amp;&lt;/b&gt;'
+    """
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def token_label(token: str, max_chars: int = MAX_TICK_CHARS) -> str:
+    """A token as an axis label: escaped, whitespace made visible, long tokens shortened with …
+
+    >>> token_label(" the")
+    '␣the'
+    """
+    shown = "".join(
+        _CONTROL_NAMES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch)
+        for ch in str(token)
+    )
+    if len(shown) > max_chars:
+        shown = shown[: max_chars - 1] + "…"
+    return escape_label(shown) if shown else "∅"
+
+
+def unique_labels(tokens: Sequence[str]) -> list[str]:
+    """``token·index`` labels, all distinct, for places that need category names (legends, bars)."""
+    return [f"{token_label(t)}·{i}" for i, t in enumerate(tokens)]
+
+
+def apply_style(fig: go.Figure, *, height: int | None = None, title: str | None = None) -> go.Figure:
+    """Projector defaults: large CJK-capable font, white background, room for labels."""
+    fig.update_layout(
+        template="plotly_white",
+        font={"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": "#222222"},
+        hoverlabel={"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
+        margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
+    )
+    if title is not None:
+        fig.update_layout(title={"text": escape_label(title), "font": {"size": TITLE_FONT_SIZE}})
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def heatmap(
+    z,
+    x_tokens: Sequence[str],
+    y_tokens: Sequence[str],
+    *,
+    title: str | None = None,
+    colorscale=WEIGHTS_SCALE,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    zmid: float | None = None,
+    colorbar_title: str = "",
+    x_title: str = "",
+    y_title: str = "",
+    value_format: str = ".4f",
+    height: int | None = None,
+) -> go.Figure:
+    """A (len(y_tokens), len(x_tokens)) matrix with token axes; first row at the top.
+
+    Axes are integer positions with the (escaped) tokens as tick text, so repeated tokens keep
+    their own rows; the hover names row and column tokens with their index and the exact value.
+    """
+    z = np.asarray(z, dtype=float)
+    if z.shape != (len(y_tokens), len(x_tokens)):
+        raise ValueError(f"z has shape {z.shape}, labels need ({len(y_tokens)}, {len(x_tokens)})")
+    xs = [escape_label(t) for t in x_tokens]
+    ys = [escape_label(t) for t in y_tokens]
+    custom = np.empty(z.shape + (2,), dtype=object)
+    for i, y in enumerate(ys):
+        for j, x in enumerate(xs):
+            custom[i, j] = (f"{y} ·{i}", f"{x} ·{j}")
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(len(xs))),
+            y=list(range(len(ys))),
+            customdata=custom,
+            colorscale=colorscale,
+            zmin=zmin,
+            zmax=zmax,
+            zmid=zmid,
+            colorbar={"title": {"text": escape_label(colorbar_title)}},
+            hovertemplate=(
+                f"{escape_label(y_title) or 'row'}: %{{customdata[0]}}<br>"
+                f"{escape_label(x_title) or 'column'}: %{{customdata[1]}}<br>"
+                f"value: %{{z:{value_format}}}<extra></extra>"
+            ),
+        )
+    )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(len(xs))),
+        ticktext=[token_label(t) for t in x_tokens],
+        title=escape_label(x_title) or None,
+        side="top",
+        showgrid=False,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(len(ys))),
+        ticktext=[token_label(t) for t in y_tokens],
+        title=escape_label(y_title) or None,
+        autorange="reversed",
+        showgrid=False,
+    )
+    return apply_style(fig, height=height, title=title)

@@ -1,0 +1,54 @@
+"""AppTest helpers, imported by the tests as `apphelpers`: run the real app.py on any page.
+
+Note: with a ``pages/`` folder, AppTest resets Streamlit's "pages directory" flag on every run, so
+every run after the first executes the page script *without* app.py, exactly like a page opened
+cold by its URL on a fresh server. The tests therefore cover both paths.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.nav import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGE_FILES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+PAGE_SCRIPTS = [script for script, *_ in PAGES]  # the navigation's pages, in order
+
+
+def open_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    return at
+
+
+@pytest.fixture
+def app():
+    return open_app
+
+
+def messages(at: AppTest) -> list[str]:
+    """Every warning, info and error shown on the page."""
+    return [m.value for m in (*at.warning, *at.info, *at.error)]
+
+
+def badges(at: AppTest) -> list[str]:
+    """st.badge is sent as Markdown (":orange-badge[text]"); these are the badges' texts."""
+    return [m.value for m in at.markdown if "-badge[" in m.value]
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]

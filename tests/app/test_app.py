@@ -1,0 +1,188 @@
+"""The app through AppTest: settings, URL, page switching and bad input; never a traceback."""
+
+import pytest
+from apphelpers import PAGE_FILES, PAGE_SCRIPTS, assert_clean, badges, messages, open_app, plotly_specs
+
+from ui.settings import MAX_CHARS
+
+EMPTY_MESSAGE = "The sentence is empty"
+
+
+def diagram_text(at) -> str:
+    spec = plotly_specs(at)[0]
+    return " ".join(a["text"] for a in spec["layout"]["annotations"])
+
+
+def test_default_run_shows_the_overview_and_no_exception():
+    at = open_app()
+    assert_clean(at)
+    assert at.title[0].value == "Overview"
+    assert any("Weights: random initialisation (seed 0)" in b for b in badges(at))
+    assert "d_model = 64" in diagram_text(at)
+    assert at.text_area(key="sentence").value == "注意力就是一切 Attention is all you need"
+    assert dict(at.query_params) == {}
+
+
+def test_weights_are_labelled_on_every_page():
+    at = open_app()
+    for page in PAGE_SCRIPTS:
+        at.switch_page(page).run()
+        assert_clean(at)
+        assert any("Weights: random initialisation (seed 0)" in b for b in badges(at)), page
+
+
+def test_changing_a_widget_updates_the_diagram_and_the_url():
+    at = open_app()
+    at.selectbox(key="d_model").set_value(128).run()
+    assert_clean(at)
+    assert "d_model = 128" in diagram_text(at)
+    assert at.query_params["d_model"] == ["128"] or at.query_params["d_model"] == "128"
+    at.selectbox(key="d_model").set_value(64).run()
+    assert "d_model" not in at.query_params  # defaults are left out of the URL
+
+
+def test_url_restores_the_state():
+    query = {
+        "d_model": "128",
+        "num_heads": "8",
+        "num_layers": "3",
+        "norm": "pre",
+        "seed": "5",
+        "sentence": "你好 world",
+    }
+    at = open_app(query)
+    assert_clean(at)
+    assert messages(at) == [m for m in messages(at) if "Ignored" not in m]
+    assert at.selectbox(key="d_model").value == 128
+    assert at.select_slider(key="num_heads").value == 8
+    assert at.slider(key="num_layers").value == 3
+    assert at.radio(key="norm").value == "pre"
+    assert at.number_input(key="seed").value == 5
+    assert at.text_area(key="sentence").value == "你好 world"
+    text = diagram_text(at)
+    assert "d_model = 128, h = 8" in text and "3× Encoder layer" in text
+
+
+@pytest.mark.parametrize("page", PAGE_SCRIPTS)
+def test_url_state_survives_on_every_page(page):
+    at = open_app({"d_model": "128", "num_heads": "8"}, page=page)
+    assert_clean(at)
+    assert at.selectbox(key="d_model").value == 128
+    assert at.select_slider(key="num_heads").value == 8
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "widget", "expected"),
+    [
+        ("d_model", "abc", "selectbox", 64),
+        ("d_model", "7", "selectbox", 64),
+        ("num_heads", "0", "select_slider", 4),
+        ("num_heads", "3", "select_slider", 4),
+        ("num_layers", "42", "slider", 2),
+        ("seed", "-1e99", "number_input", 0),
+        ("norm", "foo", "radio", "post"),
+        ("d_ff", "7", "selectbox", 0),
+    ],
+)
+def test_tampered_url_falls_back_with_a_message(key, raw, widget, expected):
+    at = open_app({key: raw})
+    assert_clean(at)
+    assert getattr(at, widget)(key=key).value == expected
+    assert any(m.startswith(f"Ignored {key}=") for m in messages(at)), messages(at)
+    assert key not in at.query_params  # the bad value is gone from the URL
+
+
+def test_trained_weights_without_a_checkpoint_fall_back():
+    at = open_app({"weights": "trained"})
+    assert_clean(at)
+    from ui.settings import checkpoint_available
+
+    if not checkpoint_available():
+        assert at.radio(key="weights").value == "random"
+        assert any("assets/pinyin.pt" in m for m in messages(at))
+
+
+def test_settings_survive_page_switches():
+    at = open_app()
+    at.selectbox(key="d_model").set_value(256).run()
+    at.slider(key="num_layers").set_value(4).run()
+    at.text_area(key="sentence").input("switch me").run()
+    for page in [*PAGE_SCRIPTS, "pages/overview.py"]:
+        at.switch_page(page).run()
+        assert_clean(at)
+        assert at.selectbox(key="d_model").value == 256, page
+        assert at.slider(key="num_layers").value == 4, page
+        assert at.text_area(key="sentence").value == "switch me", page
+        assert at.query_params["d_model"] in ("256", ["256"]), page
+    assert "d_model = 256" in diagram_text(at)
+
+
+# Pages that show the sidebar's sentence (training trains on a task's data, not on the sentence).
+SENTENCE_PAGES = [p for p in PAGE_SCRIPTS if p != "pages/training.py"]
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t  "])
+@pytest.mark.parametrize("page", SENTENCE_PAGES)
+def test_empty_sentence_says_what_to_do(text, page):
+    at = open_app()
+    at.text_area(key="sentence").input(text).run()
+    at.switch_page(page).run()
+    assert_clean(at)
+    assert any(m.startswith(EMPTY_MESSAGE) for m in at.info.values), at.info.values
+
+
+def test_long_sentence_is_cut_with_a_message():
+    at = open_app()
+    at.text_area(key="sentence").input("长" * 10_000).run()
+    assert_clean(at)
+    assert at.text_area(key="sentence").value == "长" * MAX_CHARS
+    assert any("only the first 2,000 are used" in m for m in messages(at))
+
+
+def test_long_sentence_in_the_url_is_cut_with_a_message():
+    at = open_app({"sentence": "x" * 10_000})
+    assert_clean(at)
+    assert len(at.text_area(key="sentence").value) == MAX_CHARS
+    assert any("10,000 characters" in m for m in messages(at))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "🙂👍🏽 emoji 🇨🇳",
+        "注意力就是一切",
+        "مرحبا بالعالم שלום",
+        "tab\there\nnew line",
+        "<script>alert(1)</script>",
+        "**bold** <b>b</b> $x$ & :red[red]",
+    ],
+)
+@pytest.mark.parametrize("page", PAGE_SCRIPTS)
+def test_awkward_text_renders_verbatim(text, page):
+    at = open_app()
+    at.text_area(key="sentence").input(text).run()
+    at.switch_page(page).run()
+    assert_clean(at)
+    # user text is never given to Markdown
+    assert not any(text in md.value for md in at.markdown)
+    if page == "pages/overview.py":
+        assert text in [c.value for c in at.code]
+
+
+def test_control_characters_are_removed_with_a_message():
+    at = open_app()
+    at.text_area(key="sentence").input("a\x00b\x07c").run()
+    assert_clean(at)
+    assert at.text_area(key="sentence").value == "abc"
+    assert "Control characters were removed from the sentence." in messages(at)
+
+
+def test_overview_links_every_other_page():
+    at = open_app()
+    links = [link.proto.page for link in at.get("page_link")]
+    assert len(links) == len(PAGE_SCRIPTS) - 1
+
+
+def test_every_page_file_is_in_the_navigation():
+    """A new pages/*.py must be listed in ui/nav.py PAGES (else it is reachable only by URL)."""
+    assert sorted(PAGE_SCRIPTS) == PAGE_FILES

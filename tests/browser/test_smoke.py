@@ -1,0 +1,110 @@
+"""Every page in a real Chromium: renders without an exception, by cold URL and by the sidebar.
+
+The tests run in file order on one server. The first request on a fresh server is a cold page URL
+on purpose: it is the case where Streamlit runs the page without app.py (``pages/`` folder mode).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from ui.nav import PAGES
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "assets" / "screenshots"
+TIMEOUT = 60_000  # the first session imports torch and builds the vocabulary
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+
+
+def url_path(script: str) -> str:
+    return "" if script == PAGES[0][0] else Path(script).stem
+
+
+def wait_rendered(page: Page, title: str) -> None:
+    """The page's script has finished. ``title`` is the nav title; a page's h1 may say more."""
+    expect(page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)).to_be_visible(
+        timeout=TIMEOUT
+    )
+    expect(page.locator("h1").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Weights: ").first).to_be_visible(timeout=TIMEOUT)
+    # a rerun in progress shows the status widget; wait until the script has finished
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+
+
+def assert_no_exception(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str):
+    page.goto(f"{app_url}/attention?d_model=128&num_heads=8")
+    wait_rendered(page, "Attention")
+    assert_no_exception(page)
+    expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
+    expect(page.locator(".st-key-num_heads")).to_contain_text("8")
+    assert "d_model=128" in page.url and "num_heads=8" in page.url
+
+
+@pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in PAGES])
+def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: str):
+    page.goto(f"{app_url}/{url_path(script)}?d_model=128&num_heads=8")
+    wait_rendered(page, title)
+    assert_no_exception(page)
+    expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
+    if script == "pages/overview.py":
+        expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # let charts finish drawing before the screenshot
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{Path(script).stem}.png"))
+
+
+def test_overview_chart_shows_the_sizes(page: Page, app_url: str):
+    page.goto(f"{app_url}/?d_model=256")
+    wait_rendered(page, "Overview")
+    chart = page.locator(CHART)
+    expect(chart).to_have_count(1, timeout=TIMEOUT)
+    texts = chart.evaluate("el => el.layout.annotations.map(a => a.text).join(' ')")
+    assert "d_model = 256" in texts and ", 256)" in texts
+
+
+def test_sidebar_navigation_keeps_the_settings(page: Page, app_url: str):
+    page.goto(f"{app_url}/?d_model=32&num_layers=3")
+    wait_rendered(page, "Overview")
+    for _script, title, *_ in PAGES[1:] + PAGES[:1]:
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+        wait_rendered(page, title)
+        assert_no_exception(page)
+        expect(page.locator(".st-key-d_model input")).to_have_value("32", timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"d_model=32"), timeout=TIMEOUT)
+        expect(page).to_have_url(re.compile(r"num_layers=3"))
+
+
+def test_script_in_the_sentence_is_text_not_code(page: Page, app_url: str):
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(app_url)
+    wait_rendered(page, "Overview")
+    box = page.locator(".st-key-sentence textarea")
+    payload = "<script>alert(1)</script><img src=x onerror=alert(2)><b>bold</b>"
+    box.fill(payload)
+    box.press("Control+Enter")
+    expect(page.get_by_test_id("stCode").filter(has_text=payload).first).to_be_visible(timeout=TIMEOUT)
+    wait_rendered(page, "Overview")
+    page.wait_for_timeout(500)
+    assert dialogs == []
+    assert_no_exception(page)
+    assert "sentence=" in page.url
+
+
+def test_tampered_url_shows_a_message_not_a_traceback(page: Page, app_url: str):
+    page.goto(f"{app_url}/masks?d_model=abc&num_heads=0&norm=foo&seed=-1e99")
+    wait_rendered(page, "Masks")
+    assert_no_exception(page)
+    for key in ("d_model", "num_heads", "norm", "seed"):
+        expect(page.get_by_text(f"Ignored {key}=")).to_be_visible()
+    assert "d_model=abc" not in page.url

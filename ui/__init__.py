@@ -1,0 +1,31 @@
+"""Streamlit helpers shared by every page. A page script starts with::
+
+import ui
+settings = ui.page_setup("Attention")   # page config, sidebar, URL sync, weights badge
+run = ui.get_run(settings)              # cached; None (with a message shown) if nothing to show
+if run is None:
+    st.stop()
+"""
+
+from ui.cache import get_pipeline, get_run, pipeline_available
+from ui.nav import PAGES, page_links
+from ui.safe import show_text, show_tokens
+from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
+from ui.sidebar import page_setup, weights_caption
+
+__all__ = [
+    "DEFAULTS",
+    "DEFAULT_SENTENCE",
+    "MAX_CHARS",
+    "MAX_TOKENS",
+    "PAGES",
+    "Settings",
+    "get_pipeline",
+    "get_run",
+    "page_links",
+    "page_setup",
+    "pipeline_available",
+    "show_text",
+    "show_tokens",
+    "weights_caption",
+]

@@ -1,0 +1,23 @@
+"""Showing user text safely: as text, never as Markdown or HTML.
+
+User text goes to ``st.code``/``st.text`` (or plotly, through ``figures.style.escape_label``), never
+to ``st.markdown``/``st.write``: ``<script>`` and ``**bold**`` must appear exactly as typed.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def show_text(text: str, label: str | None = None) -> None:
+    """User text, verbatim, wrapped, in a code block (which escapes everything)."""
+    if label:
+        st.caption(label)
+    st.code(text if text else "(empty)", language=None, wrap_lines=True)
+
+
+def show_tokens(tokens: list[str], label: str | None = None) -> None:
+    """Tokens as a bracketed list, verbatim (repr shows spaces and control characters)."""
+    if label:
+        st.caption(label)
+    st.code(" ".join(f"[{t}]" for t in tokens) if tokens else "(no tokens)", language=None, wrap_lines=True)

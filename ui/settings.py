@@ -1,0 +1,213 @@
+"""The sidebar's settings as plain data: defaults, choices and validation, with no Streamlit import.
+
+Every setting has one name used three times: the widget key, the URL query parameter and the
+attribute of :class:`Settings`. Validation never raises: a bad value falls back to a valid one and
+leaves a human-readable notice, so a tampered URL (``?d_model=abc``) shows a message, not a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_SENTENCE = "注意力就是一切 Attention is all you need"
+MAX_CHARS = 2000  # longer text is cut: a 10,000-character paste must not stall the page
+MAX_TOKENS = 64  # the model sees at most this many tokens; attention grids stay legible
+
+D_MODEL_CHOICES = (16, 32, 64, 128, 256, 512)
+MAX_HEADS = 16
+NUM_LAYERS_RANGE = (1, 6)
+# d_ff = 0 stands for "4 · d_model", the paper's ratio (512 -> 2048); it is the default.
+D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
+NORM_CHOICES = ("post", "pre")
+WEIGHTS_CHOICES = ("random", "trained")
+SEED_RANGE = (0, 2**31 - 1)
+
+CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
+
+# The order of the keys is the order of the sidebar and of the URL.
+KEYS = ("sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed", "norm")
+SIZE_KEYS = ("d_model", "num_heads", "num_layers", "d_ff")
+
+
+def head_choices(d_model: int) -> tuple[int, ...]:
+    """The numbers of heads that divide d_model (at most MAX_HEADS): d_k = d_model / h must be whole.
+
+    Every d_model on offer is a power of two >= 16, so this is (1, 2, 4, 8, 16) for all of them;
+    the function keeps the rule explicit should other sizes be offered.
+    """
+    return tuple(h for h in range(1, MAX_HEADS + 1) if d_model % h == 0)
+
+
+def checkpoint_available() -> bool:
+    return CHECKPOINT_PATH.is_file()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every page renders from. Frozen and hashable, so it can key a cache."""
+
+    sentence: str = DEFAULT_SENTENCE
+    target: str = ""  # empty: the decoder is fed the model's own greedy output
+    weights: str = "random"
+    d_model: int = 64
+    num_heads: int = 4
+    num_layers: int = 2
+    d_ff: int = 0  # 0 = 4 · d_model
+    seed: int = 0
+    norm: str = "post"
+
+    @property
+    def d_ff_value(self) -> int:
+        """The feed-forward width actually used (resolves the "4 · d_model" default)."""
+        return self.d_ff or 4 * self.d_model
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.num_heads
+
+    def pipeline_settings(self):
+        """The ``core.pipeline.PipelineSettings`` for these settings (imported lazily: torch)."""
+        from core.pipeline import PipelineSettings
+
+        return PipelineSettings(
+            d_model=self.d_model,
+            num_heads=self.num_heads,
+            num_layers=self.num_layers,
+            d_ff=self.d_ff_value,
+            seed=self.seed,
+            norm=self.norm,
+            weights=self.weights,
+        )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+DEFAULTS = Settings()
+
+
+@dataclass
+class Checked:
+    """A validated value and the notices explaining what was changed, if anything."""
+
+    settings: Settings
+    notices: list[str] = field(default_factory=list)
+
+
+def clean_text(text: str, name: str, notices: list[str]) -> str:
+    """Drop control characters (keeping newline and tab) and cut at MAX_CHARS, saying so."""
+    kept = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs"))
+    if kept != text:
+        notices.append(f"Control characters were removed from the {name}.")
+    if len(kept) > MAX_CHARS:
+        notices.append(f"The {name} had {len(kept):,} characters; only the first {MAX_CHARS:,} are used.")
+        kept = kept[:MAX_CHARS]
+    return kept
+
+
+def _parse_int(raw: str) -> int | None:
+    """An integer from a URL string: '64' and '64.0' yes; 'abc', '1e99', 'nan' no."""
+    try:
+        value = float(raw.strip())
+    except (ValueError, AttributeError):
+        return None
+    if not math.isfinite(value) or value != int(value) or abs(value) > 2**53:
+        return None
+    return int(value)
+
+
+def validate(values: Mapping[str, object], checkpoint: bool | None = None) -> Checked:
+    """Turn raw values (from the URL: strings; from widgets: typed) into valid Settings.
+
+    Missing keys take the default silently; a present but invalid value takes the default (or the
+    nearest valid value) and adds a notice naming the parameter and the value received.
+    """
+    if checkpoint is None:
+        checkpoint = checkpoint_available()
+    notices: list[str] = []
+    out: dict[str, object] = {}
+
+    def fallback(key: str, raw: object, why: str, value: object) -> None:
+        shown = str(raw)
+        if len(shown) > 40:
+            shown = shown[:40] + "…"
+        notices.append(f"Ignored {key}={shown!r} ({why}); using {key}={value!r}.")
+        out[key] = value
+
+    for key in ("sentence", "target"):
+        if key in values:
+            out[key] = clean_text(str(values[key]), "target sentence" if key == "target" else key, notices)
+
+    if "weights" in values:
+        raw = str(values["weights"])
+        if raw not in WEIGHTS_CHOICES:
+            fallback("weights", raw, f"must be one of {WEIGHTS_CHOICES}", "random")
+        elif raw == "trained" and not checkpoint:
+            fallback("weights", raw, "no trained checkpoint at assets/pinyin.pt", "random")
+        else:
+            out["weights"] = raw
+
+    if "d_model" in values:
+        raw = values["d_model"]
+        value = _parse_int(str(raw))
+        if value not in D_MODEL_CHOICES:
+            fallback("d_model", raw, f"must be one of {D_MODEL_CHOICES}", DEFAULTS.d_model)
+        else:
+            out["d_model"] = value
+    d_model = int(out.get("d_model", DEFAULTS.d_model))
+
+    if "num_heads" in values:
+        raw = values["num_heads"]
+        value = _parse_int(str(raw))
+        allowed = head_choices(d_model)
+        if value not in allowed:
+            default = DEFAULTS.num_heads if DEFAULTS.num_heads in allowed else allowed[-1]
+            fallback("num_heads", raw, f"must divide d_model={d_model}: one of {allowed}", default)
+        else:
+            out["num_heads"] = value
+
+    if "num_layers" in values:
+        raw = values["num_layers"]
+        value = _parse_int(str(raw))
+        lo, hi = NUM_LAYERS_RANGE
+        if value is None or not lo <= value <= hi:
+            fallback("num_layers", raw, f"must be a whole number from {lo} to {hi}", DEFAULTS.num_layers)
+        else:
+            out["num_layers"] = value
+
+    if "d_ff" in values:
+        raw = values["d_ff"]
+        value = _parse_int(str(raw))
+        if value not in D_FF_CHOICES:
+            fallback("d_ff", raw, f"must be one of {D_FF_CHOICES[1:]} or 0 for 4·d_model", DEFAULTS.d_ff)
+        else:
+            out["d_ff"] = value
+
+    if "seed" in values:
+        raw = values["seed"]
+        value = _parse_int(str(raw))
+        lo, hi = SEED_RANGE
+        if value is None or not lo <= value <= hi:
+            fallback("seed", raw, f"must be a whole number from {lo} to {hi:,}", DEFAULTS.seed)
+        else:
+            out["seed"] = value
+
+    if "norm" in values:
+        raw = str(values["norm"])
+        if raw not in NORM_CHOICES:
+            fallback("norm", raw, f"must be one of {NORM_CHOICES}", DEFAULTS.norm)
+        else:
+            out["norm"] = raw
+
+    return Checked(replace(DEFAULTS, **out), notices)
+
+
+def to_query(settings: Settings) -> dict[str, str]:
+    """The URL query parameters for these settings; defaults are left out to keep URLs short."""
+    return {
+        key: str(getattr(settings, key)) for key in KEYS if getattr(settings, key) != getattr(DEFAULTS, key)
+    }

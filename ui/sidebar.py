@@ -1,0 +1,257 @@
+"""The shared page setup: page config, the settings sidebar, URL sync and the weights badge.
+
+Why every page calls :func:`page_setup` instead of app.py drawing the sidebar once: with a folder
+named ``pages/`` beside app.py, Streamlit 1.67 starts in its old "pages directory" mode, and until
+some run calls ``st.navigation`` a page opened by its URL (and every AppTest rerun) runs *without*
+app.py. So the page itself must draw the sidebar, and app.py must not (duplicate widget keys).
+
+URL sync is done by hand with ``st.query_params`` rather than ``bind="query-params"``: bound widgets
+drop a bad value silently (``?d_model=7`` just vanishes), and a widget drawn by a page script is
+bound to that page, so its parameter is filtered out of the URL on a page switch. Here the
+settings live in ``st.session_state[STORE]`` (not a widget key, so it survives page switches); the
+URL is read and validated once per session and rewritten on every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from ui.settings import (
+    D_FF_CHOICES,
+    D_MODEL_CHOICES,
+    DEFAULTS,
+    KEYS,
+    NORM_CHOICES,
+    NUM_LAYERS_RANGE,
+    SEED_RANGE,
+    Settings,
+    checkpoint_available,
+    head_choices,
+    to_query,
+    validate,
+)
+
+STORE = "_glassbox_settings"  # the validated Settings of this session
+NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
+
+WEIGHT_LABELS = {"random": "Random initialisation", "trained": "Trained 汉字→拼音 checkpoint"}
+
+
+def _on_change(key: str) -> None:
+    """A widget changed: validate the new value with the others and store the result."""
+    state = st.session_state
+    values = state[STORE].to_dict()
+    values[key] = state[key]
+    checked = validate(values)
+    state[STORE] = checked.settings
+    state[NOTICES] = checked.notices
+
+
+def _read_url() -> None:
+    """On a session's first run: settings from the URL's query parameters (validated)."""
+    params = st.query_params
+    raw = {key: params[key] for key in KEYS if key in params}
+    checked = validate(raw)
+    st.session_state[STORE] = checked.settings
+    st.session_state[NOTICES] = checked.notices
+
+
+def _write_url(settings: Settings) -> None:
+    """Make the URL match the settings (only our keys; other parameters are left alone)."""
+    params = st.query_params
+    wanted = to_query(settings)
+    for key in KEYS:
+        if key in wanted:
+            if params.get(key) != wanted[key]:
+                params[key] = wanted[key]
+        elif key in params:
+            del params[key]
+
+
+def weights_caption(settings: Settings, label: str | None = None) -> str:
+    """The sentence saying which weights are on screen; shown on every page."""
+    if settings.weights == "trained":
+        return f"Weights: {label or 'trained 汉字→拼音 checkpoint'}"
+    return f"Weights: random initialisation (seed {settings.seed}) — attention patterns are noise"
+
+
+def _sidebar(settings: Settings, trained_config) -> None:
+    state = st.session_state
+    # A widget keyed K shows st.session_state[K]; setting it before the widget is drawn makes every
+    # page draw the stored settings, whichever page drew the widget last.
+    for key in KEYS:
+        state[key] = getattr(settings, key)
+
+    sb = st.sidebar
+    sb.text_area(
+        "Sentence (encoder input)",
+        key="sentence",
+        height=90,
+        help="Any text: Chinese, English, emoji… Long text is cut (see the message on the page).",
+        on_change=_on_change,
+        args=("sentence",),
+    )
+    sb.text_area(
+        "Target sentence (decoder input)",
+        key="target",
+        height=68,
+        placeholder="Empty: the decoder is fed the model's own greedy output",
+        on_change=_on_change,
+        args=("target",),
+    )
+    weights_options = (
+        ["random", "trained"] if checkpoint_available() or settings.weights == "trained" else ["random"]
+    )
+    sb.radio(
+        "Weights",
+        weights_options,
+        key="weights",
+        format_func=WEIGHT_LABELS.__getitem__,
+        on_change=_on_change,
+        args=("weights",),
+    )
+    if not checkpoint_available():
+        sb.caption("The trained checkpoint (assets/pinyin.pt) is not there yet: only random weights.")
+
+    fixed = trained_config is not None
+    if fixed:
+        sb.info(
+            "Sizes are fixed by the checkpoint: "
+            f"d_model={trained_config.d_model}, h={trained_config.num_heads}, "
+            f"N={trained_config.num_layers}, d_ff={trained_config.d_ff}, norm={trained_config.norm}."
+        )
+    sb.selectbox(
+        "d_model (width of every vector)",
+        D_MODEL_CHOICES,
+        key="d_model",
+        disabled=fixed,
+        on_change=_on_change,
+        args=("d_model",),
+    )
+    sb.select_slider(
+        "Heads h (only divisors of d_model)",
+        head_choices(settings.d_model),
+        key="num_heads",
+        disabled=fixed,
+        help="d_k = d_model / h must be a whole number, so only divisors of d_model are offered.",
+        on_change=_on_change,
+        args=("num_heads",),
+    )
+    lo, hi = NUM_LAYERS_RANGE
+    sb.slider(
+        "Layers N (encoder and decoder)",
+        lo,
+        hi,
+        key="num_layers",
+        disabled=fixed,
+        on_change=_on_change,
+        args=("num_layers",),
+    )
+    sb.selectbox(
+        "d_ff (feed-forward width)",
+        D_FF_CHOICES,
+        key="d_ff",
+        disabled=fixed,
+        format_func=lambda v: f"4·d_model = {4 * settings.d_model}" if v == 0 else str(v),
+        on_change=_on_change,
+        args=("d_ff",),
+    )
+    sb.number_input(
+        "Seed (random initialisation)",
+        min_value=SEED_RANGE[0],
+        max_value=SEED_RANGE[1],
+        step=1,
+        key="seed",
+        disabled=fixed,
+        on_change=_on_change,
+        args=("seed",),
+    )
+    sb.radio(
+        "LayerNorm",
+        NORM_CHOICES,
+        key="norm",
+        horizontal=True,
+        disabled=fixed,
+        format_func={"post": "post (paper)", "pre": "pre"}.__getitem__,
+        on_change=_on_change,
+        args=("norm",),
+    )
+    sb.caption("Every setting is in the page's URL: copy it to share this exact view.")
+
+
+def _ensure_navigation() -> None:
+    """Register our navigation when this page was started without app.py ("pages/ folder" mode).
+
+    That mode is a process-wide flag, on from server start until some run calls st.navigation: a
+    first visitor arriving at /attention would see file names ("app", "attention"...) in the sidebar
+    and keep that mode. Calling st.navigation here shows the real page list and ends the mode, so
+    the next run goes through app.py. (The page being run is already the right one.)
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # internal API moved: the app still works, with file names in the nav
+        return
+    if PagesManager.uses_pages_directory:
+        from ui.nav import navigation_pages
+
+        st.navigation(navigation_pages())
+
+
+def page_setup(title: str, icon: str | None = None) -> Settings:
+    """Call first in every page script: page config, sidebar, URL sync; returns valid Settings.
+
+    With trained weights the returned sizes are the checkpoint's, not the sidebar's.
+    """
+    st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
+    _ensure_navigation()
+    state = st.session_state
+    if STORE not in state:
+        _read_url()
+    settings: Settings = state[STORE]
+
+    # The pipeline (cached) names the weights really on screen: "trained" falls back to random
+    # weights, with a warning, when the checkpoint cannot be used.
+    from ui.cache import get_pipeline
+
+    pipe = get_pipeline(settings, quiet=True)
+    trained_config = None
+    label = getattr(pipe, "label", None)
+    if pipe is not None and getattr(pipe, "kind", settings.weights) == "trained":
+        trained_config = pipe.config
+        settings = replace(
+            settings,
+            d_model=pipe.config.d_model,
+            num_heads=pipe.config.num_heads,
+            num_layers=pipe.config.num_layers,
+            d_ff=pipe.config.d_ff,
+            norm=pipe.config.norm,
+        )
+    elif settings.weights == "trained":
+        settings = replace(settings, weights="random")  # what is on screen
+
+    _sidebar(state[STORE], trained_config)
+    _write_url(state[STORE])
+
+    st.title(title)
+    # The badge is short (it is cut at one line); the pipeline's details go in a caption under it.
+    text = (label or weights_caption(settings)).replace("[", "(").replace("]", ")")  # badge is Markdown
+    badge, _, details = text.partition("; ")
+    if settings.weights == "trained":
+        st.badge(badge, icon=":material/school:", color="green")
+    else:
+        st.badge(badge, icon=":material/casino:", color="orange")
+    if details:
+        st.caption(details[:1].upper() + details[1:] + ".")
+    if pipe is not None and getattr(pipe, "warning", None):
+        st.warning(pipe.warning, icon=":material/warning:")
+    for notice in state.get(NOTICES, []):
+        st.warning(notice, icon=":material/warning:")
+    return settings
+
+
+def reset_settings() -> None:
+    """Forget this session's settings (tests; a "reset" button could use it)."""
+    st.session_state[STORE] = DEFAULTS
+    st.session_state[NOTICES] = []
