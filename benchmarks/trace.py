@@ -40,24 +40,38 @@ def median_time(fn, reps):
 
 def main() -> None:
     torch.set_num_threads(torch.get_num_threads())
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {platform.processor() or platform.machine()}")
-    print(f"{'d_model':>7} {'h':>2} {'N':>2} {'d_ff':>5} {'B':>2} {'L':>3}  {'torch ms':>9} {'trace ms':>9} {'ratio':>6}")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"{platform.processor() or platform.machine()}"
+    )
+    print(
+        f"{'d_model':>7} {'h':>2} {'N':>2} {'d_ff':>5} {'B':>2} {'L':>3}  "
+        f"{'torch ms':>9} {'trace ms':>9} {'ratio':>6}"
+    )
     for d, h, n, d_ff, b, length in SIZES:
         torch.manual_seed(0)
         ref = nn.Transformer(d, h, n, n, d_ff, dropout=0.0, batch_first=True).eval()
-        ours = Transformer(ModelConfig(1000, 1000, d_model=d, num_heads=h, num_layers=n, d_ff=d_ff, dropout=0.0)).eval()
+        ours = Transformer(
+            ModelConfig(1000, 1000, d_model=d, num_heads=h, num_layers=n, d_ff=d_ff, dropout=0.0)
+        ).eval()
         ours.load_torch_stack(ref)
         src = torch.randint(5, 1000, (b, length))
         tgt = torch.randint(5, 1000, (b, length))
         x_src, x_tgt = ours.src_embed(src)[0], ours.tgt_embed(tgt)[0]
         causal = torch.ones(length, length, dtype=torch.bool).triu(1)
 
-        def run_torch():
+        def run_torch(ref=ref, x_src=x_src, x_tgt=x_tgt, causal=causal, src=src, tgt=tgt):
             with torch.no_grad():
-                ref(x_src, x_tgt, tgt_mask=causal, src_key_padding_mask=src == 0,
-                    tgt_key_padding_mask=tgt == 0, memory_key_padding_mask=src == 0)
+                ref(
+                    x_src,
+                    x_tgt,
+                    tgt_mask=causal,
+                    src_key_padding_mask=src == 0,
+                    tgt_key_padding_mask=tgt == 0,
+                    memory_key_padding_mask=src == 0,
+                )
 
-        def run_trace():
+        def run_trace(ours=ours, src=src, tgt=tgt):
             ours.trace(src, tgt)
 
         for fn in (run_torch, run_trace):  # warm-up
@@ -69,7 +83,10 @@ def main() -> None:
             t_torch.append(median_time(run_torch, reps // 5))
             t_trace.append(median_time(run_trace, reps // 5))
         a, c = statistics.median(t_torch), statistics.median(t_trace)
-        print(f"{d:>7} {h:>2} {n:>2} {d_ff:>5} {b:>2} {length:>3}  {a * 1e3:>9.2f} {c * 1e3:>9.2f} {c / a:>6.2f}")
+        print(
+            f"{d:>7} {h:>2} {n:>2} {d_ff:>5} {b:>2} {length:>3}  "
+            f"{a * 1e3:>9.2f} {c * 1e3:>9.2f} {c / a:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Scaled dot-product and multi-head attention (section 3.2), returning what a view needs.
 
-    Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
-    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
+Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
+MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
 """
 
 from __future__ import annotations
@@ -71,9 +71,7 @@ class MultiHeadAttention(nn.Module):
         scores, weights, heads = _attend(q, k, v, mask, self.dropout)  # heads: (B, h, L_q, d_k)
         concat = heads.transpose(1, 2).reshape(B, L_q, d_model)  # (B, L_q, h·d_k)
         output = self.w_o(concat)  # (B, L_q, d_model)
-        full_mask = (
-            torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)
-        )
+        full_mask = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)
         return output, AttentionTrace(
             query_input=x_q.detach(),
             key_input=x_kv.detach(),

@@ -33,11 +33,23 @@ class ModelConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}={value!r} must be a positive integer")
 
-        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads", "num_layers", "d_ff", "max_len"):
+        for name in (
+            "src_vocab_size",
+            "tgt_vocab_size",
+            "d_model",
+            "num_heads",
+            "num_layers",
+            "d_ff",
+            "max_len",
+        ):
             positive(name)
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}")
-        if not isinstance(self.dropout, (int, float)) or isinstance(self.dropout, bool) or not 0.0 <= self.dropout < 1.0:
+        if (
+            not isinstance(self.dropout, (int, float))
+            or isinstance(self.dropout, bool)
+            or not 0.0 <= self.dropout < 1.0
+        ):
             raise ValueError(f"dropout={self.dropout!r} must be a number in [0, 1)")
         if self.norm not in NORMS:
             raise ValueError(f"norm={self.norm!r} must be one of {NORMS}")

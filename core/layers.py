@@ -1,7 +1,7 @@
 """Encoder and decoder layers (section 3.1) with a choice of where LayerNorm goes.
 
-    post-norm (the paper):  x = LayerNorm(x + Sublayer(x))
-    pre-norm:               x = x + Sublayer(LayerNorm(x))
+post-norm (the paper):  x = LayerNorm(x + Sublayer(x))
+pre-norm:               x = x + Sublayer(LayerNorm(x))
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ class DecoderLayer(nn.Module):
     ) -> tuple[torch.Tensor, DecoderLayerTrace]:
         after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask))
         # Cross-attention: queries from the decoder, keys and values from the encoder's memory.
-        after_cross, _, cross_attn = self.sublayer2(after_self, lambda y: self.cross_attn(y, memory, src_mask))
+        after_cross, _, cross_attn = self.sublayer2(
+            after_self, lambda y: self.cross_attn(y, memory, src_mask)
+        )
         out, ffn_out, hidden = self.sublayer3(after_cross, self.ffn)
         trace = DecoderLayerTrace(
             input=x.detach(),

@@ -98,7 +98,9 @@ class Transformer(nn.Module):
 
     def _check_ids(self, ids: torch.Tensor, vocab_size: int, name: str) -> None:
         if ids.dim() != 2 or ids.dtype != torch.long:
-            raise ValueError(f"{name} must be a LongTensor of shape (batch, length), got {tuple(ids.shape)} {ids.dtype}")
+            raise ValueError(
+                f"{name} must be a LongTensor of shape (batch, length), got {tuple(ids.shape)} {ids.dtype}"
+            )
         if ids.numel() and (ids.min() < 0 or ids.max() >= vocab_size):
             raise ValueError(f"{name} has ids outside [0, {vocab_size})")
 
@@ -204,7 +206,9 @@ class Transformer(nn.Module):
         if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
             raise ValueError("reference has a different number of layers")
         if ref.d_model != c.d_model or ref.nhead != c.num_heads:
-            raise ValueError(f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}")
+            raise ValueError(
+                f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}"
+            )
 
         def attention(ours, theirs: nn.MultiheadAttention) -> None:
             # torch stacks W_Q, W_K, W_V as one (3·d_model, d_model) in_proj matrix

@@ -133,8 +133,17 @@ def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH
 def _random_pipeline(s: PipelineSettings) -> Pipeline:
     tok = corpus_tokenizer()
     vocab = len(tok.vocab)
-    config = ModelConfig(vocab, vocab, d_model=s.d_model, num_heads=s.num_heads, num_layers=s.num_layers,
-                         d_ff=s.d_ff, dropout=0.0, norm=s.norm, seed=s.seed)
+    config = ModelConfig(
+        vocab,
+        vocab,
+        d_model=s.d_model,
+        num_heads=s.num_heads,
+        num_layers=s.num_layers,
+        d_ff=s.d_ff,
+        dropout=0.0,
+        norm=s.norm,
+        seed=s.seed,
+    )
     model = Transformer(config).eval()
     labels = [display_token(tok, tok.vocab[i]) for i in range(vocab)]
 
@@ -142,8 +151,10 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         ids = tok.encode(text)
         return [labels[i] for i in ids], ids
 
-    label = (f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
-             f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus")
+    label = (
+        f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
+        f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus"
+    )
     return Pipeline(s, model, "random", label, encode, encode, labels, labels)
 
 
@@ -154,8 +165,15 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
     return pipeline_from_model(model, src_vocab, tgt_vocab, task, metrics, settings=s)
 
 
-def pipeline_from_model(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, task: str, metrics: dict,
-                        settings: PipelineSettings | None = None, label: str | None = None) -> Pipeline:
+def pipeline_from_model(
+    model: Transformer,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    task: str,
+    metrics: dict,
+    settings: PipelineSettings | None = None,
+    label: str | None = None,
+) -> Pipeline:
     """A pipeline around a trained model (the shipped checkpoint, or one just trained in the app).
 
     Source tokens are characters (whitespace dropped, unknown ones [UNK]); a target is
@@ -176,8 +194,17 @@ def pipeline_from_model(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, 
         quality = f", test syllable accuracy {acc:.1%}" if isinstance(acc, float) else ""
         name = {"pinyin": "汉字→拼音 (characters → pinyin)"}.get(task, f"{task!r} task")
         label = f"Weights: trained {name} checkpoint{quality}"
-    return Pipeline(settings or PipelineSettings(weights="trained"), model.eval(), "trained", label, encode_src,
-                    encode_tgt, tgt_vocab.to_list(), src_vocab.to_list(), metrics=metrics)
+    return Pipeline(
+        settings or PipelineSettings(weights="trained"),
+        model.eval(),
+        "trained",
+        label,
+        encode_src,
+        encode_tgt,
+        tgt_vocab.to_list(),
+        src_vocab.to_list(),
+        metrics=metrics,
+    )
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -227,4 +254,6 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
 def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
     """Greedy decoding of one sentence's ids, at most len + 2 steps (pinyin: one syllable per character)."""
     src = torch.tensor([src_ids], dtype=torch.long)
-    return pipe.model.greedy_decode(src, max_new_tokens=min(len(src_ids) + 2, limit), bos_id=BOS_ID, eos_id=EOS_ID)
+    return pipe.model.greedy_decode(
+        src, max_new_tokens=min(len(src_ids) + 2, limit), bos_id=BOS_ID, eos_id=EOS_ID
+    )

@@ -52,4 +52,4 @@ class Vocab:
     def from_list(cls, itos: Sequence[str]) -> Vocab:
         if tuple(itos[: len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
             raise ValueError(f"a vocabulary must start with the special tokens {SPECIAL_TOKENS}")
-        return cls(itos[len(SPECIAL_TOKENS):])
+        return cls(itos[len(SPECIAL_TOKENS) :])

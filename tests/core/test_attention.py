@@ -9,20 +9,32 @@ from core.masks import causal_mask, decoder_mask, padding_mask
 
 def random_qkv(b, h, lq, lk, d, seed):
     g = torch.Generator().manual_seed(seed)
-    return (torch.randn(b, h, lq, d, generator=g), torch.randn(b, h, lk, d, generator=g),
-            torch.randn(b, h, lk, d, generator=g))
+    return (
+        torch.randn(b, h, lq, d, generator=g),
+        torch.randn(b, h, lk, d, generator=g),
+        torch.randn(b, h, lk, d, generator=g),
+    )
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 3, 3, 4), (2, 4, 5, 7, 8), (3, 2, 1, 6, 16)])
 def test_equals_torch_sdpa_without_mask(shape):
     q, k, v = random_qkv(*shape, seed=0)
     out, w = scaled_dot_product_attention(q, k, v)
-    torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        out, torch.nn.functional.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=0
+    )
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1]))
 
 
-@given(b=st.integers(1, 3), h=st.integers(1, 4), lq=st.integers(1, 6), lk=st.integers(1, 6),
-       d=st.integers(1, 8), seed=st.integers(0, 10_000), data=st.data())
+@given(
+    b=st.integers(1, 3),
+    h=st.integers(1, 4),
+    lq=st.integers(1, 6),
+    lk=st.integers(1, 6),
+    d=st.integers(1, 8),
+    seed=st.integers(0, 10_000),
+    data=st.data(),
+)
 @settings(max_examples=60, deadline=None)
 def test_masked_attention_properties_and_torch_equality(b, h, lq, lk, d, seed, data):
     q, k, v = random_qkv(b, h, lq, lk, d, seed)
@@ -65,11 +77,13 @@ def test_multi_head_trace_is_consistent():
     assert t.mask.shape == (2, 3, 4, 5)
     # head j uses rows j*d_k:(j+1)*d_k of W_Q
     j = 1
-    q_j = x @ mha.w_q.weight[j * 4:(j + 1) * 4].T + mha.w_q.bias[j * 4:(j + 1) * 4]
+    q_j = x @ mha.w_q.weight[j * 4 : (j + 1) * 4].T + mha.w_q.bias[j * 4 : (j + 1) * 4]
     torch.testing.assert_close(t.q[:, j], q_j)
     torch.testing.assert_close(t.scores, t.q @ t.k.transpose(-2, -1) / 2.0)  # sqrt(d_k) = 2
     torch.testing.assert_close(t.heads, t.weights @ t.v)
-    torch.testing.assert_close(out, t.heads.transpose(1, 2).reshape(2, 4, 12) @ mha.w_o.weight.T + mha.w_o.bias)
+    torch.testing.assert_close(
+        out, t.heads.transpose(1, 2).reshape(2, 4, 12) @ mha.w_o.weight.T + mha.w_o.bias
+    )
 
 
 def test_masks_mean_true_may_attend():

@@ -14,7 +14,9 @@ ATOL = 1e-5
 def build(d_model, heads, layers, d_ff, seed=0):
     torch.manual_seed(seed)
     ref = nn.Transformer(d_model, heads, layers, layers, d_ff, dropout=0.0, batch_first=True).eval()
-    cfg = ModelConfig(50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0, seed=seed)
+    cfg = ModelConfig(
+        50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0, seed=seed
+    )
     ours = Transformer(cfg).eval()
     ours.load_torch_stack(ref)
     return ref, ours
@@ -29,8 +31,15 @@ def padded_batch(lengths, total, vocab, seed):
 
 
 def torch_attention_weights(mha: nn.MultiheadAttention, x_q, x_kv, key_pad, attn_mask=None):
-    _, w = mha(x_q, x_kv, x_kv, key_padding_mask=key_pad, attn_mask=attn_mask,
-               need_weights=True, average_attn_weights=False)
+    _, w = mha(
+        x_q,
+        x_kv,
+        x_kv,
+        key_padding_mask=key_pad,
+        attn_mask=attn_mask,
+        need_weights=True,
+        average_attn_weights=False,
+    )
     return w  # (B, h, Lq, Lk)
 
 
@@ -55,8 +64,13 @@ def test_stack_and_every_head_equal_torch(d_model, heads, layers, d_ff, src_lens
     causal = torch.ones(T, T, dtype=torch.bool).triu(1)  # torch: True = not allowed
     with torch.no_grad():
         memory = ref.encoder(tr.src_embedded, src_key_padding_mask=src_pad)
-        out = ref.decoder(tr.tgt_embedded, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad,
-                          memory_key_padding_mask=src_pad)
+        out = ref.decoder(
+            tr.tgt_embedded,
+            memory,
+            tgt_mask=causal,
+            tgt_key_padding_mask=tgt_pad,
+            memory_key_padding_mask=src_pad,
+        )
 
         real_src, real_tgt = ~src_pad, ~tgt_pad
         # Padded rows carry no meaning (torch's fast path fills them differently): compare real ones.
@@ -78,11 +92,15 @@ def test_stack_and_every_head_equal_torch(d_model, heads, layers, d_ff, src_lens
             h = layer.norm1(y + sa)
             w_cross = torch_attention_weights(layer.multihead_attn, h, memory, src_pad)
             for b, n in enumerate(tgt_lens):
-                torch.testing.assert_close(tr.decoder[i].self_attn.weights[b, :, :n], w_self[b, :, :n],
-                                           atol=ATOL, rtol=0)
-                torch.testing.assert_close(tr.decoder[i].cross_attn.weights[b, :, :n], w_cross[b, :, :n],
-                                           atol=ATOL, rtol=0)
-            torch.testing.assert_close(tr.decoder[i].after_self_attn[real_tgt], h[real_tgt], atol=ATOL, rtol=0)
+                torch.testing.assert_close(
+                    tr.decoder[i].self_attn.weights[b, :, :n], w_self[b, :, :n], atol=ATOL, rtol=0
+                )
+                torch.testing.assert_close(
+                    tr.decoder[i].cross_attn.weights[b, :, :n], w_cross[b, :, :n], atol=ATOL, rtol=0
+                )
+            torch.testing.assert_close(
+                tr.decoder[i].after_self_attn[real_tgt], h[real_tgt], atol=ATOL, rtol=0
+            )
             y = tr.decoder[i].output
 
 

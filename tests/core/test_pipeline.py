@@ -12,7 +12,9 @@ from core.vocab import Vocab
 
 @pytest.fixture(scope="module")
 def random_pipe():
-    return P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64))
+    return P.load_pipeline(
+        P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64)
+    )
 
 
 def test_random_weights_any_text_and_labelled_as_noise(random_pipe):
@@ -32,7 +34,9 @@ def test_random_weights_any_text_and_labelled_as_noise(random_pipe):
 def test_target_is_teacher_forced(random_pipe):
     run = P.run_pipeline(random_pipe, "hello world", target="bonjour le monde")
     assert run.target_given and run.decoded is None
-    assert run.tgt_tokens[0] == "[BOS]" and "".join(run.tgt_tokens[1:]).replace("␣", " ") == "bonjour le monde"
+    assert (
+        run.tgt_tokens[0] == "[BOS]" and "".join(run.tgt_tokens[1:]).replace("␣", " ") == "bonjour le monde"
+    )
 
 
 def test_long_input_is_truncated_and_says_so(random_pipe):
@@ -57,11 +61,18 @@ def test_missing_or_broken_checkpoint_falls_back_with_a_warning(tmp_path):
 
 def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
     src_vocab, tgt_vocab = Vocab(list("中国人")), Vocab(["zhōng", "guó", "rén"])
-    model = Transformer(ModelConfig(len(src_vocab), len(tgt_vocab), d_model=16, num_heads=2, num_layers=1, d_ff=32))
+    model = Transformer(
+        ModelConfig(len(src_vocab), len(tgt_vocab), d_model=16, num_heads=2, num_layers=1, d_ff=32)
+    )
     path = tmp_path / "tiny.pt"
     save_checkpoint(path, model, (src_vocab, tgt_vocab), "pinyin", {"test_token_acc": 0.5})
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=path)
-    assert pipe.kind == "trained" and pipe.warning is None and "汉字→拼音" in pipe.label and "50.0%" in pipe.label
+    assert (
+        pipe.kind == "trained"
+        and pipe.warning is None
+        and "汉字→拼音" in pipe.label
+        and "50.0%" in pipe.label
+    )
     run = P.run_pipeline(pipe, "中国 ok", target="")
     assert run.src_tokens == ["中", "国", "[UNK]", "[UNK]"]
     assert run.decoded is not None and torch.equal(run.decoded.steps[-1].tgt_ids, run.trace.tgt_ids)

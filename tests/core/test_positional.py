@@ -28,7 +28,12 @@ def test_bounded_by_one(d, n):
     assert sinusoidal_encoding(n, d).abs().max() <= 1.0
 
 
-@given(d=st.sampled_from([2, 8, 33, 64, 128, 512]), k=st.integers(0, 50), p=st.integers(0, 400), q=st.integers(0, 400))
+@given(
+    d=st.sampled_from([2, 8, 33, 64, 128, 512]),
+    k=st.integers(0, 50),
+    p=st.integers(0, 400),
+    q=st.integers(0, 400),
+)
 @settings(max_examples=60, deadline=None)
 def test_dot_product_depends_only_on_offset(d, k, p, q):
     pe = sinusoidal_encoding(500, d).double()
@@ -48,5 +53,5 @@ def test_shift_is_a_linear_map_independent_of_position():
     for i, w in enumerate(freqs):
         c, s = math.cos(k * w), math.sin(k * w)
         # [sin(a+b), cos(a+b)] = [[cos b, sin b], [-sin b, cos b]] [sin a, cos a]
-        M[2 * i: 2 * i + 2, 2 * i: 2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.float64)
-    torch.testing.assert_close(pe[k:] , pe[:-k] @ M.T, atol=1e-6, rtol=0)
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.float64)
+    torch.testing.assert_close(pe[k:], pe[:-k] @ M.T, atol=1e-6, rtol=0)
