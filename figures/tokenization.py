@@ -1,0 +1,464 @@
+"""Tokenization figures and helpers: BPE merge by merge, token ids, bytes behind a character.
+
+Pure: tokens / a trained ``core.bpe.BPETokenizer`` in, ``go.Figure`` or plain rows out; no Streamlit.
+
+The token-box figure is one horizontal ``Bar`` trace (one bar per token: the boxes, their colours
+and the hover) plus one ``Scatter`` text trace for the labels and one for the ids. Three traces
+whatever the number of tokens, so a slider step redraws in a few milliseconds. The tokens flow
+left to right and wrap into rows like text; a box is as wide as its label (a Chinese character or
+an emoji counts as two Latin letters).
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from core.bpe import END_OF_WORD, BPETokenizer, char_byte_table, token_bytes
+from core.vocab import SPECIAL_TOKENS
+from figures.style import BASE_FONT_SIZE, FONT_FAMILY, TITLE_FONT_SIZE, escape_label, token_label
+
+# The textbook example (Sennrich et al. 2016; Jurafsky & Martin, ch. 2): word counts low×5,
+# lower×2, newest×6, widest×3. Classic BPE learns e+s, es+t, est+</w>, l+o, lo+w, ... from it.
+TEXTBOOK_COUNTS = (("low", 5), ("lower", 2), ("newest", 6), ("widest", 3))
+TEXTBOOK_CORPUS = " ".join(w for w, n in TEXTBOOK_COUNTS for _ in range(n))
+
+MAX_BOXES = 160  # more boxes than this are not legible at 1280×720: the figure shows the first ones
+UPLOAD_LIMIT = 1_000_000  # bytes: training on more would make the first view slow
+
+# Pastel colours, one per token id (id mod 10), dark enough text on all of them.
+PALETTE = (
+    "#cfe0f5", "#fde2b8", "#cfe8d5", "#f7d4d4", "#e6dcf5",
+    "#fff3b0", "#d4f0f0", "#f5dcc8", "#e0e0e0", "#dff5c8",
+)
+SPECIAL_COLOR = "#9e9e9e"
+HIGHLIGHT_FILL = "#ff9f43"
+HIGHLIGHT_LINE = "#c0392b"
+EDGE = "#555555"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Plain helpers
+
+
+def light_style(fig: go.Figure, *, height: int | None = None, title: str | None = None) -> go.Figure:
+    """``figures.style.apply_style`` without ``template="plotly_white"``, set by hand instead.
+
+    Why: building that template deep-copies it, ~170 ms per figure here, too slow for a slider
+    that redraws two figures per step. Same font, sizes, margins and white background.
+    """
+    fig.update_layout(
+        template="none",
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        font={"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": "#222222"},
+        hoverlabel={"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
+        margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
+    )
+    if title is not None:
+        fig.update_layout(title={"text": escape_label(title), "font": {"size": TITLE_FONT_SIZE}})
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def display_width(label: str) -> float:
+    """Width of a label in "Latin letter" units: wide (CJK) and emoji characters count 2."""
+    width = 0.0
+    for ch in label:
+        if unicodedata.combining(ch) or ch in "\u200d\ufe0f":
+            continue
+        width += 2.0 if unicodedata.east_asian_width(ch) in ("W", "F") or ord(ch) >= 0x1F000 else 1.0
+    return width
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The result of reading an uploaded file: ``text`` or an ``error`` to show (never both)."""
+
+    text: str | None
+    error: str | None = None
+
+
+def read_upload(data: bytes | None, limit: int = UPLOAD_LIMIT) -> Upload:
+    """Uploaded bytes -> text for training, or a clear message: too big, binary, not UTF-8, empty.
+
+    >>> read_upload("低 low".encode()).text
+    '低 low'
+    >>> read_upload(b"\\xff\\xfe\\x00").error
+    'This file is not UTF-8 text (it looks binary): upload a plain .txt file saved as UTF-8.'
+    """
+    if data is None:
+        return Upload(None, "No file uploaded yet.")
+    if len(data) > limit:
+        return Upload(
+            None,
+            f"This file is {len(data) / 1e6:.1f} MB; training here is limited to {limit / 1e6:g} MB. "
+            "Upload a shorter .txt file (or paste an excerpt).",
+        )
+    try:
+        text = data.decode("utf-8-sig", errors="strict")  # utf-8-sig: a BOM is not part of the text
+    except UnicodeDecodeError:
+        binary = b"\x00" in data
+        why = " (it looks binary)" if binary else ""
+        return Upload(None, f"This file is not UTF-8 text{why}: upload a plain .txt file saved as UTF-8.")
+    if "\x00" in text:
+        return Upload(None, "This file contains NUL characters: it is not plain text.")
+    if not text.strip():
+        return Upload(None, "This file is empty (or only whitespace): there is nothing to learn from.")
+    return Upload(text)
+
+
+def film_text(text: str, byte_level: bool, max_symbols: int = MAX_BOXES) -> tuple[str, bool]:
+    """The longest prefix of ``text`` whose un-merged symbols fit in ``max_symbols`` boxes.
+
+    Byte-level: one symbol per UTF-8 byte; classic: one per character plus ``</w>`` per word.
+    Returns (prefix, whether it was cut). The cut falls at a word boundary when there is one.
+
+    >>> film_text("ab cd", byte_level=False, max_symbols=4)
+    ('ab', True)
+    """
+    used = 0
+    in_word = False
+    last_space = None
+    for i, ch in enumerate(text):
+        if byte_level:
+            cost = len(ch.encode("utf-8", "surrogatepass"))
+        elif ch.isspace():
+            cost = 0
+        else:
+            cost = 1 if in_word else 2  # the first character of a word also brings its </w>
+        in_word = not ch.isspace()
+        if used + cost > max_symbols:
+            end = last_space if last_space else i
+            return text[:end].rstrip(), True
+        used += cost
+        if ch.isspace():
+            last_space = i
+    return text, False
+
+
+def changed_steps(segmentations: Sequence[list[str]]) -> list[int]:
+    """Steps k >= 1 at which merge k changed the sentence (``segmentations`` shares unchanged lists)."""
+    return [
+        k for k in range(1, len(segmentations))
+        if segmentations[k] is not segmentations[k - 1] and segmentations[k] != segmentations[k - 1]
+    ]
+
+
+def merged_token(tok: BPETokenizer, step: int) -> str | None:
+    """The token created by merge ``step`` (1-based: step k applies ``tok.merges[k-1]``)."""
+    if 1 <= step <= len(tok.merges):
+        a, b = tok.merges[step - 1]
+        return a + b
+    return None
+
+
+def shown(token: str) -> str:
+    """A token's readable form as plain text with visible spaces / newlines, e.g. ``' is'``."""
+    return repr(token)
+
+
+def display_text(tok: BPETokenizer, token: str) -> str:
+    """How a token reads: byte-level tokens decoded, a piece of a character as its bytes ``⟨e4 b8⟩``.
+
+    The same convention as the model's token labels on the other pages. Classic tokens (and
+    special tokens) are shown as they are, ``</w>`` included.
+
+    >>> t = BPETokenizer([], byte_level=True)
+    >>> display_text(t, "Ġhi"), display_text(t, "ä¸").replace("\u2002", " "), display_text(t, "[BOS]")
+    (' hi', '⟨e4 b8⟩', '[BOS]')
+    """
+    if not tok.byte_level or token in SPECIAL_TOKENS:
+        return token
+    text = tok.readable(token)
+    if "\ufffd" in text:
+        return "⟨" + "\u2002".join(f"{b:02x}" for b in token_bytes(token)) + "⟩"  # en space: not ␣
+    return text
+
+
+def merge_rows(tok: BPETokenizer) -> list[dict]:
+    """The merges table: step, pair, new token, its id and readable form."""
+    rows = []
+    for rank, (a, b) in enumerate(tok.merges):
+        new = a + b
+        rows.append({
+            "step": rank + 1,
+            "left": a,
+            "right": b,
+            "new token": new,
+            "id": tok.token_to_id.get(new),
+            "reads as": shown(display_text(tok, new) if tok.byte_level else tok.readable(new)),
+        })
+    return rows
+
+
+def byte_rows(text: str, limit: int = 40) -> list[dict]:
+    """One row per distinct non-ASCII character of ``text``: code point, UTF-8 bytes, GPT-2 spelling.
+
+    >>> byte_rows("a中")[0]["bytes"]
+    [228, 184, 173]
+    """
+    rows = []
+    seen = set()
+    for ch, data, spelling in char_byte_table(text):
+        if ord(ch) < 128 or ch in seen:
+            continue
+        seen.add(ch)
+        rows.append({
+            "character": ch,
+            "code point": f"U+{ord(ch):04X}",
+            "bytes": data,
+            "UTF-8 bytes (hex)": " ".join(f"{b:02X}" for b in data),
+            "GPT-2 spelling": spelling,
+            "byte tokens": len(data),
+        })
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+def special_rows(tok: BPETokenizer) -> list[dict]:
+    """The special tokens with their reserved ids (the same in every vocabulary of the project)."""
+    return [{"token": s, "id": tok.token_to_id[s]} for s in SPECIAL_TOKENS]
+
+
+# ----------------------------------------------------------------------------------------------------
+# The token-box figure
+
+
+def _layout(widths: Sequence[float], row_units: float, gap: float) -> list[tuple[float, int]]:
+    """(x0, row) for boxes of these widths, flowing left to right and wrapping like text."""
+    out = []
+    x, row = 0.0, 0
+    for w in widths:
+        if x > 0 and x + w > row_units:
+            x, row = 0.0, row + 1
+        out.append((x, row))
+        x += w + gap
+    return out
+
+
+BOX_CHARS = 16  # longer labels are shortened with … (the hover shows the whole token)
+
+
+def box_label(text: str) -> str:
+    """What is written in a box (escaped for plotly, whitespace visible, long ones shortened)."""
+    return token_label(text, max_chars=BOX_CHARS)
+
+
+def _box_width(text: str, token_id: int | None) -> float:
+    visible = html.unescape(box_label(text))  # what the reader sees, e.g. "</w>" not "&lt;/w&gt;"
+    id_width = 0.95 * len(str(token_id)) if token_id is not None else 0.0
+    return max(display_width(visible), id_width, 1.0) + 1.4
+
+
+def token_boxes(
+    tokens: Sequence[str],
+    *,
+    ids: Sequence[int] | None = None,
+    labels: Sequence[str] | None = None,
+    readable: Sequence[str] | None = None,
+    highlight: Sequence[bool] | None = None,
+    title: str | None = None,
+    row_units: float = 80.0,
+    max_boxes: int = MAX_BOXES,
+) -> go.Figure:
+    """One coloured box per token, the token (or ``labels[i]``) inside and its id (if given) under it.
+
+    ``highlight[i]`` draws box i in orange with a thick red edge (the merge just applied).
+    Colours follow the id (``id mod 10``; special tokens grey), or alternate without ids.
+    Only the first ``max_boxes`` tokens are drawn; the title says so.
+    """
+    tokens = list(tokens)
+    n_all = len(tokens)
+    n = min(n_all, max_boxes)
+    tokens = tokens[:n]
+    ids = list(ids)[:n] if ids is not None else None
+    readable = list(readable)[:n] if readable is not None else None
+    hl = list(highlight)[:n] if highlight is not None else [False] * n
+    texts = list(labels)[:n] if labels is not None else tokens
+    widths = [_box_width(t, ids[i] if ids is not None else None) for i, t in enumerate(texts)]
+    labels = [box_label(t) for t in texts]
+    gap = 0.5
+    places = _layout(widths, row_units, gap)
+    rows = (places[-1][1] + 1) if places else 1
+
+    special = set(SPECIAL_TOKENS)
+    colors, line_colors, line_widths = [], [], []
+    for i, t in enumerate(tokens):
+        if hl[i]:
+            colors.append(HIGHLIGHT_FILL)
+        elif t in special:
+            colors.append(SPECIAL_COLOR)
+        elif ids is not None:
+            colors.append(PALETTE[ids[i] % len(PALETTE)])
+        else:
+            colors.append(PALETTE[i % 2])
+        line_colors.append(HIGHLIGHT_LINE if hl[i] else EDGE)
+        line_widths.append(4 if hl[i] else 1)
+
+    row_h = 1.0
+    ys = [-r * row_h for _, r in places]
+    xs = [x for x, _ in places]
+    centres = [x + w / 2 for x, w in zip(xs, widths, strict=True)]
+    hover = []
+    for i, t in enumerate(tokens):
+        parts = [f"token {i}: {escape_label(t)}"]
+        if readable is not None:
+            parts.append(f"reads as: {escape_label(repr(readable[i]))}")
+        if ids is not None:
+            parts.append(f"id: {ids[i]}")
+        hover.append("<br>".join(parts))
+
+    box_h = 0.56 if ids is not None else 0.7
+    label_y = [y + (0.08 if ids is not None else 0.0) for y in ys]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            orientation="h",
+            y=label_y,
+            x=widths,
+            base=xs,
+            width=box_h,
+            marker={"color": colors, "line": {"color": line_colors, "width": line_widths}},
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            name="tokens",
+            showlegend=False,
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=centres,
+            y=label_y,
+            mode="text",
+            text=labels,
+            textfont={"family": FONT_FAMILY, "size": 18, "color": "#111111"},
+            hoverinfo="skip",
+            name="labels",
+            showlegend=False,
+        )
+    )
+    if ids is not None:
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=[y - 0.42 for y in ys],
+                mode="text",
+                text=[str(i) for i in ids],
+                textfont={"family": FONT_FAMILY, "size": 16, "color": "#1a3d7c"},
+                hoverinfo="skip",
+                name="ids",
+                showlegend=False,
+            )
+        )
+    fig.update_xaxes(visible=False, range=[-0.3, row_units + 0.3], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-(rows - 1) * row_h - 0.7, 0.55], fixedrange=True)
+    if n < n_all:
+        note = f" (first {n} of {n_all} tokens)"
+        title = (title or "") + note
+    per_row = 62 if ids is not None else 50
+    light_style(fig, height=rows * per_row + (70 if title else 30), title=title)
+    fig.update_layout(barmode="overlay", bargap=0, dragmode=False, showlegend=False)
+    return fig
+
+
+def figure_tokens(fig: go.Figure) -> list[str]:
+    """The box labels of a :func:`token_boxes` figure, in order (tests, browser checks)."""
+    return list(next(t for t in fig.data if t.name == "labels").text or [])
+
+
+def figure_ids(fig: go.Figure) -> list[int]:
+    return [int(s) for s in next(t for t in fig.data if t.name == "ids").text or []]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Figures built from a tokenizer
+
+
+def box_texts(tok: BPETokenizer, tokens: Sequence[str], mode: str = "text") -> list[str]:
+    """Box labels: ``"text"`` how the tokens read (:func:`display_text`), ``"spelling"`` the tokens."""
+    if mode == "spelling":
+        return list(tokens)
+    return [display_text(tok, t) for t in tokens]
+
+
+def merge_step_figure(
+    tok: BPETokenizer, segmentations: Sequence[list[str]], step: int, row_units: float = 80.0,
+    mode: str = "text",
+) -> go.Figure:
+    """The sentence after ``step`` merges; the token the step's merge created is highlighted.
+
+    A box is highlighted where the segmentation changed at this step, i.e. where merge ``step``
+    glued two boxes of the previous step into one. ``mode``: see :func:`box_texts`.
+    """
+    step = max(0, min(step, len(segmentations) - 1))
+    tokens = segmentations[step]
+    new = merged_token(tok, step)
+    changed = step > 0 and tokens is not segmentations[step - 1]
+    highlight = [changed and t == new for t in tokens]
+    ids = [tok.token_to_id.get(t, SPECIAL_TOKENS.index("[UNK]")) for t in tokens]
+    if step == 0:
+        start = "bytes (GPT-2 spelling)" if tok.byte_level else f"characters + {END_OF_WORD}"
+        title = f"Step 0 of {len(tok.merges)}: bare {start}, {len(tokens)} tokens"
+    else:
+        a, b = tok.merges[step - 1]
+        what = "" if changed else " (not in this sentence)"
+        reads = f" “{display_text(tok, new)}”" if tok.byte_level else ""
+        title = f"Step {step} of {len(tok.merges)}: {a} + {b} → {new}{reads}{what} · {len(tokens)} tokens"
+    return token_boxes(
+        tokens,
+        ids=ids,
+        labels=box_texts(tok, tokens, mode),
+        readable=[tok.readable(t) for t in tokens],
+        highlight=highlight,
+        title=title,
+        row_units=row_units,
+    )
+
+
+def encoded_figure(
+    tok: BPETokenizer, text: str, *, title: str | None = None, row_units: float = 80.0,
+    allow_special: bool = True, mode: str = "text",
+) -> go.Figure:
+    """``text`` tokenized with all merges, each box with its id (``tok.encode``) underneath."""
+    tokens = tok.tokenize(text, allow_special=allow_special)
+    ids = tok.encode(text, allow_special=allow_special)
+    return token_boxes(
+        tokens, ids=ids, labels=box_texts(tok, tokens, mode), readable=[tok.readable(t) for t in tokens],
+        title=title, row_units=row_units,
+    )
+
+
+def token_count_figure(segmentations: Sequence[list[str]], step: int) -> go.Figure:
+    """How many tokens the sentence has after 0, 1, ... merges; a marker at the current step."""
+    counts = [len(s) for s in segmentations]
+    step = max(0, min(step, len(counts) - 1))
+    fig = go.Figure(
+        go.Scatter(
+            x=list(range(len(counts))),
+            y=counts,
+            mode="lines",
+            line={"shape": "hv", "color": "#2b6cb0", "width": 3},
+            hovertemplate="after %{x} merges: %{y} tokens<extra></extra>",
+            name="tokens",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[step], y=[counts[step]], mode="markers",
+            marker={"size": 14, "color": HIGHLIGHT_FILL, "line": {"color": HIGHLIGHT_LINE, "width": 2}},
+            hovertemplate="step %{x}: %{y} tokens<extra></extra>", name="now",
+        )
+    )
+    grid = {"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "rangemode": "tozero"}
+    fig.update_xaxes(title="merges applied", **grid)
+    fig.update_yaxes(title="tokens", **grid)
+    light_style(fig, height=260)
+    fig.update_layout(showlegend=False, margin={"l": 70, "r": 20, "t": 20, "b": 60})
+    return fig
