@@ -34,6 +34,7 @@ from figures.style import (
     token_label,
     unique_labels,
 )
+from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
 # The three attentions of the model: URL value -> what the page calls it.
 KINDS: dict[str, str] = {
@@ -60,7 +61,7 @@ def check_choice(
     anything else falls back to ``default``. The notice says what was changed, or is None.
 
     >>> check_choice("attn_layer", "99", [1, 2], 1, "layer")
-    (2, "attn_layer='99' is not available (layer 1–2): showing layer 2.")
+    (2, 'attn_layer=`99` is not available (layer 1–2): showing layer 2.')
     """
     by_text = {fmt(o): o for o in options} | {str(o): o for o in options}
     if str(raw) in by_text:
@@ -79,7 +80,7 @@ def check_choice(
         allowed, showing = f"{what} {min(options)}–{max(options)}".strip(), f"{what} {value}".strip()
     else:
         allowed, showing = "one of: " + ", ".join(map(fmt, options)), fmt(value)
-    return value, f"{key}={shown!r} is not available ({allowed}): showing {showing}."
+    return value, f"{key}={literal(shown)} is not available ({allowed}): showing {showing}."
 
 
 def attention_of(trace, kind: str, layer: int):
@@ -209,23 +210,18 @@ def diagonal_share(weights: np.ndarray) -> float:
 
 
 # -- building figures fast -------------------------------------------------------------------------
-# A validated go.Figure styled by apply_style costs ~45 ms (plotly deep-copies and checks the whole
-# "plotly_white" template every time); this page draws ~20 figures per rerun. So figures are built
-# from plain dicts on a copy of apply_style's layout, without plotly's per-property validation.
+# Plotly's per-property validation costs milliseconds per figure and this page draws ~20 per rerun,
+# so figures are built from plain dicts on a copy of apply_style's layout, without validation.
 # The tests build every figure once with VALIDATE = True, which catches any misspelt property.
 VALIDATE = False
 
 
 @functools.lru_cache(maxsize=1)
 def _base_layout() -> dict:
-    """apply_style's layout (template, font, hoverlabel, margin); of the template's per-trace-type
-    defaults only those of the trace types drawn here: plotly copies the layout 3× per figure."""
+    """apply_style's layout (font, hoverlabel, margin, grid), with an explicitly empty template:
+    without one plotly would apply its default template, the copy this module avoids."""
     layout = apply_style(go.Figure()).layout.to_plotly_json()
-    template = layout["template"]
-    layout["template"] = {
-        "layout": template["layout"],
-        "data": {t: template["data"][t] for t in ("heatmap", "bar")},
-    }
+    layout["template"] = {}
     return layout
 
 

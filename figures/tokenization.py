@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from core.bpe import END_OF_WORD, BPETokenizer, char_byte_table, token_bytes
 from core.vocab import SPECIAL_TOKENS
-from figures.style import BASE_FONT_SIZE, FONT_FAMILY, TITLE_FONT_SIZE, escape_label, token_label
+from figures.style import FONT_FAMILY, apply_style, escape_label, token_label
 
 # The textbook example (Sennrich et al. 2016; Jurafsky & Martin, ch. 2): word counts low×5,
 # lower×2, newest×6, widest×3. Classic BPE learns e+s, es+t, est+</w>, l+o, lo+w, ... from it.
@@ -43,27 +43,6 @@ EDGE = "#555555"
 
 # ----------------------------------------------------------------------------------------------------
 # Plain helpers
-
-
-def light_style(fig: go.Figure, *, height: int | None = None, title: str | None = None) -> go.Figure:
-    """``figures.style.apply_style`` without ``template="plotly_white"``, set by hand instead.
-
-    Why: building that template deep-copies it, ~170 ms per figure here, too slow for a slider
-    that redraws two figures per step. Same font, sizes, margins and white background.
-    """
-    fig.update_layout(
-        template="none",
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        font={"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": "#222222"},
-        hoverlabel={"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
-        margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
-    )
-    if title is not None:
-        fig.update_layout(title={"text": escape_label(title), "font": {"size": TITLE_FONT_SIZE}})
-    if height is not None:
-        fig.update_layout(height=height)
-    return fig
 
 
 def display_width(label: str) -> float:
@@ -363,7 +342,7 @@ def token_boxes(
         note = f" (first {n} of {n_all} tokens)"
         title = (title or "") + note
     per_row = 62 if ids is not None else 50
-    light_style(fig, height=rows * per_row + (70 if title else 30), title=title)
+    apply_style(fig, height=rows * per_row + (70 if title else 30), title=title)
     fig.update_layout(barmode="overlay", bargap=0, dragmode=False, showlegend=False)
     return fig
 
@@ -459,6 +438,6 @@ def token_count_figure(segmentations: Sequence[list[str]], step: int) -> go.Figu
     grid = {"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "rangemode": "tozero"}
     fig.update_xaxes(title="merges applied", **grid)
     fig.update_yaxes(title="tokens", **grid)
-    light_style(fig, height=260)
+    apply_style(fig, height=260)
     fig.update_layout(showlegend=False, margin={"l": 70, "r": 20, "t": 20, "b": 60})
     return fig
