@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from core.positional import sinusoidal_encoding
 from figures.style import SIGNED_SCALE, apply_style, escape_label, token_label
+from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
 DIM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -237,8 +238,7 @@ DEFAULT_MAX_POS = 128
 
 
 def _shorten(values: Sequence[str], limit: int = 40) -> str:
-    shown = ", ".join(repr(v) for v in values)
-    return shown if len(shown) <= limit else shown[:limit] + "…"
+    return ", ".join(literal(v, limit) for v in values[:5]) + (", …" if len(values) > 5 else "")
 
 
 def check_dims(raw: Sequence[str], d_model: int) -> tuple[list[int], str | None]:
@@ -275,6 +275,5 @@ def check_max_pos(raw: str | None) -> tuple[int, str | None]:
     text = str(raw).strip()
     if text.isascii() and text.isdigit() and lo <= int(text) <= hi:
         return int(text), None
-    shown = text if len(text) <= 40 else text[:40] + "…"
-    return DEFAULT_MAX_POS, (f"Ignored pe_max_pos={shown!r} (must be a whole number from {lo} to {hi}); "
-                             f"using {DEFAULT_MAX_POS}.")
+    return DEFAULT_MAX_POS, (f"Ignored pe_max_pos={literal(text)} (must be a whole number from {lo} to "
+                             f"{hi}); using {DEFAULT_MAX_POS}.")

@@ -23,6 +23,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
+from ui.settings import literal
 
 CHART = {"displayModeBar": False}
 PLOT = {"width": "stretch", "config": CHART, "theme": None}  # theme=None: keep the projector fonts
@@ -36,8 +37,9 @@ STEP_TOPK = 10  # bars per decoding step
 
 
 def _shown(raw: str) -> str:
-    """A URL value safe to put in a message (messages are Markdown): odd values are not repeated."""
-    return f"'{raw}'" if re.fullmatch(r"[\w.+-]{1,20}", raw) else "an invalid value"
+    """A URL value safe to put in a message (messages are Markdown): odd values are not repeated,
+    plain ones go in a code span (``_a_`` would otherwise be italic)."""
+    return literal(raw) if re.fullmatch(r"[\w.+-]{1,20}", raw) else "an invalid value"
 
 
 def _parse(raw: str, integer: bool) -> float | None:

@@ -38,6 +38,7 @@ from figures.tokenization import (
     token_boxes,
     token_count_figure,
 )
+from ui.settings import literal
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "assets" / "corpus"
@@ -92,7 +93,7 @@ def check_param(key: str, ok) -> None:
     st.session_state[URL_CHECKED].add(key)
     raw = st.query_params.get(key)
     if raw is not None and not ok(raw):
-        st.warning(f"Ignored {key}={raw[:40]!r} from the URL (not a valid value); using the default.")
+        st.warning(f"Ignored {key}={literal(raw)} from the URL (not a valid value); using the default.")
 
 
 def is_int_in(lo: int, hi: int):
@@ -222,8 +223,8 @@ if has_sentence:
         if raw is not None and is_int_in(0, n)(raw):
             state["tok_step"] = int(float(raw))
         elif raw is not None:
-            st.warning(f"Ignored tok_step={raw[:40]!r} from the URL (must be a whole number from 0 to {n}); "
-                       f"showing step {n}.")
+            st.warning(f"Ignored tok_step={literal(raw)} from the URL (must be a whole number from 0 to "
+                       f"{n}); showing step {n}.")
     if state.get("tok_step") is None:
         state["tok_step"] = n  # the final tokens
     elif state["tok_step"] > n:  # fewer merges than the step shown: clamp

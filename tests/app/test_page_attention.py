@@ -128,7 +128,7 @@ def test_tampered_url_falls_back_with_a_message():
     at = open_page({"attn_layer": "99", "attn_head": "-1", "attn_kind": "foo", "attn_query": "x"})
     assert_clean(at)
     shown = " ".join(messages(at))
-    assert "attn_layer='99'" in shown and "attn_head='-1'" in shown and "attn_kind='foo'" in shown
+    assert "attn_layer=`99`" in shown and "attn_head=`-1`" in shown and "attn_kind=`foo`" in shown
     assert at.selectbox(key="attn_layer").value == 2  # clamped to the last layer
     assert at.selectbox(key="attn_head").value == 1
     assert at.radio(key="attn_kind").value == "encoder"
@@ -153,4 +153,4 @@ def test_sizes_changed_heads_follow(heads):
     assert at.selectbox(key="attn_head").options == [str(j) for j in range(1, heads + 1)]
     assert at.selectbox(key="attn_layer").value == 1  # layer 3 no longer exists: clamped
     assert at.selectbox(key="attn_head").value == min(4, heads)
-    assert any("attn_layer='3'" in m for m in messages(at))
+    assert any("attn_layer=`3`" in m for m in messages(at))

@@ -130,7 +130,7 @@ def test_tampered_params_fall_back():
     at = open_page({"mask_kind": "foo", "mask_row": "9", "mask_head": "-1"})
     assert_clean(at)
     shown = " ".join(messages(at))
-    assert "mask_kind='foo'" in shown and "mask_row='9'" in shown and "mask_head='-1'" in shown
+    assert "mask_kind=`foo`" in shown and "mask_row=`9`" in shown and "mask_head=`-1`" in shown
     assert at.radio(key="mask_kind").value == "decoder"
     assert at.selectbox(key="mask_row").value == 3 and at.selectbox(key="mask_head").value == 1
 

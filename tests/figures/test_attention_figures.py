@@ -158,7 +158,7 @@ def test_check_choice():
     assert fa.check_choice("attn_layer", 5, [1, 2], 1, "layer")[0] == 2  # sizes shrank: clamp
     assert fa.check_choice("attn_head", "-1", [1, 2], 1, "head")[0] == 1
     value, notice = fa.check_choice("attn_kind", "foo", list(fa.KINDS), "encoder", fmt=fa.KINDS.get)
-    assert value == "encoder" and "attn_kind='foo'" in notice
+    assert value == "encoder" and "attn_kind=`foo`" in notice
     assert fa.check_choice(
         "attn_kind", "Decoder cross-attention", list(fa.KINDS), "encoder", fmt=fa.KINDS.get
     ) == ("cross", None)

@@ -112,7 +112,7 @@ def test_url_values_are_checked():
     assert check_dims(["3", "5", "3"], 16) == ([3, 5], None)
     dims, note = check_dims(["abc", "16", "-1", "4"], 16)
     assert dims == [4]
-    assert note.startswith("Ignored pe_dims='abc', '16', '-1'")
+    assert note.startswith("Ignored pe_dims=`abc`, `16`, `-1`")
     dims, note = check_dims(["<script>"], 16)
     assert dims == default_dims(16) and "showing dimensions [0, 1, 2, 8]" in note
     dims, note = check_dims([str(i) for i in range(12)], 16)
@@ -122,7 +122,7 @@ def test_url_values_are_checked():
     assert check_max_pos("512") == (512, None)
     for bad in ("abc", "99999", "3", "1e3", "-20", "٣٢"):
         value, note = check_max_pos(bad)
-        assert value == 128 and note.startswith(f"Ignored pe_max_pos={bad!r}")
+        assert value == 128 and note.startswith(f"Ignored pe_max_pos=`{bad}`")
 
 
 def test_training_length():
