@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
 CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
-WEIGHTS = ("trained", "random")
+WEIGHTS = ("trained", "random", "custom")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class PipelineSettings:
     seed: int = 0
     norm: str = "post"
     weights: str = "trained"
+    tag: str = ""  # "custom" weights (e.g. a model trained in the app): which ones; part of cache keys
 
     def __post_init__(self) -> None:
         if self.weights not in WEIGHTS:
@@ -120,6 +121,8 @@ def corpus_tokenizer() -> BPETokenizer:
 
 
 def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH) -> Pipeline:
+    if settings.weights == "custom":
+        raise ValueError("custom weights are not loaded by settings: build them with pipeline_from_model")
     if settings.weights == "trained":
         try:
             return _trained_pipeline(settings, checkpoint)

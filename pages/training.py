@@ -4,6 +4,8 @@ import streamlit as st
 
 import ui
 from figures import training as fig
+from ui.settings import literal
+from ui.sidebar import use_session_model
 from ui.training_jobs import MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
 
 TASKS = {
@@ -66,7 +68,7 @@ def show_job() -> None:
     if job.running:
         return
     if job.error:
-        st.error(f"Training failed: {job.error}")
+        st.error(f"Training failed: {literal(job.error, 300)}")
     elif job.result is not None:
         m = job.result.metrics
         how = "stopped by you" if job.stopped_by_user else "finished"
@@ -86,5 +88,5 @@ st.fragment(run_every=1.0 if running else None)(show_job)()
 
 if job is not None and not job.running and job.result is not None:
     if use_col.button("Use this model on every page", key="train_use"):
-        st.session_state["session_model"] = job.result
-        st.toast("Every page now shows the model trained in this session (this browser only).")
+        use_session_model(job.result)
+        st.rerun()  # the sidebar and the badge now show the session's model

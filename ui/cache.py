@@ -13,7 +13,7 @@ import logging
 
 import streamlit as st
 
-from ui.settings import MAX_TOKENS, Settings
+from ui.settings import MAX_TOKENS, Settings, literal
 
 log = logging.getLogger("glassbox.ui")
 
@@ -47,12 +47,33 @@ def get_pipeline(settings: Settings, quiet: bool = False):
             st.info("The model pipeline (core/pipeline.py) is not in this build yet: model views are empty.")
         return None
     try:
+        if settings.weights == "session":
+            return _session_pipeline(settings)
         return _load(settings.pipeline_settings())
     except Exception as exc:  # a page shows a message, never a traceback
         log.exception("load_pipeline failed for %s", settings)
         if not quiet:
-            st.error(f"The model could not be built: {type(exc).__name__}: {exc}")
+            st.error(f"The model could not be built: {type(exc).__name__}: {literal(exc, 300)}")
         return None
+
+
+def _session_pipeline(settings: Settings):
+    """The pipeline around the model trained in this browser session (kept in its session state)."""
+    from core.pipeline import pipeline_from_model
+
+    state = st.session_state
+    cached = state.get("_session_pipeline")
+    if cached is not None and cached[0] == settings.session_tag:
+        return cached[1]
+    result = state["session_model"]
+    m = result.metrics
+    label = (
+        f"Weights: trained in this session on the {result.task!r} task "
+        f"({m.get('steps', '?')} steps, test token accuracy {m.get('test_token_acc', 0):.1%})"
+    )
+    pipe = pipeline_from_model(result.model, *result.vocabs, result.task, m, label=label)
+    state["_session_pipeline"] = (settings.session_tag, pipe)
+    return pipe
 
 
 def get_run(settings: Settings, max_tokens: int = MAX_TOKENS):
@@ -74,7 +95,7 @@ def get_run(settings: Settings, max_tokens: int = MAX_TOKENS):
         return None
     except Exception as exc:
         log.exception("run_pipeline failed for %s", settings)
-        st.error(f"The model could not run on this text: {type(exc).__name__}: {exc}")
+        st.error(f"The model could not run on this text: {type(exc).__name__}: {literal(exc, 300)}")
         return None
     if getattr(run, "truncated", False):
         total = getattr(run, "total_tokens", "more")

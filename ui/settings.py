@@ -23,7 +23,7 @@ NUM_LAYERS_RANGE = (1, 6)
 # d_ff = 0 stands for "4 · d_model", the paper's ratio (512 -> 2048); it is the default.
 D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_CHOICES = ("post", "pre")
-WEIGHTS_CHOICES = ("random", "trained")
+WEIGHTS_CHOICES = ("random", "trained", "session")  # session: trained on the Training page
 SEED_RANGE = (0, 2**31 - 1)
 
 CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
@@ -59,6 +59,7 @@ class Settings:
     d_ff: int = 0  # 0 = 4 · d_model
     seed: int = 0
     norm: str = "post"
+    session_tag: str = ""  # with weights="session": which model of this session (never in the URL)
 
     @property
     def d_ff_value(self) -> int:
@@ -80,7 +81,8 @@ class Settings:
             d_ff=self.d_ff_value,
             seed=self.seed,
             norm=self.norm,
-            weights=self.weights,
+            weights="custom" if self.weights == "session" else self.weights,
+            tag=self.session_tag if self.weights == "session" else "",
         )
 
     def to_dict(self) -> dict:
@@ -96,6 +98,22 @@ class Checked:
 
     settings: Settings
     notices: list[str] = field(default_factory=list)
+
+
+def literal(value: object, limit: int = 40) -> str:
+    """A value for a message that Streamlit renders as Markdown: shortened, inside a code span.
+
+    In a code span Markdown is inert: no links, no emphasis, no $math$, no HTML. A backtick would
+    end the span, so it is shown as a lookalike (ˋ).
+
+    >>> literal("[click](http://x)")
+    '`[click](http://x)`'
+    """
+    shown = str(value)
+    if len(shown) > limit:
+        shown = shown[:limit] + "…"
+    shown = "".join(ch if ch.isprintable() else "�" for ch in shown).replace("`", "ˋ")
+    return f"`{shown}`" if shown.strip() else "`(empty)`"
 
 
 def clean_text(text: str, name: str, notices: list[str]) -> str:
@@ -120,7 +138,9 @@ def _parse_int(raw: str) -> int | None:
     return int(value)
 
 
-def validate(values: Mapping[str, object], checkpoint: bool | None = None) -> Checked:
+def validate(
+    values: Mapping[str, object], checkpoint: bool | None = None, session_model: bool = False
+) -> Checked:
     """Turn raw values (from the URL: strings; from widgets: typed) into valid Settings.
 
     Missing keys take the default silently; a present but invalid value takes the default (or the
@@ -132,10 +152,7 @@ def validate(values: Mapping[str, object], checkpoint: bool | None = None) -> Ch
     out: dict[str, object] = {}
 
     def fallback(key: str, raw: object, why: str, value: object) -> None:
-        shown = str(raw)
-        if len(shown) > 40:
-            shown = shown[:40] + "…"
-        notices.append(f"Ignored {key}={shown!r} ({why}); using {key}={value!r}.")
+        notices.append(f"Ignored {key}={literal(raw)} ({why}); using {key}={literal(value)}.")
         out[key] = value
 
     for key in ("sentence", "target"):
@@ -148,6 +165,9 @@ def validate(values: Mapping[str, object], checkpoint: bool | None = None) -> Ch
             fallback("weights", raw, f"must be one of {WEIGHTS_CHOICES}", "random")
         elif raw == "trained" and not checkpoint:
             fallback("weights", raw, "no trained checkpoint at assets/pinyin.pt", "random")
+        elif raw == "session" and not session_model:
+            why = "no model was trained in this browser session (see the Training page)"
+            fallback("weights", raw, why, "trained" if checkpoint else "random")
         else:
             out["weights"] = raw
 

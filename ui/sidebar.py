@@ -36,7 +36,28 @@ from ui.settings import (
 STORE = "_glassbox_settings"  # the validated Settings of this session
 NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
 
-WEIGHT_LABELS = {"random": "Random initialisation", "trained": "Trained 汉字→拼音 checkpoint"}
+WEIGHT_LABELS = {
+    "random": "Random initialisation",
+    "trained": "Trained 汉字→拼音 checkpoint",
+    "session": "Trained in this session (Training page)",
+}
+SESSION_MODEL = "session_model"  # core.train.TrainResult chosen with "Use this model" (this browser only)
+SESSION_TAG = "session_model_tag"
+
+
+def use_session_model(result) -> None:
+    """Show ``result`` (a core.train.TrainResult) on every page of this session."""
+    import uuid
+
+    state = st.session_state
+    state[SESSION_MODEL] = result
+    state[SESSION_TAG] = uuid.uuid4().hex
+    state[STORE] = replace(state[STORE], weights="session")
+    state[NOTICES] = []
+
+
+def _has_session_model() -> bool:
+    return SESSION_MODEL in st.session_state
 
 
 def _on_change(key: str) -> None:
@@ -44,7 +65,7 @@ def _on_change(key: str) -> None:
     state = st.session_state
     values = state[STORE].to_dict()
     values[key] = state[key]
-    checked = validate(values)
+    checked = validate(values, session_model=_has_session_model())
     state[STORE] = checked.settings
     state[NOTICES] = checked.notices
 
@@ -53,7 +74,7 @@ def _read_url() -> None:
     """On a session's first run: settings from the URL's query parameters (validated)."""
     params = st.query_params
     raw = {key: params[key] for key in KEYS if key in params}
-    checked = validate(raw)
+    checked = validate(raw, session_model=_has_session_model())
     st.session_state[STORE] = checked.settings
     st.session_state[NOTICES] = checked.notices
 
@@ -101,9 +122,11 @@ def _sidebar(settings: Settings, trained_config) -> None:
         on_change=_on_change,
         args=("target",),
     )
-    weights_options = (
-        ["random", "trained"] if checkpoint_available() or settings.weights == "trained" else ["random"]
-    )
+    weights_options = ["random"]
+    if checkpoint_available() or settings.weights == "trained":
+        weights_options.append("trained")
+    if _has_session_model():
+        weights_options.append("session")
     sb.radio(
         "Weights",
         weights_options,
@@ -210,6 +233,11 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     if STORE not in state:
         _read_url()
     settings: Settings = state[STORE]
+    if settings.weights == "session":
+        if not _has_session_model():  # e.g. the session was reset: back to the default weights
+            state[STORE] = settings = replace(settings, weights=DEFAULTS.weights)
+        else:
+            settings = replace(settings, session_tag=state[SESSION_TAG])
 
     # The pipeline (cached) names the weights really on screen: "trained" falls back to random
     # weights, with a warning, when the checkpoint cannot be used.
