@@ -1,11 +1,13 @@
 """Training page: train any task live with the sidebar's sizes, watch the curves, use the result."""
 
+from dataclasses import replace
+
 import streamlit as st
 
 import ui
 from figures import training as fig
-from ui.settings import literal
-from ui.sidebar import use_session_model
+from ui.settings import checkpoint_available, literal
+from ui.sidebar import SESSION_MODEL, SESSION_TAG, use_session_model
 from ui.training_jobs import MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
 
 TASKS = {
@@ -64,7 +66,7 @@ def show_job() -> None:
         )
         st.progress(min(max(fraction, 0.0), 1.0), text=text)
     if job.history:
-        st.plotly_chart(fig.curves(job.history), width="stretch", key="train_curves")
+        st.plotly_chart(fig.curves(job.history), width="stretch", theme=None, key="train_curves")
     if job.running:
         return
     if job.error:
@@ -90,3 +92,40 @@ if job is not None and not job.running and job.result is not None:
     if use_col.button("Use this model on every page", key="train_use"):
         use_session_model(job.result)
         st.rerun()  # the sidebar and the badge now show the session's model
+
+st.header("Trained vs random weights, side by side")
+st.markdown(
+    "The same sizes, the same input: on the left a trained model, on the right a random initialisation. "
+    "Each row is one decoder position; a trained 汉字→拼音 model looks at the character it is spelling "
+    "(a diagonal), the random one spreads its attention without meaning."
+)
+trained_settings, trained_task = None, "pinyin"
+if st.session_state.get(SESSION_MODEL) is not None:
+    trained_settings = replace(settings, weights="session", session_tag=st.session_state[SESSION_TAG])
+    trained_task = st.session_state[SESSION_MODEL].task
+elif checkpoint_available():
+    trained_settings = replace(settings, weights="trained")
+if trained_settings is None:
+    st.info("No trained model yet: train one above (and press “Use this model”), or ship assets/pinyin.pt.")
+else:
+    trained_pipe = ui.get_pipeline(trained_settings)
+    text = st.text_input("Input for both models", value=COMPARE_DEFAULT[trained_task], max_chars=200,
+                         key="train_compare")
+    if trained_pipe is not None:
+        cfg = trained_pipe.config
+        random_settings = replace(settings, weights="random", session_tag="", d_model=cfg.d_model,
+                                  num_heads=cfg.num_heads, num_layers=cfg.num_layers, d_ff=cfg.d_ff,
+                                  norm=cfg.norm)
+        columns = st.columns(2)
+        for column, chosen, name in ((columns[0], trained_settings, "trained"),
+                                     (columns[1], random_settings, "random")):
+            with column:
+                run = ui.get_run(replace(chosen, sentence=text, target=""))
+                if run is None:
+                    continue
+                st.plotly_chart(
+                    fig.cross_attention(fig.last_cross_attention(run.trace), run.tgt_tokens, run.src_tokens,
+                                        f"{name} weights: last decoder layer, heads averaged"),
+                    width="stretch", theme=None, key=f"train_compare_{name}",
+                )
+                ui.show_tokens(run.predicted, f"What the {name} model predicts at each position")

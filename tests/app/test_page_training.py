@@ -34,6 +34,12 @@ def test_use_this_model_puts_it_on_every_page_of_this_session_only():
     at.button(key="train_use").click().run()
     assert_clean(at)
     assert at.radio(key="weights").value == "session"
+    # side by side: the session's model and a random one of the same sizes, on the same digits
+    titles = [(s, s["layout"].get("title", {}).get("text", "")) for s in plotly_specs(at)]
+    compare = [s for s, title in titles if "weights: last decoder layer" in title]
+    assert [s["layout"]["title"]["text"].split()[0] for s in compare] == ["trained", "random"]
+    for spec in compare:
+        assert "3" in spec["layout"]["xaxis"]["ticktext"]
     for page in PAGE_SCRIPTS:
         at.switch_page(page).run()
         assert_clean(at)
