@@ -114,19 +114,33 @@ class TaskData:
     tgt_vocab: Vocab
     splits: dict[str, list[Pair]]  # "train" is empty for the toy tasks: they are sampled on the fly
     _order: list[int] = field(default_factory=list, repr=False)
+    _ready: list[list[Pair]] = field(default_factory=list, repr=False)
 
     def train_batch(self, batch_size: int, rng: random.Random) -> tuple[torch.Tensor, torch.Tensor]:
         if self.name in ("copy", "reverse"):
             pairs = [toy_pair(self.name, rng) for _ in range(batch_size)]
-        else:  # epochs over a shuffled order, so every training phrase is seen equally often
-            train = self.splits["train"]
-            pairs = []
-            while len(pairs) < batch_size:
-                if not self._order:
-                    self._order = list(range(len(train)))
-                    rng.shuffle(self._order)
-                pairs.append(train[self._order.pop()])
+        else:
+            if not self._ready:
+                self._ready = self._bucketed_batches(batch_size, rng)
+            pairs = self._ready.pop()
         return make_batch(pairs, self.src_vocab, self.tgt_vocab)
+
+    def _bucketed_batches(self, batch_size: int, rng: random.Random, pool: int = 32) -> list[list[Pair]]:
+        """The next ``pool`` batches: epochs over a shuffled order (every phrase is seen equally often),
+        sorted by length within the pool so a batch holds phrases of about one length. Most phrases
+        have 2 or 4 characters; random batches would be padded to the longest (up to 8) and waste
+        about half of every step on [PAD]."""
+        train = self.splits["train"]
+        chosen = []
+        while len(chosen) < batch_size * pool:
+            if not self._order:
+                self._order = list(range(len(train)))
+                rng.shuffle(self._order)
+            chosen.append(train[self._order.pop()])
+        chosen.sort(key=lambda pair: len(pair[0]))
+        batches = [chosen[i : i + batch_size] for i in range(0, len(chosen), batch_size)]
+        rng.shuffle(batches)
+        return batches
 
 
 def load_task(task: str) -> TaskData:
