@@ -1,0 +1,230 @@
+"""User text is never Markdown or HTML: every text input and every URL parameter, on every page.
+
+Streamlit renders the body of st.markdown, st.caption, st.info/warning/error, titles and widget labels
+as Markdown (with $math$, links, images and, with unsafe_allow_html, HTML). User text must reach the
+browser only as text (st.code, a text widget's value, escaped plotly labels, a dataframe cell) or
+inside a Markdown code span (``ui.settings.literal``), where nothing is interpreted.
+
+Also here: a scan of the source tree (ast, not regex) for eval/exec, pickle and unsafe torch.load,
+and the server config (localhost by default, upload cap, XSRF on).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from apphelpers import PAGE_SCRIPTS, ROOT, assert_clean, open_app
+from streamlit.testing.v1 import AppTest
+
+PAYLOADS = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[click](http://example.com)",
+    "![x](http://example.com/x.png)",
+    r"$\frac{a}{b}$",
+    "$$x$$",
+    "**bold**",
+]
+# What must not appear outside a code span: the payload, or its active core when the message cut it.
+FRAGMENTS = {
+    "<script>alert(1)</script>": ["<script"],
+    "<img src=x onerror=alert(1)>": ["<img", "onerror"],
+    "[click](http://example.com)": ["](http://example.com"],
+    "![x](http://example.com/x.png)": ["](http://example.com"],
+    r"$\frac{a}{b}$": [r"\frac{a}{b}"],
+    "$$x$$": ["$$x$$"],
+    "**bold**": ["**bold**"],
+}
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+
+
+def markdown_bodies(at: AppTest) -> list[str]:
+    """Every string the browser will render as Markdown (or LaTeX)."""
+    bodies = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header",
+                 "subheader", "latex", "toast", "exception"):  # fmt: skip
+        bodies += [str(el.value) for el in at.get(kind)]
+    # widget labels and help texts are Markdown too; radio options as well
+    for kind in ("text_area", "text_input", "selectbox", "slider", "select_slider", "radio",
+                 "multiselect", "number_input", "checkbox", "button", "toggle"):  # fmt: skip
+        for el in at.get(kind):
+            bodies.append(str(getattr(el, "label", "")))
+            bodies.append(str(getattr(el, "help", "") or ""))
+            if kind == "radio":
+                bodies += [str(o) for o in el.options]
+    return bodies
+
+
+def assert_inert(at: AppTest, payload: str, where: str) -> None:
+    """No Markdown body holds the payload (or its active part) outside a code span."""
+    assert_clean(at)
+    for body in markdown_bodies(at):
+        outside = CODE_SPAN.sub("", body)
+        for fragment in [payload, *FRAGMENTS[payload]]:
+            assert fragment not in outside, f"{where}: {fragment!r} rendered as Markdown in {body!r}"
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payload_in_the_sentence_and_target_on_every_page(payload):
+    at = open_app()
+    at.text_area(key="sentence").input(f"hi {payload} 你好").run()
+    at.text_area(key="target").input(payload).run()
+    for page in PAGE_SCRIPTS:
+        at.switch_page(page).run()
+        assert_inert(at, payload, page)
+    # it is still the text as typed
+    assert at.text_area(key="sentence").value == f"hi {payload} 你好"
+    assert at.text_area(key="target").value == payload
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payload_in_the_url_sentence_is_shown_as_code(payload):
+    at = open_app({"sentence": payload})
+    assert_inert(at, payload, "overview")
+    assert payload in [c.value for c in at.code]
+
+
+def open_page(page: str, query: dict) -> AppTest:
+    if page == PAGE_SCRIPTS[0]:
+        return open_app(query)
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payload_in_the_tokenizer_training_text(payload):
+    at = open_page("pages/tokenization.py", {"tok_source": "pasted text"})
+    at.text_area(key="tok_text").input(f"{payload} {payload} low lower").run()
+    assert_inert(at, payload, "tok_text")
+    at.text_area(key="tok_text").input(payload).run()
+    assert_inert(at, payload, "tok_text alone")
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_payload_in_the_extra_mask_sentences(payload):
+    at = open_page("pages/masks.py", {"mask_extra_1": payload})
+    assert_inert(at, payload, "mask_extra_1 from the URL")
+    assert at.text_input(key="mask_extra_1").value == payload
+    at.text_input(key="mask_extra_2").input(payload).run()
+    assert_inert(at, payload, "mask_extra_2")
+
+
+# Every parameter a page reads from its URL (sidebar settings, page widgets, hand-read values).
+URL_KEYS = {
+    "pages/overview.py": [],
+    "pages/tokenization.py": ["tok_source", "tok_kind", "tok_labels", "tok_merges", "tok_step", "tok_text"],
+    "pages/embeddings.py": [],
+    "pages/positional.py": ["pe_dims", "pe_max_pos"],
+    "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar"],
+    "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
+    "pages/model.py": ["model_layer", "model_token", "model_head", "model_position", "model_topk",
+                       "model_temperature", "model_step"],
+    "pages/training.py": ["train_task", "train_steps", "train_minutes"],
+}  # fmt: skip
+SIDEBAR_KEYS = ["sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed", "norm"]
+
+
+def test_every_page_is_covered():
+    assert sorted(URL_KEYS) == sorted(PAGE_SCRIPTS)
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+@pytest.mark.parametrize("page", PAGE_SCRIPTS)
+def test_payload_in_every_url_parameter(page, payload):
+    """Tampered values are echoed in warnings ("Ignored d_model=…"): only inside code spans."""
+    at = open_page(page, {key: payload for key in [*SIDEBAR_KEYS, *URL_KEYS[page]]})
+    assert_inert(at, payload, page)
+    assert any("Ignored d_model=" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+# -- the source tree and the server config -----------------------------------------------------------
+
+SOURCE_DIRS = ["app.py", "core", "ui", "pages", "figures", "benchmarks"]
+
+
+def python_files() -> list[Path]:
+    files = []
+    for name in SOURCE_DIRS:
+        path = ROOT / name
+        files += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return files
+
+
+def call_name(node: ast.Call) -> str:
+    """``torch.load`` for ``torch.load(...)``, ``eval`` for ``eval(...)``, ``?.eval`` for ``m().eval()``."""
+    parts = []
+    func = node.func
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    parts.append(func.id if isinstance(func, ast.Name) else "?")
+    return ".".join(reversed(parts))
+
+
+def findings(path: Path, root: Path = ROOT) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+    for node in ast.walk(tree):
+        where = f"{path.relative_to(root)}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                if name and name.split(".")[0] in ("pickle", "cPickle", "dill", "marshal", "shelve"):
+                    out.append(f"{where}: imports {name}")
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node)
+        keywords = {k.arg: k.value for k in node.keywords}
+        if name in ("eval", "exec", "compile", "__import__", "builtins.eval", "builtins.exec"):
+            out.append(f"{where}: {name}()")
+        if name.endswith("torch.load") or name == "load" and "weights_only" in keywords:
+            wo = keywords.get("weights_only")
+            if not (isinstance(wo, ast.Constant) and wo.value is True):
+                out.append(f"{where}: {name}() without weights_only=True")
+        if name.endswith(("st.html", "components.html", "components.v1.html", "st.components.v1.html")):
+            out.append(f"{where}: {name}() renders raw HTML")
+        allow = keywords.get("unsafe_allow_html")
+        if allow is not None and not (isinstance(allow, ast.Constant) and allow.value is False):
+            out.append(f"{where}: unsafe_allow_html")
+        if name.endswith("file_uploader") and not {"type", "max_upload_size"} <= keywords.keys():
+            out.append(f"{where}: file_uploader without type= and max_upload_size=")
+    return out
+
+
+def test_the_scanner_finds_what_it_looks_for(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import pickle\nimport torch\nimport streamlit as st\neval('1')\ntorch.load('x')\n"
+        "torch.load('x', weights_only=False)\nst.markdown('x', unsafe_allow_html=True)\n"
+        "st.file_uploader('f')\nst.html('<b>')\n"
+    )
+    found = findings(bad, tmp_path)
+    assert len(found) == 7, found
+
+
+def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
+    files = python_files()
+    assert len(files) > 20
+    problems = [f for path in files for f in findings(path)]
+    assert problems == []
+
+
+def test_checkpoints_are_loaded_with_weights_only():
+    text = (ROOT / "core" / "checkpoint.py").read_text()
+    assert "weights_only=True" in text
+
+
+def test_server_config_is_safe_by_default():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    server = config["server"]
+    assert server["address"] == "127.0.0.1"  # localhost unless deliberately exposed (docs/deploy.md)
+    assert 1 <= server["maxUploadSize"] <= 5  # MB; the one uploader takes 1 MB .txt files
+    assert server.get("enableXsrfProtection", True) is True
+    assert server.get("enableCORS", True) is True
+    assert config.get("client", {}).get("toolbarMode") == "viewer"  # no developer menu for students
