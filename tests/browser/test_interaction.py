@@ -1,0 +1,91 @@
+"""The sidebar drives the charts in a real Chromium: a new sentence, a slider step, a cold URL.
+
+Uses conftest.py's server (``app_url``) and Chromium (a missing browser fails, never skips). All on
+the Attention page, whose "All h heads" chart is one heatmap subplot per head, tokens on its axes.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000  # the first session imports torch; the machine may be shared
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+
+
+def settled(page: Page) -> None:
+    """The script has finished and no chart is still a placeholder (plotly is a lazy chunk)."""
+    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(
+        1, timeout=TIMEOUT
+    )
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+    placeholders = page.locator('[data-testid="stMain"] [data-testid="stSkeleton"]')
+    expect(placeholders).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def heads_chart(page: Page) -> Locator:
+    """The "All h heads of layer 1" chart: its selected head is annotated "(step by step)"."""
+    chart = page.locator(CHART).filter(has_text="(step by step)")
+    expect(chart).to_have_count(1, timeout=TIMEOUT)
+    return chart
+
+
+def head_subplots(page: Page) -> Locator:
+    return heads_chart(page).locator(".cartesianlayer .subplot")
+
+
+def test_a_new_sentence_updates_the_attention_heatmaps(page: Page, app_url: str):
+    page.goto(f"{app_url}/attention")
+    settled(page)
+    ticks = heads_chart(page).locator(".xtick text")
+    expect(ticks.filter(has_text="注意力")).to_have_count(1, timeout=TIMEOUT)  # the default sentence
+
+    box = page.locator(".st-key-sentence textarea")
+    box.fill("猫 你好 dog")
+    box.press("Control+Enter")
+    # 你 and 好 are tokens of the vocabulary; 猫 is not, so it is shown as its UTF-8 bytes ⟨e7⟩⟨8c⟩⟨ab⟩
+    expect(ticks.filter(has_text="你")).to_have_count(1, timeout=TIMEOUT)
+    expect(ticks.filter(has_text="⟨e7⟩")).to_have_count(1)
+    expect(ticks.filter(has_text="注意力")).to_have_count(0)  # no stale tick labels left
+    expect(heads_chart(page).locator(".ytick text").filter(has_text="你")).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"sentence="))
+    settled(page)
+
+
+def test_the_heads_slider_changes_the_number_of_head_heatmaps(page: Page, app_url: str):
+    page.goto(f"{app_url}/attention")  # defaults: d_model=64, 4 heads; choices 1, 2, 4, 8, 16
+    settled(page)
+    expect(head_subplots(page)).to_have_count(4, timeout=TIMEOUT)
+
+    slider = page.locator(".st-key-num_heads input[type=range]")
+    slider.focus()
+    slider.press("ArrowRight")
+    expect(page.locator(".st-key-num_heads").get_by_test_id("stSliderThumbValue")).to_have_text("8")
+    expect(head_subplots(page)).to_have_count(8, timeout=TIMEOUT)
+    expect(heads_chart(page)).to_contain_text("head 8")
+    expect(page).to_have_url(re.compile(r"num_heads=8"), timeout=TIMEOUT)
+    settled(page)
+
+    slider.focus()
+    slider.press("ArrowLeft")
+    slider.press("ArrowLeft")  # 8 → 4 → 2
+    expect(head_subplots(page)).to_have_count(2, timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile(r"num_heads=2"), timeout=TIMEOUT)
+    settled(page)
+
+
+def test_a_cold_url_with_settings_shows_that_state(page: Page, app_url: str):
+    page.goto(f"{app_url}/attention?d_model=128&num_heads=8&sentence={quote('你好')}")
+    settled(page)
+    expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
+    expect(page.locator(".st-key-num_heads").get_by_test_id("stSliderThumbValue")).to_have_text("8")
+    expect(page.locator(".st-key-sentence textarea")).to_have_value("你好")
+    expect(head_subplots(page)).to_have_count(8, timeout=TIMEOUT)
+    expect(heads_chart(page).locator(".xtick text")).to_have_text(["你", "好"])
+    expect(page.get_by_text("All 8 heads of layer 1")).to_be_visible()
