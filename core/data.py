@@ -5,6 +5,13 @@ The pinyin pairs come from the phrase dictionary that the ``pypinyin`` package s
 gets the reading it has in that phrase (银行 yín háng, 行走 xíng zǒu). Each target syllable belongs to
 exactly one source character, which is what makes the cross-attention of a trained model readable.
 
+Characters that no training phrase shows would be [UNK] at test time and unknown to the model, so
+the training split also gets one-character examples for them: every character of GB2312 (the 6,763
+common simplified characters, a set that does not depend on the split) that is absent from the
+training phrases, with the first reading of pypinyin's character dictionary. Characters the phrases
+do show get no such example: their readings come from context only. Validation and test stay
+phrases; no test phrase, nor its readings in context, is ever trained on.
+
 ``pypinyin`` is imported only inside ``load_pinyin_pairs``: using a trained checkpoint needs just the
 vocabularies stored in it, so the rest of ``core`` keeps to torch, ``regex`` and the standard library.
 """
@@ -54,7 +61,32 @@ def _pinyin_pairs(min_len: int, max_len: int) -> dict[str, tuple[tuple[str, tupl
         if len(readings) != len(phrase) or any(len(r) != 1 for r in readings):
             continue
         splits[split_of(phrase)].append((phrase, tuple(r[0] for r in readings)))
+    splits["train"].extend(_dictionary_singles({ch for phrase, _ in splits["train"] for ch in phrase}))
     return {s: tuple(pairs) for s, pairs in splits.items()}
+
+
+def _gb2312_hanzi() -> list[str]:
+    """The 6,763 characters of GB2312 levels 1 and 2, in code order (rows 16-87 of the standard)."""
+    chars = []
+    for hi in range(0xB0, 0xF8):
+        for lo in range(0xA1, 0xFF):
+            try:
+                chars.append(bytes((hi, lo)).decode("gb2312"))
+            except UnicodeDecodeError:  # the five unassigned cells at the end of row 55
+                pass
+    return chars
+
+
+def _dictionary_singles(seen: set[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """(character, (first dictionary reading,)) for GB2312 characters the training phrases never show."""
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    singles = []
+    for ch in _gb2312_hanzi():
+        readings = pinyin_dict.get(ord(ch))
+        if ch not in seen and readings:
+            singles.append((ch, (readings.split(",")[0],)))
+    return singles
 
 
 def load_pinyin_pairs(min_len: int = PINYIN_MIN_LEN, max_len: int = PINYIN_MAX_LEN) -> dict[str, list[Pair]]:

@@ -49,9 +49,10 @@ def test_deterministic_across_calls(pairs):
 
 
 def test_one_syllable_per_character(pairs):
-    for split in pairs.values():
+    for name, split in pairs.items():
         for chars, syllables in split:
-            assert 2 <= len(chars) <= 8 and len(chars) == len(syllables)
+            shortest = 1 if name == "train" else 2  # one-character dictionary examples: training only
+            assert shortest <= len(chars) <= 8 and len(chars) == len(syllables)
             assert all(len(c) == 1 for c in chars)
     known = dict((("".join(c), tuple(s)) for c, s in pairs["train"]))
     assert known["中国"] == ("zhōng", "guó")  # tone marks, as pypinyin gives them
@@ -118,3 +119,14 @@ def test_unknown_input_becomes_visible_unk(text):
 def test_unknown_task_is_refused():
     with pytest.raises(ValueError, match="task='french'"):
         load_task("french")
+
+
+def test_dictionary_singles_teach_only_characters_the_phrases_never_show(pairs):
+    phrases = [c for c, _ in pairs["train"] if len(c) > 1]
+    singles = {c[0]: s[0] for c, s in pairs["train"] if len(c) == 1}
+    in_phrases = {ch for c in phrases for ch in c}
+    assert len(singles) > 1000 and not in_phrases & set(singles)
+    assert all(len(c) > 1 for split in ("val", "test") for c, _ in pairs[split])
+    # a GB2312 character the phrases lack gets its first dictionary reading
+    some = next(iter(singles))
+    assert some.encode("gb2312") and singles[some]
