@@ -7,6 +7,7 @@ if run is None:
     st.stop()
 """
 
+import ui.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
 from ui.cache import get_pipeline, get_run, pipeline_available
 from ui.nav import PAGES, page_links
 from ui.safe import show_text, show_tokens
