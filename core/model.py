@@ -83,16 +83,33 @@ class Transformer(nn.Module):
         c = config
         # Seed a private RNG stream so the same config always gives the same weights, without
         # disturbing the caller's global random state.
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(c.seed)
+        # The modules are built on the "meta" device (shapes only) and initialised once below:
+        # torch's default init followed by ours drew every weight twice (0.85 s at d_model=512, N=6).
+        with torch.device("meta"):
             self.src_embed = Embedding(c.src_vocab_size, c.d_model, c.max_len, c.dropout)
             self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.max_len, c.dropout)
             self.encoder = Encoder(c)
             self.decoder = Decoder(c)
             self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # d_model -> logits over the vocabulary
-            for p in self.parameters():
-                if p.dim() > 1:  # as in the Annotated Transformer: Glorot for every matrix
-                    nn.init.xavier_uniform_(p)
+        self.to_empty(device="cpu")
+        pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: to_empty left it uninitialised
+        self.src_embed.pe, self.tgt_embed.pe = pe, pe
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(c.seed)
+            self._init_weights()
+
+    @torch.no_grad()
+    def _init_weights(self) -> None:
+        """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear."""
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.xavier_uniform_(m.weight)
+            if isinstance(m, nn.Linear):
+                bound = 1 / math.sqrt(m.in_features)
+                nn.init.uniform_(m.bias, -bound, bound)
+            elif isinstance(m, nn.LayerNorm):
+                nn.init.ones_(m.weight)
+                nn.init.zeros_(m.bias)
 
     # -- the three stages --------------------------------------------------------------------------
 
