@@ -285,6 +285,24 @@ def hover_template(*lines: str, value: str = "value", var: str = "z") -> str:
 # -- one matrix ------------------------------------------------------------------------------------
 
 
+W_O_FULL_MAX = 128  # a bigger W_O is shown as the rows one head multiplies: 512² cells are 1.5 MB a redraw
+
+
+def w_o_figure(w_o: np.ndarray, head: int, d_k: int, d_model: int) -> go.Figure:
+    """W_O whole when it is small; otherwise the d_k rows that head ``head`` (0-based) multiplies.
+
+    Concat · W_O = Σ_j head_j · W_O[j·d_k:(j+1)·d_k], so one head's block of rows is its whole say
+    in the output.
+    """
+    if d_model <= W_O_FULL_MAX:
+        return matrix_figure(w_o, d_model, d_model, title="W_O (all heads)", row_title="concat dim",
+                             col_title="output dim")
+    rows = [str(i) for i in range(head * d_k, (head + 1) * d_k)]
+    return matrix_figure(w_o[head * d_k:(head + 1) * d_k], rows, d_model,
+                         title=f"W_O rows {rows[0]}…{rows[-1]}: head {head + 1}'s share",
+                         row_title="concat dim", col_title="output dim")
+
+
 def matrix_figure(
     z,
     rows: Sequence[str] | int,
@@ -411,9 +429,7 @@ def step_figures(
             row_title="query",
             col_title="dimension",
         ),
-        "w_o": matrix_figure(
-            w.w_o, d_model, d_model, title="W_O (all heads)", row_title="concat dim", col_title="output dim"
-        ),
+        "w_o": w_o_figure(w.w_o, s.head, dk, d_model),
         "output": matrix_figure(
             s.output,
             q_tokens,

@@ -168,3 +168,13 @@ def test_check_choice():
 def test_diagonal_share():
     assert fa.diagonal_share(np.eye(3)) == 1.0
     assert fa.argmax_keys(np.array([[0.1, 0.9], [0.8, 0.2]])) == [1, 0]
+
+
+def test_a_big_w_o_shows_the_rows_of_the_selected_head():
+    """Concat·W_O = Σ_j head_j·W_O[j·d_k:(j+1)·d_k]: for d_model > 128 the figure shows head j's rows."""
+    w_o = np.arange(256 * 256, dtype=np.float32).reshape(256, 256)
+    fig = fa.w_o_figure(w_o, head=2, d_k=32, d_model=256)
+    np.testing.assert_array_equal(spec_z(fig), w_o[64:96])
+    assert "head 3" in fig.layout.title.text
+    small = fa.w_o_figure(w_o[:64, :64], head=2, d_k=16, d_model=64)
+    np.testing.assert_array_equal(spec_z(small), w_o[:64, :64])
