@@ -4,6 +4,7 @@ import streamlit as st
 
 import figures.attention as fa
 import ui
+import ui.widgets
 
 settings = ui.page_setup("Attention")
 run = ui.get_run(settings)
@@ -16,17 +17,7 @@ notices: list[str] = []
 
 
 def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, **kw):
-    """A widget bound to the URL (``?key=…``) whose value is checked first: a tampered URL or a
-    value that no longer exists (layer 5 after the sidebar went to 2 layers) is replaced, with a notice."""
-    raw = st.session_state.get(key, st.query_params.get(key))
-    if raw is not None:
-        value, notice = fa.check_choice(key, raw, options, default, what, fmt)
-        if notice:
-            st.session_state[key] = value
-            notices.append(notice)
-    if key not in st.session_state:
-        kw["index"] = options.index(default)
-    return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
+    return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
 
 
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")

@@ -5,6 +5,7 @@ import streamlit as st
 import figures.attention as fa
 import figures.masks as fm
 import ui
+import ui.widgets
 from ui.settings import clean_text
 
 settings = ui.page_setup("Masks")
@@ -24,16 +25,7 @@ def batch_of(_pipe, key, sentences: tuple[str, ...]):
 
 
 def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, **kw):
-    """A URL-bound widget whose incoming value is checked first (see pages/attention.py)."""
-    raw = st.session_state.get(key, st.query_params.get(key))
-    if raw is not None:
-        value, notice = fa.check_choice(key, raw, options, default, what, fmt)
-        if notice:
-            st.session_state[key] = value
-            notices.append(notice)
-    if key not in st.session_state:
-        kw["index"] = options.index(default)
-    return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
+    return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
 
 
 st.info(

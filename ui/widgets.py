@@ -1,0 +1,26 @@
+"""Page-local widgets bound to the URL, with their incoming value checked first."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from figures.attention import check_choice
+
+
+def choose(widget, label: str, key: str, options: list, default, notices: list[str], what: str = "",
+           fmt=str, **kw):
+    """``widget`` (selectbox, radio, select_slider…) bound to the URL as ``?key=…``.
+
+    A bound widget silently drops a value it cannot show, so the value from the URL (or from an
+    earlier run) is checked first: a tampered one, or one that no longer exists (layer 5 after the
+    sidebar went to 2 layers), is replaced and a notice is appended to ``notices`` for the page to show.
+    """
+    raw = st.session_state.get(key, st.query_params.get(key))
+    if raw is not None:
+        value, notice = check_choice(key, raw, options, default, what, fmt)
+        if notice:
+            st.session_state[key] = value
+            notices.append(notice)
+    if key not in st.session_state:
+        kw["index"] = options.index(default)
+    return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
