@@ -7,9 +7,11 @@ cold by its URL on a fresh server. The tests therefore cover both paths.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -29,6 +31,30 @@ def open_app(query: dict[str, str] | None = None, page: str | None = None) -> Ap
     if page is not None:
         at.switch_page(page).run()
     return at
+
+
+def open_page(page: str, query: dict[str, str] | None = None) -> AppTest:
+    """A page opened cold by its URL, without app.py (``page``: "pages/attention.py").
+
+    The overview is opened through app.py: its page links need the navigation.
+    """
+    if page == PAGE_SCRIPTS[0]:
+        return open_app(query)
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def plotly_array(value) -> np.ndarray:
+    """A plotly JSON array: a plain list, or plotly's typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            flat = flat.reshape([int(n) for n in str(shape).split(",")])
+        return flat
+    return np.asarray(value)
 
 
 @pytest.fixture

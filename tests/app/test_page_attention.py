@@ -1,11 +1,11 @@
 """The Attention page through AppTest, opened cold: real numbers, one heatmap per head, safe URL params."""
 
-import base64
-import json
-
+import apphelpers
 import numpy as np
 import pytest
 from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import plotly_array as arr
+from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.pipeline import load_pipeline, run_pipeline
@@ -16,25 +16,7 @@ PAGE = str(ROOT / "pages" / "attention.py")
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def arr(value) -> np.ndarray:
-    """A plotly JSON array: a plain list, or plotly's typed array {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape) if shape else flat
-    return np.asarray(value)
-
-
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return apphelpers.open_page("pages/attention.py", query)
 
 
 def by_title(at: AppTest, title: str) -> dict:

@@ -1,31 +1,18 @@
 """The Embeddings page through AppTest, opened cold (the page script itself, as from its URL)."""
 
-import base64
 import json
 
+import apphelpers
 import numpy as np
 from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import plotly_array as arr
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(ROOT / "pages" / "embeddings.py")
 
 
-def open_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def arr(value) -> np.ndarray:
-    """A plotly JSON array: a plain list, or plotly's typed array {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape) if shape else flat
-    return np.asarray(value)
+def open_page(query: dict | None = None) -> AppTest:
+    return apphelpers.open_page("pages/embeddings.py", query)
 
 
 def charts(at: AppTest) -> dict[str, dict]:

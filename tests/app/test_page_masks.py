@@ -1,10 +1,10 @@
 """The Masks page through AppTest, opened cold: a padded batch, True = may attend, masked weights 0."""
 
-import base64
-import json
-
+import apphelpers
 import numpy as np
 from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import plotly_array as arr
+from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.batch import run_batch
@@ -15,24 +15,7 @@ PAGE = str(ROOT / "pages" / "masks.py")
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def arr(value) -> np.ndarray:
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape) if shape else flat
-    return np.asarray(value)
-
-
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return apphelpers.open_page("pages/masks.py", query)
 
 
 def titled(at: AppTest, start: str) -> dict:

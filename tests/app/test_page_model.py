@@ -1,12 +1,13 @@
 """pages/model.py through AppTest: the page opened cold, bad input, tampered model_* URL values."""
 
-import base64
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from apphelpers import plotly_array as arr
+from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
@@ -27,21 +28,6 @@ def open_page(query=None, sentence=None):
     return at
 
 
-def arr(value) -> np.ndarray:
-    """A plotly JSON array: a list, or numpy's typed-array form {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            data = data.reshape([int(n) for n in str(shape).split(",")])
-        return data
-    return np.array(value, dtype=float)
-
-
-def specs(at):
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
 def output_bars(at):
     """The output-probability figure (section 3): the one with the T = 1 reference markers."""
     (fig,) = [s for s in specs(at) if any(d.get("name") == "T = 1" for d in s["data"])]
@@ -49,8 +35,11 @@ def output_bars(at):
 
 
 def cross_attention(at):
-    (fig,) = [s for s in specs(at) if s["layout"].get("xaxis", {}).get("title", {}).get("text")
-              == "source token (memory)"]
+    (fig,) = [
+        s
+        for s in specs(at)
+        if s["layout"].get("xaxis", {}).get("title", {}).get("text") == "source token (memory)"
+    ]
     return fig
 
 
@@ -111,7 +100,8 @@ def test_default_page_shows_every_section_with_the_runs_numbers(default, referen
     assert at.slider(key="model_step").value == n
     cross = cross_attention(at)
     np.testing.assert_allclose(
-        arr(cross["data"][0]["z"]), decoded.steps[-1].decoder[-1].cross_attn.weights[0].mean(0).numpy(),
+        arr(cross["data"][0]["z"]),
+        decoded.steps[-1].decoder[-1].cross_attn.weights[0].mean(0).numpy(),
         rtol=1e-5,
     )
     assert cross["layout"]["xaxis"]["ticktext"] == run.src_tokens
@@ -146,9 +136,17 @@ def test_empty_sentence_shows_a_message_and_no_chart():
 
 
 def test_tampered_page_parameters_fall_back_with_a_message():
-    at = open_page({"model_layer": "abc", "model_token": "999", "model_topk": "1e9",
-                    "model_temperature": "nan", "model_step": "-3", "model_head": "<b>",
-                    "model_position": "2.5"})
+    at = open_page(
+        {
+            "model_layer": "abc",
+            "model_token": "999",
+            "model_topk": "1e9",
+            "model_temperature": "nan",
+            "model_step": "-3",
+            "model_head": "<b>",
+            "model_position": "2.5",
+        }
+    )
     shown = " ".join(warnings(at))
     for key in ("model_layer", "model_token", "model_topk", "model_temperature", "model_step", "model_head"):
         assert f"Ignored {key}=" in shown, key

@@ -1,10 +1,11 @@
 """The Positional encoding page through AppTest, opened cold, including tampered ?pe_dims / ?pe_max_pos."""
 
-import base64
 import json
 
+import apphelpers
 import numpy as np
 from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import plotly_array as arr
 from streamlit.testing.v1 import AppTest
 
 from core.positional import sinusoidal_encoding
@@ -14,21 +15,7 @@ WITH_SENTENCE = ["curves", "table", "gram", "offsets", "sum"]
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def arr(value) -> np.ndarray:
-    """A plotly JSON array: a plain list, or plotly's typed array {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape) if shape else flat
-    return np.asarray(value)
+    return apphelpers.open_page("pages/positional.py", query)
 
 
 def charts(at: AppTest, names=WITH_SENTENCE) -> dict[str, dict]:

@@ -8,8 +8,10 @@ tests/figures/test_tokenization.py on ``read_upload``.
 import html
 import json
 
+import apphelpers
 import pytest
 from apphelpers import ROOT, assert_clean, messages
+from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.bpe import BPETokenizer
@@ -21,14 +23,7 @@ EN_ZH = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return apphelpers.open_page("pages/tokenization.py", query)
 
 
 def title(spec: dict) -> str:
