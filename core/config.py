@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 NORMS = ("post", "pre")
+POSITIONS = ("sinusoidal", "learned")
+ACTIVATIONS = ("relu", "gelu")
 
 
 @dataclass(frozen=True)
@@ -13,6 +15,11 @@ class ModelConfig:
 
     norm="post" is the paper's ``LayerNorm(x + Sublayer(x))``; norm="pre" is
     ``x + Sublayer(LayerNorm(x))`` (used by most modern models; trains more easily).
+
+    The fields after ``seed`` are options a pretrained model needs (see core/pretrained.py); their
+    defaults are the paper's model. BERT (and so all-MiniLM-L6-v2) is
+    ``positions="learned", activation="gelu", layer_norm_eps=1e-12, embed_norm=True,
+    scale_embeddings=False, type_vocab_size=2, final_norm=False, decoder=False``.
     """
 
     src_vocab_size: int
@@ -26,6 +33,14 @@ class ModelConfig:
     norm: str = "post"
     pad_id: int = 0
     seed: int = 0
+    positions: str = "sinusoidal"  # "learned": a trained table of max_len rows (BERT)
+    activation: str = "relu"  # the FFN's non-linearity; "gelu" is the exact (erf) GELU
+    layer_norm_eps: float = 1e-5  # ε in every LayerNorm (torch's default; BERT uses 1e-12)
+    embed_norm: bool = False  # a LayerNorm on the embedding sum, before the stack (BERT)
+    scale_embeddings: bool = True  # multiply the lookup by sqrt(d_model) (BERT does not)
+    type_vocab_size: int = 0  # token-type (segment) embeddings, added to the sum; 0 = none
+    final_norm: bool = True  # a LayerNorm after each stack (BERT's encoder ends without one)
+    decoder: bool = True  # False: an encoder only; no target embedding, decoder or generator
 
     def __post_init__(self) -> None:
         def positive(name: str) -> None:
@@ -60,6 +75,19 @@ class ModelConfig:
             raise ValueError(f"pad_id={self.pad_id} is outside a vocabulary of size {smallest_vocab}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ValueError(f"seed={self.seed!r} must be an integer")
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions={self.positions!r} must be one of {POSITIONS}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation={self.activation!r} must be one of {ACTIVATIONS}")
+        eps = self.layer_norm_eps
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0.0 < eps < 1.0:
+            raise ValueError(f"layer_norm_eps={eps!r} must be a number in (0, 1)")
+        for name in ("embed_norm", "scale_embeddings", "final_norm", "decoder"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        types = self.type_vocab_size
+        if isinstance(types, bool) or not isinstance(types, int) or types < 0:
+            raise ValueError(f"type_vocab_size={types!r} must be a non-negative integer")
 
     @property
     def d_k(self) -> int:

@@ -8,31 +8,36 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from core.attention import MultiHeadAttention
 from core.trace import DecoderLayerTrace, EncoderLayerTrace
 
 
 class FeedForward(nn.Module):
-    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position separately (section 3.3)."""
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position separately (section 3.3).
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float) -> None:
+    activation="gelu" puts GELU(z) = z·Φ(z) (exact, with erf, as BERT) in place of max(0, z).
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "relu") -> None:
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
+        self.activation = {"relu": torch.relu, "gelu": F.gelu}[activation]
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        hidden = torch.relu(self.linear1(x))  # (B, L, d_ff)
+        hidden = self.activation(self.linear1(x))  # (B, L, d_ff)
         return self.linear2(self.dropout(hidden)), hidden  # (B, L, d_model), (B, L, d_ff)
 
 
 class Residual(nn.Module):
     """A sublayer wrapped in residual + LayerNorm, post or pre; dropout on the sublayer's output."""
 
-    def __init__(self, d_model: int, dropout: float, norm: str) -> None:
+    def __init__(self, d_model: int, dropout: float, norm: str, eps: float = 1e-5) -> None:
         super().__init__()
-        self.norm = nn.LayerNorm(d_model)
+        self.norm = nn.LayerNorm(d_model, eps=eps)
         self.dropout = nn.Dropout(dropout)
         self.pre = norm == "pre"
 
@@ -46,12 +51,21 @@ class Residual(nn.Module):
 
 
 class EncoderLayer(nn.Module):
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float, norm: str) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float,
+        norm: str,
+        activation: str = "relu",
+        eps: float = 1e-5,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
-        self.ffn = FeedForward(d_model, d_ff, dropout)
-        self.sublayer1 = Residual(d_model, dropout, norm)
-        self.sublayer2 = Residual(d_model, dropout, norm)
+        self.ffn = FeedForward(d_model, d_ff, dropout, activation)
+        self.sublayer1 = Residual(d_model, dropout, norm, eps)
+        self.sublayer2 = Residual(d_model, dropout, norm, eps)
 
     def forward(self, x: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, EncoderLayerTrace]:
         after_attn, _, attn = self.sublayer1(x, lambda y: self.self_attn(y, y, src_mask))
@@ -68,14 +82,23 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float, norm: str) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float,
+        norm: str,
+        activation: str = "relu",
+        eps: float = 1e-5,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
-        self.ffn = FeedForward(d_model, d_ff, dropout)
-        self.sublayer1 = Residual(d_model, dropout, norm)
-        self.sublayer2 = Residual(d_model, dropout, norm)
-        self.sublayer3 = Residual(d_model, dropout, norm)
+        self.ffn = FeedForward(d_model, d_ff, dropout, activation)
+        self.sublayer1 = Residual(d_model, dropout, norm, eps)
+        self.sublayer2 = Residual(d_model, dropout, norm, eps)
+        self.sublayer3 = Residual(d_model, dropout, norm, eps)
 
     def forward(
         self, x: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor, tgt_mask: torch.Tensor

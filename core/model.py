@@ -5,6 +5,13 @@
 
 ``Transformer.trace`` returns a ``ModelTrace`` with every intermediate tensor; ``forward`` returns
 only the logits (for training). Both run the same code.
+
+The same classes also run a pretrained BERT encoder (core/pretrained.py), switched by config options
+whose defaults are the paper's model:
+
+    src ids ─ Embedding + learned position + token type ─ LayerNorm ─ N × EncoderLayer(GELU) ─ output
+    (positions="learned", scale_embeddings=False, type_vocab_size=2, embed_norm=True,
+     activation="gelu", final_norm=False, decoder=False)
 """
 
 from __future__ import annotations
@@ -27,30 +34,57 @@ class Embedding(nn.Module):
 
     The scaling keeps token vectors (xavier-initialised, entries ~ 1/sqrt(d_model)) on the same
     scale as the positional encoding, whose entries lie in [-1, 1].
+
+    BERT instead adds a learned position table and a token-type (segment) row to the unscaled
+    lookup, then normalises the sum: LayerNorm(lookup + P[pos] + T[type]).
     """
 
-    def __init__(self, vocab_size: int, d_model: int, max_len: int, dropout: float) -> None:
+    def __init__(self, vocab_size: int, c: ModelConfig) -> None:
         super().__init__()
-        self.lookup = nn.Embedding(vocab_size, d_model)
-        self.scale = math.sqrt(d_model)
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
-        self.dropout = nn.Dropout(dropout)
+        self.lookup = nn.Embedding(vocab_size, c.d_model)
+        self.scale = math.sqrt(c.d_model) if c.scale_embeddings else None
+        self.max_len = c.max_len
+        if c.positions == "learned":
+            self.position = nn.Embedding(c.max_len, c.d_model)
+        else:
+            self.register_buffer("pe", sinusoidal_encoding(c.max_len, c.d_model), persistent=False)
+        self.token_type = nn.Embedding(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
+        self.norm = nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.embed_norm else nn.Identity()
+        self.dropout = nn.Dropout(c.dropout)
 
-    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, L) ids -> (embedded (B, L, d_model) before dropout, lookup (B, L, d_model))."""
-        if ids.size(1) > self.pe.size(0):
-            raise ValueError(f"sequence length {ids.size(1)} exceeds max_len={self.pe.size(0)}")
+    def positional(self, length: int) -> torch.Tensor:
+        """The position rows added to the first ``length`` tokens: (length, d_model)."""
+        return self.position.weight[:length] if hasattr(self, "position") else self.pe[:length]
+
+    def forward(
+        self, ids: torch.Tensor, token_types: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, L) ids -> (embedded (B, L, d_model) before dropout, lookup (B, L, d_model)).
+
+        ``token_types`` (B, L) picks the token-type rows; None means type 0 (one sentence).
+        """
+        if ids.size(1) > self.max_len:
+            raise ValueError(f"sequence length {ids.size(1)} exceeds max_len={self.max_len}")
         lookup = self.lookup(ids)  # (B, L, d_model)
-        return lookup * self.scale + self.pe[: ids.size(1)], lookup
+        scaled = lookup if self.scale is None else lookup * self.scale
+        x = scaled + self.positional(ids.size(1))  # (B, L, d_model)
+        if self.token_type is not None:
+            x = x + (self.token_type.weight[0] if token_types is None else self.token_type(token_types))
+        return self.norm(x), lookup
+
+
+def _final_norm(c: ModelConfig) -> nn.Module:
+    return nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.final_norm else nn.Identity()
 
 
 class Encoder(nn.Module):
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm) for _ in range(c.num_layers)
+            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps)
+            for _ in range(c.num_layers)
         )
-        self.norm = nn.LayerNorm(c.d_model)
+        self.norm = _final_norm(c)
 
     def forward(self, x, src_mask):
         traces = []
@@ -64,9 +98,10 @@ class Decoder(nn.Module):
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm) for _ in range(c.num_layers)
+            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps)
+            for _ in range(c.num_layers)
         )
-        self.norm = nn.LayerNorm(c.d_model)
+        self.norm = _final_norm(c)
 
     def forward(self, x, memory, src_mask, tgt_mask):
         traces = []
@@ -77,7 +112,7 @@ class Decoder(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, config: ModelConfig) -> None:
+    def __init__(self, config: ModelConfig, *, _random_init: bool = True) -> None:
         super().__init__()
         self.config = config
         c = config
@@ -85,18 +120,35 @@ class Transformer(nn.Module):
         # disturbing the caller's global random state.
         # The modules are built on the "meta" device (shapes only) and initialised once below:
         # torch's default init followed by ours drew every weight twice (0.85 s at d_model=512, N=6).
+        # An encoder-only model (decoder=False) has None for the three target-side parts.
         with torch.device("meta"):
-            self.src_embed = Embedding(c.src_vocab_size, c.d_model, c.max_len, c.dropout)
-            self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.max_len, c.dropout)
+            # (registration order = the order _init_weights draws in: keep it, or seeds change weights)
+            self.src_embed = Embedding(c.src_vocab_size, c)
+            self.tgt_embed = Embedding(c.tgt_vocab_size, c) if c.decoder else None
             self.encoder = Encoder(c)
-            self.decoder = Decoder(c)
-            self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # d_model -> logits over the vocabulary
+            self.decoder = Decoder(c) if c.decoder else None
+            # d_model -> logits over the vocabulary
+            self.generator = nn.Linear(c.d_model, c.tgt_vocab_size) if c.decoder else None
         self.to_empty(device="cpu")
-        pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: to_empty left it uninitialised
-        self.src_embed.pe, self.tgt_embed.pe = pe, pe
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(c.seed)
-            self._init_weights()
+        if c.positions == "sinusoidal":
+            pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: to_empty left it uninitialised
+            for embed in (self.src_embed, self.tgt_embed):
+                if embed is not None:
+                    embed.pe = pe
+        if _random_init:  # False only from from_state_dict, which fills every parameter next
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(c.seed)
+                self._init_weights()
+
+    @classmethod
+    def from_state_dict(cls, config: ModelConfig, state_dict: dict) -> Transformer:
+        """A model holding exactly these weights (strict: none missing, none left over).
+
+        Skips the random initialisation the weights would overwrite (1 s for a 23M-parameter BERT).
+        """
+        model = cls(config, _random_init=False)
+        model.load_state_dict(state_dict, strict=True)
+        return model
 
     @torch.no_grad()
     def _init_weights(self) -> None:
@@ -129,8 +181,13 @@ class Transformer(nn.Module):
         memory, traces = self.encoder(self.src_embed.dropout(embedded), src_mask)
         return memory, src_mask, traces, embedded, lookup
 
+    def _need_decoder(self) -> None:
+        if self.decoder is None:
+            raise ValueError("this model is an encoder only (config.decoder=False): it takes no tgt_ids")
+
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor):
         """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup)."""
+        self._need_decoder()
         self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
         tgt_mask = decoder_mask(tgt_ids, self.config.pad_id)  # (B, 1, T, T)
         embedded, lookup = self.tgt_embed(tgt_ids)  # (B, T, d_model)
@@ -139,6 +196,7 @@ class Transformer(nn.Module):
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> torch.Tensor:
         """(B, S), (B, T) ids -> logits (B, T, tgt_vocab_size)."""
+        self._need_decoder()
         memory, src_mask, *_ = self.encode(src_ids)
         return self.decode(tgt_ids, memory, src_mask)[0]
 
@@ -150,6 +208,8 @@ class Transformer(nn.Module):
 
         Traces are taken as in inference: dropout is off whatever mode the module is in.
         """
+        if tgt_ids is not None:
+            self._need_decoder()
         with _eval_mode(self):
             encoded = self.encode(src_ids)
             return self._trace_from(src_ids, encoded, tgt_ids)
@@ -161,7 +221,7 @@ class Transformer(nn.Module):
             src_ids=src_ids,
             src_token_embedding=src_lookup.detach(),
             src_embedded=src_embedded.detach(),
-            positional=self.src_embed.pe[:length],
+            positional=self.src_embed.positional(length).detach(),
             src_mask=src_mask,
             encoder=enc_traces,
             memory=memory.detach(),
@@ -190,6 +250,7 @@ class Transformer(nn.Module):
         cross-attention of every position so far; the encoder runs once. A sequence that has
         produced EOS is padded from then on; decoding stops when every sequence has.
         """
+        self._need_decoder()
         if max_new_tokens < 0:
             raise ValueError(f"max_new_tokens={max_new_tokens} must be ≥ 0")
         with _eval_mode(self):
@@ -220,6 +281,7 @@ class Transformer(nn.Module):
         Embeddings and the output projection are not part of nn.Transformer and stay as they are.
         """
         c = self.config
+        self._need_decoder()
         if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
             raise ValueError("reference has a different number of layers")
         if ref.d_model != c.d_model or ref.nhead != c.num_heads:

@@ -1,0 +1,198 @@
+"""WordPiece, the tokenizer of BERT (uncased), reading a ``vocab.txt`` (one token a line, id = line).
+
+Two steps, the way BERT does them:
+
+1. basic tokenization: drop control characters, turn every whitespace into a space, put spaces
+   around each CJK ideograph, strip accents (NFD, then drop the combining marks), lowercase, and
+   split on whitespace and on every punctuation character (each one becomes a word of its own);
+2. WordPiece on each word: greedy longest-match-first from the left, every piece after the first
+   spelled with a ``##`` prefix; a word with a piece not in the vocabulary (or longer than 100
+   characters) becomes ``[UNK]`` as a whole.
+
+>>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "!"])
+>>> tok.tokenize("Unaffable!")
+['un', '##aff', '##able', '!']
+>>> tok.tokenize("unaffablé xyz")  # accents go; "xyz" has no first piece, so the word is [UNK]
+['un', '##aff', '##able', '[UNK]']
+>>> tok.encode("Unaffable!")  # [CLS] ... [SEP]
+[2, 5, 6, 7, 8, 3]
+
+The special tokens keep the vocabulary's own ids (BERT: [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102,
+[MASK]=103), not the project's first-five convention of core/vocab.py: the pretrained embedding
+rows are indexed by them. A special token typed in the text (``[MASK]``, exactly so spelled) stays
+one token, as Hugging Face's tokenizers do.
+
+Matches Hugging Face's ``BertTokenizerFast`` (the ``tokenizers`` BertNormalizer + BertPreTokenizer
++ WordPiece) token for token; tests/core/test_pretrained.py checks it on awkward text. In
+particular lowercasing is per character (no Greek final sigma), as there.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+PAD, UNK, CLS, SEP, MASK = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
+SPECIALS = (PAD, UNK, CLS, SEP, MASK)
+MAX_WORD_CHARS = 100  # a longer word is [UNK] without trying
+
+# CJK Unified Ideographs and their extensions, as BERT defines them. Hangul, kana and CJK
+# punctuation are not in these blocks: they go through the usual whitespace/punctuation rules.
+_CJK_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    # Google's BERT (and transformers' Python tokenizer) start this block at 0x2B820; the Rust
+    # tokenizer that everyone runs starts at 0x2B920, so U+2B820..U+2B91F stay inside words. We
+    # follow Rust; none of those 256 characters is in the vocabulary anyway.
+    (0x2B920, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
+
+
+def _is_cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+def _is_whitespace(ch: str) -> bool:
+    return ch in " \t\n\r" or ch.isspace() or unicodedata.category(ch) == "Zs"
+
+
+def _is_control(ch: str) -> bool:
+    return ch not in "\t\n\r" and unicodedata.category(ch).startswith("C")
+
+
+def _is_punctuation(ch: str) -> bool:
+    # ASCII symbols such as $ + < = > ^ ` | ~ are not Unicode punctuation, but BERT splits on them too
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def normalize(text: str) -> str:
+    """BERT's uncased normaliser: clean, space out CJK, strip accents, lowercase.
+
+    >>> normalize("Héllo\\tWÖRLD 你好")
+    'hello world  你  好 '
+    """
+    chars = []
+    for ch in text:
+        if ch in ("\0", "\ufffd") or _is_control(ch):
+            continue
+        if _is_whitespace(ch):
+            chars.append(" ")
+        elif _is_cjk(ch):
+            chars.extend((" ", ch, " "))
+        else:
+            chars.append(ch)
+    decomposed = unicodedata.normalize("NFD", "".join(chars))
+    stripped = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return "".join(ch.lower() for ch in stripped)  # per character, as the Rust normaliser
+
+
+def pre_tokenize(text: str) -> list[str]:
+    """Split normalised text on whitespace, and isolate each punctuation character.
+
+    >>> pre_tokenize("don't stop...")
+    ['don', "'", 't', 'stop', '.', '.', '.']
+    """
+    words: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if _is_whitespace(ch) or _is_punctuation(ch):
+            if current:
+                words.append("".join(current))
+                current = []
+            if not _is_whitespace(ch):
+                words.append(ch)
+        else:
+            current.append(ch)
+    if current:
+        words.append("".join(current))
+    return words
+
+
+class WordPieceTokenizer:
+    def __init__(self, vocab: list[str]) -> None:
+        self.itos: list[str] = list(vocab)
+        self.stoi: dict[str, int] = {}
+        for i, token in enumerate(self.itos):
+            self.stoi.setdefault(token, i)
+        missing = [t for t in SPECIALS if t not in self.stoi]
+        if missing:
+            raise ValueError(f"vocabulary lacks the special tokens {missing}")
+        self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (self.stoi[t] for t in SPECIALS)
+
+    @classmethod
+    def from_file(cls, path) -> WordPieceTokenizer:
+        """Read a BERT ``vocab.txt``: the token on line i has id i."""
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return cls([line.rstrip("\r") for line in lines])
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def word_pieces(self, word: str) -> list[str]:
+        """Greedy longest-match-first: ``unaffable`` -> ``un ##aff ##able``; no match -> ``[UNK]``."""
+        if len(word) > MAX_WORD_CHARS:
+            return [UNK]
+        pieces, start = [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                if piece in self.stoi:
+                    break
+                end -= 1
+            if end == start:  # not even one character matched: the whole word is unknown
+                return [UNK]
+            pieces.append(piece)
+            start = end
+        return pieces
+
+    def tokenize(self, text: str) -> list[str]:
+        """Text -> WordPiece tokens, without [CLS]/[SEP]."""
+        tokens: list[str] = []
+        for chunk, special in self._split_specials(text):
+            if special:
+                tokens.append(chunk)
+                continue
+            for word in pre_tokenize(normalize(chunk)):
+                tokens.extend(self.word_pieces(word))
+        return tokens
+
+    def _split_specials(self, text: str) -> list[tuple[str, bool]]:
+        """Cut literal special tokens out of the text: [(chunk, is_special), ...]."""
+        parts: list[tuple[str, bool]] = []
+        start = i = 0
+        while i < len(text):
+            found = next((t for t in SPECIALS if text.startswith(t, i)), None) if text[i] == "[" else None
+            if found is None:
+                i += 1
+                continue
+            if i > start:
+                parts.append((text[start:i], False))
+            parts.append((found, True))
+            i = start = i + len(found)
+        if start < len(text):
+            parts.append((text[start:], False))
+        return parts
+
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        """Text -> ids, ``[CLS] ... [SEP]`` around them unless ``add_special_tokens=False``."""
+        ids = [self.stoi[t] for t in self.tokenize(text)]
+        return [self.cls_id, *ids, self.sep_id] if add_special_tokens else ids
+
+    def convert_ids_to_tokens(self, ids) -> list[str]:
+        return [self.itos[i] for i in ids]
+
+    def decode(self, ids) -> str:
+        """Ids -> text the BERT way: tokens joined by spaces, ``##`` continuations glued on."""
+        return " ".join(self.convert_ids_to_tokens(ids)).replace(" ##", "")
