@@ -30,6 +30,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 ROOT = Path(__file__).resolve().parents[1]
+LOG_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "glassbox-bench"
 
 
 # -- the server --------------------------------------------------------------------------------------
@@ -47,7 +48,8 @@ class Server:
     def __init__(self, port: int | None = None, log: Path | None = None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log or (ROOT / "test-results" / f"bench-server-{self.port}.log")
+        # not in test-results/: test runs clean that folder, and the log is read at the end
+        self.log_path = log or LOG_DIR / f"server-{self.port}.log"
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> Server:

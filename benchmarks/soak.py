@@ -1,0 +1,131 @@
+"""Soak: does one server's memory stay bounded over a lecture? (a real server, websocket sessions)
+
+    .venv/bin/python benchmarks/soak.py                    # 500 reruns + 200 sessions, ~4-6 min
+    .venv/bin/python benchmarks/soak.py --reruns 100 --sessions 40
+
+1. Footprint: RSS after the first session (default model), then with d_model=512 / 6 layers cached.
+2. One session, ``--reruns`` reruns with changing inputs: a new sentence every time, the seed cycling
+   through 24 values and d_model through 16…128, pages in turn. Every rerun misses the trace cache
+   and most miss the model cache, so both caches churn at their bounds (models: max_entries=8,
+   traces: 64; pages keep their own bounded caches).
+3. ``--sessions`` sessions opened and closed, 10 at a time, each with its own sentence and seed.
+
+Target: RSS grows by at most 100 MB from "after warm-up" (the first 20 % of phase 2) to the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+from stclient import Server, Session, percentile
+
+PAGES = ["", "attention", "embeddings", "model", "masks", "positional", "tokenization"]
+D_MODELS = (16, 32, 64, 128)
+
+
+async def footprint(server: Server) -> dict:
+    s = Session(server.url)
+    await s.connect()
+    for page in PAGES[1:]:
+        await s.switch_page(page)
+    await s.close()
+    default = server.rss_mb()
+    big = Session(server.url, "d_model=512&num_heads=8&num_layers=6&d_ff=2048")
+    r = await big.connect()
+    for page in PAGES[1:]:
+        r = await big.switch_page(page)
+    await big.close()
+    return {"rss_default_all_pages_mb": round(default), "rss_with_512x6_mb": round(server.rss_mb()),
+            "big_model_status": r.status}  # fmt: skip
+
+
+async def reruns(server: Server, n: int) -> dict:
+    s = Session(server.url)
+    await s.connect()
+    rss, lat, errors = [], [], []
+    warm_at = max(1, n // 5)
+    for k in range(n):
+        kind = k % 5
+        if kind == 0:
+            r = await s.switch_page(PAGES[(k // 5) % len(PAGES)])
+        elif kind == 1:
+            r = await s.set_number("seed", k % 24)
+        elif kind == 2:
+            r = await s.set_choice("d_model", str(D_MODELS[(k // 5) % len(D_MODELS)]))
+        else:
+            r = await s.type_text("sentence", f"soak {k}: 注意力就是一切 attention is all you need {k * 79}")
+        lat.append(r.seconds)
+        if r.status != "ok":
+            errors.append(f"rerun {k}: {r.status} {r.errors[:1]}")
+        if k + 1 == warm_at or (k + 1) % 50 == 0:
+            rss.append((k + 1, round(server.rss_mb())))
+    await s.close()
+    warm = dict(rss)[warm_at]
+    return {"reruns": n, "rss_after_warmup_mb": warm, "rss_end_mb": rss[-1][1],
+            "growth_mb": rss[-1][1] - warm, "rss_trail": rss, "errors": len(errors),
+            "error_samples": errors[:5],
+            "p50_s": round(percentile(lat, 50), 3), "p95_s": round(percentile(lat, 95), 3)}  # fmt: skip
+
+
+async def one_visit(server: Server, i: int) -> str | None:
+    s = Session(server.url, f"seed={1000 + i}&d_model={D_MODELS[i % 4]}")
+    try:
+        r = await s.connect()
+        if r.status == "ok":
+            r = await s.type_text("sentence", f"visitor {i} 你好 hello")
+        if r.status == "ok":
+            r = await s.switch_page(PAGES[i % len(PAGES)])
+        return None if r.status == "ok" else f"session {i}: {r.status} {r.errors[:1]}"
+    finally:
+        await s.close()
+
+
+async def sessions(server: Server, n: int, batch: int = 10) -> dict:
+    rss, errors = [], []
+    for start in range(0, n, batch):
+        found = await asyncio.gather(*(one_visit(server, i) for i in range(start, min(n, start + batch))))
+        errors += [e for e in found if e]
+        rss.append((min(n, start + batch), round(server.rss_mb())))
+    await asyncio.sleep(2)  # let the server drop the closed sessions
+    warm = rss[max(0, len(rss) // 5 - 1)][1]
+    end = round(server.rss_mb())
+    return {"sessions": n, "rss_after_warmup_mb": warm, "rss_end_mb": end, "growth_mb": end - warm,
+            "rss_trail": rss[:: max(1, len(rss) // 10)], "errors": len(errors), "error_samples": errors[:5]}
+
+
+async def main_async(args) -> dict:
+    with Server() as server:
+        out = {"rss_fresh_server_mb": round(server.rss_mb())}
+        t0 = time.monotonic()
+        out["footprint"] = await footprint(server)
+        out["reruns"] = await reruns(server, args.reruns)
+        out["sessions"] = await sessions(server, args.sessions)
+        out["wall_s"] = round(time.monotonic() - t0)
+        out["server_log_errors"] = server.log_errors()[:5]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reruns", type=int, default=500)
+    ap.add_argument("--sessions", type=int, default=200)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    print(json.dumps({"nproc": os.cpu_count(), "loadavg_before": os.getloadavg()}))
+    out = asyncio.run(main_async(args))
+    out["loadavg_after"] = os.getloadavg()
+    print(json.dumps(out, ensure_ascii=False, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, ensure_ascii=False, indent=1))
+    ok = (out["reruns"]["growth_mb"] <= 100 and out["sessions"]["growth_mb"] <= 100
+          and not out["reruns"]["errors"] and not out["sessions"]["errors"] and not out["server_log_errors"])
+    raise SystemExit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
