@@ -3,7 +3,7 @@
 Target (issue 3): trace ≤ 1.5× torch. Both are timed in the same run, interleaved, median of many
 repetitions; ours also pays for the embeddings and the output projection, which torch's lacks.
 
-    .venv/bin/python benchmarks/trace.py
+    .venv/bin/python benchmarks/trace.py [THREADS]     # default 1 thread, as the app runs
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def median_time(fn, reps):
 
 
 def main() -> None:
-    torch.set_num_threads(torch.get_num_threads())
+    # One thread, as the app runs (ui/preload.py): with 2 threads on a shared 2-core machine OpenMP's
+    # spinning threads make every figure noise. Both sides run with the same setting.
+    torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     print(
         f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
         f"{platform.processor() or platform.machine()}"
