@@ -85,6 +85,7 @@ def train(
     lr: float | None = None,
     factor: float | None = None,
     warmup: int | None = None,
+    cooldown: float = 0.0,
     label_smoothing: float = 0.1,
     seed: int = 0,
     num_threads: int | None = None,
@@ -98,12 +99,16 @@ def train(
     """Train a fresh model on ``task`` until ``steps`` or ``minutes`` runs out (the first to do so).
 
     ``lr=None`` uses the warm-up schedule ``noam_lr`` (times ``factor``); a number means plain Adam at
-    that constant rate. ``num_threads`` sets torch's intra-op threads for the run (the app may pass 1)
+    that constant rate. ``cooldown`` (0..1) lowers the rate linearly to 0 over that last fraction of
+    the step or time budget: with a fixed budget the schedule would otherwise stop mid-descent.
+    ``num_threads`` sets torch's intra-op threads for the run (the app may pass 1)
     and restores the previous value afterwards. ``verbose`` prints a progress line to stderr.
     Arguments left as None take the task's value in ``DEFAULT_TRAIN``.
     """
     if task not in TASKS:
         raise ValueError(f"task={task!r} must be one of {TASKS}")
+    if not 0.0 <= cooldown < 1.0:
+        raise ValueError(f"cooldown={cooldown!r} must be in [0, 1)")
     defaults = DEFAULT_TRAIN[task]
     if steps is None and minutes is None:
         steps = defaults["steps"]
@@ -120,7 +125,7 @@ def train(
         config = ModelConfig(len(data.src_vocab), len(data.tgt_vocab), **overrides)
         model = Transformer(config)
         cpu_start = time.process_time()  # CPU time too: wall time depends on who else uses the machine
-        history = _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup,
+        history = _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, cooldown,
                        label_smoothing, seed, log_every, eval_every, eval_limit, on_progress, verbose)
         model.eval()
         cpu_seconds = time.process_time() - cpu_start
@@ -130,14 +135,19 @@ def train(
         metrics.update(steps=last.get("step", 0), seconds=round(last.get("elapsed", 0.0), 1),
                        cpu_seconds=round(cpu_seconds, 1), threads=torch.get_num_threads(),
                        batch_size=batch_size, label_smoothing=label_smoothing,
-                       schedule=f"noam(warmup={warmup}, factor={factor})" if lr is None else f"adam(lr={lr})")
+                       schedule=_schedule_name(lr, warmup, factor, cooldown))
         return TrainResult(model, (data.src_vocab, data.tgt_vocab), metrics, history, task)
     finally:
         torch.set_num_threads(previous_threads)
 
 
-def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, label_smoothing, seed,
-         log_every, eval_every, eval_limit, on_progress, verbose) -> list[dict]:
+def _schedule_name(lr, warmup, factor, cooldown) -> str:
+    name = f"noam(warmup={warmup}, factor={factor})" if lr is None else f"adam(lr={lr})"
+    return name + (f", linear cooldown over the last {cooldown:.0%}" if cooldown else "")
+
+
+def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, cooldown, label_smoothing,
+         seed, log_every, eval_every, eval_limit, on_progress, verbose) -> list[dict]:
     rng = random.Random(seed)  # batch order; the weights are seeded by config.seed
     # betas and eps as in the paper (section 5.3)
     opt = torch.optim.Adam(model.parameters(), lr=lr or 1.0, betas=(0.9, 0.98), eps=1e-9)
@@ -150,6 +160,10 @@ def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, la
     while True:
         step += 1
         rate = lr if lr is not None else noam_lr(step, config.d_model, warmup, factor)
+        if cooldown:
+            spent = max((step - 1) / steps if steps else 0.0,
+                        (time.perf_counter() - start) / budget_s if budget_s else 0.0)
+            rate *= min(1.0, max(0.0, 1.0 - spent) / cooldown)
         for group in opt.param_groups:
             group["lr"] = rate
         model.train()
@@ -315,6 +329,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lr", type=float, help="plain Adam at this rate instead of the warm-up schedule")
     ap.add_argument("--factor", type=float, help="scales the warm-up schedule")
     ap.add_argument("--warmup", type=int)
+    ap.add_argument("--cooldown", type=float, default=0.0,
+                    help="lower the rate linearly to 0 over this last fraction of the budget (e.g. 0.3)")
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
@@ -340,7 +356,8 @@ def main(argv: list[str] | None = None) -> None:
              "dropout": args.dropout, "norm": args.norm}
     overrides = {k: v for k, v in names.items() if v is not None}
     result = train(args.task, overrides, steps=args.steps, minutes=args.minutes, batch_size=args.batch_size,
-                   lr=args.lr, factor=args.factor, warmup=args.warmup, label_smoothing=args.label_smoothing,
+                   lr=args.lr, factor=args.factor, warmup=args.warmup, cooldown=args.cooldown,
+                   label_smoothing=args.label_smoothing,
                    seed=args.seed, num_threads=args.threads, eval_every=args.eval_every, verbose=True)
     print(format_metrics(result.metrics))
     m = result.metrics

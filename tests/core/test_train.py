@@ -69,3 +69,14 @@ def test_evaluate_on_pinyin_and_predict_on_unknown_input():
 def test_unknown_task_is_refused():
     with pytest.raises(ValueError, match="task='sort'"):
         train("sort", steps=1)
+
+
+def test_cooldown_brings_the_rate_down_to_zero_at_the_end_of_the_budget():
+    seen = []
+    train("copy", dict(d_model=16, num_heads=2, num_layers=1, d_ff=32), steps=40, log_every=1,
+          eval_every=1000, eval_limit=10, cooldown=0.5, on_progress=lambda p: seen.append(p.lr))
+    assert len(seen) == 40
+    assert seen[19] > seen[29] > seen[39] >= 0  # linear descent over the last half
+    assert seen[39] < 0.1 * max(seen)  # the last step has 1/40 of the budget left: 5% of the rate
+    with pytest.raises(ValueError, match=r"cooldown=1.5 must be in \[0, 1\)"):
+        train("copy", steps=1, cooldown=1.5)
