@@ -10,7 +10,11 @@
    traces: 64; pages keep their own bounded caches).
 3. ``--sessions`` sessions opened and closed, 10 at a time, each with its own sentence and seed.
 
-Target: RSS grows by at most 100 MB from "after warm-up" (the first 20 % of phase 2) to the end.
+4. Worst case for the bounds: 8 different d_model=512 / 6-layer models (the cache's max_entries),
+   each on several pages and sentences: what the caches can hold at most.
+
+RSS is noisy (the allocator returns memory in steps), so a level is the mean of 5 samples. Target:
+the level at the end is at most 100 MB above the level after warm-up (20 % into phase 2 / 3).
 """
 
 from __future__ import annotations
@@ -23,6 +27,20 @@ import time
 from pathlib import Path
 
 from stclient import Server, Session, percentile
+
+
+def level(samples: list[tuple[int, int]], at: int) -> float:
+    """Mean RSS of the 5 samples from index ``at`` (negative: from the end)."""
+    window = samples[at : at + 5] if at >= 0 else samples[at:]
+    return round(sum(v for _, v in window) / len(window))
+
+
+def growth(samples: list[tuple[int, int]]) -> dict:
+    warm = level(samples, len(samples) // 5)
+    end = level(samples, -5)
+    return {"rss_after_warmup_mb": warm, "rss_end_mb": end, "growth_mb": end - warm,
+            "rss_min_mb": min(v for _, v in samples), "rss_max_mb": max(v for _, v in samples),
+            "rss_trail": samples[:: max(1, len(samples) // 12)]}  # fmt: skip
 
 PAGES = ["", "attention", "embeddings", "model", "masks", "positional", "tokenization"]
 D_MODELS = (16, 32, 64, 128)
@@ -48,7 +66,6 @@ async def reruns(server: Server, n: int) -> dict:
     s = Session(server.url)
     await s.connect()
     rss, lat, errors = [], [], []
-    warm_at = max(1, n // 5)
     for k in range(n):
         kind = k % 5
         if kind == 0:
@@ -62,13 +79,10 @@ async def reruns(server: Server, n: int) -> dict:
         lat.append(r.seconds)
         if r.status != "ok":
             errors.append(f"rerun {k}: {r.status} {r.errors[:1]}")
-        if k + 1 == warm_at or (k + 1) % 50 == 0:
+        if (k + 1) % 10 == 0:
             rss.append((k + 1, round(server.rss_mb())))
     await s.close()
-    warm = dict(rss)[warm_at]
-    return {"reruns": n, "rss_after_warmup_mb": warm, "rss_end_mb": rss[-1][1],
-            "growth_mb": rss[-1][1] - warm, "rss_trail": rss, "errors": len(errors),
-            "error_samples": errors[:5],
+    return {"reruns": n, **growth(rss), "errors": len(errors), "error_samples": errors[:5],
             "p50_s": round(percentile(lat, 50), 3), "p95_s": round(percentile(lat, 95), 3)}  # fmt: skip
 
 
@@ -92,10 +106,26 @@ async def sessions(server: Server, n: int, batch: int = 10) -> dict:
         errors += [e for e in found if e]
         rss.append((min(n, start + batch), round(server.rss_mb())))
     await asyncio.sleep(2)  # let the server drop the closed sessions
-    warm = rss[max(0, len(rss) // 5 - 1)][1]
-    end = round(server.rss_mb())
-    return {"sessions": n, "rss_after_warmup_mb": warm, "rss_end_mb": end, "growth_mb": end - warm,
-            "rss_trail": rss[:: max(1, len(rss) // 10)], "errors": len(errors), "error_samples": errors[:5]}
+    rss.append((n, round(server.rss_mb())))
+    return {"sessions": n, **growth(rss), "errors": len(errors), "error_samples": errors[:5]}
+
+
+async def worst_case(server: Server, models: int = 8) -> dict:
+    """Fill the model cache with big models: what can one replica be made to hold?"""
+    s = Session(server.url, "d_model=512&num_heads=8&num_layers=6&d_ff=2048")
+    await s.connect()
+    peak, errors = server.rss_mb(), []
+    for seed in range(models):
+        r = await s.set_number("seed", 500 + seed)
+        for page in ("attention", "model", ""):
+            r = await s.switch_page(page)
+            r = await s.type_text("sentence", f"worst case {seed} 注意力就是一切 attention is all you need")
+            if r.status != "ok":
+                errors.append(f"seed {seed} /{page}: {r.status}")
+            peak = max(peak, server.rss_mb())
+    await s.close()
+    return {"models_512x6": models, "rss_peak_mb": round(peak), "rss_end_mb": round(server.rss_mb()),
+            "errors": len(errors), "error_samples": errors[:5]}
 
 
 async def main_async(args) -> dict:
@@ -105,6 +135,8 @@ async def main_async(args) -> dict:
         out["footprint"] = await footprint(server)
         out["reruns"] = await reruns(server, args.reruns)
         out["sessions"] = await sessions(server, args.sessions)
+        if not args.no_worst:
+            out["worst_case"] = await worst_case(server)
         out["wall_s"] = round(time.monotonic() - t0)
         out["server_log_errors"] = server.log_errors()[:5]
     return out
@@ -114,6 +146,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reruns", type=int, default=500)
     ap.add_argument("--sessions", type=int, default=200)
+    ap.add_argument("--no-worst", action="store_true", help="skip phase 4 (8 big models)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     print(json.dumps({"nproc": os.cpu_count(), "loadavg_before": os.getloadavg()}))
