@@ -147,7 +147,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
         )
     sb.selectbox(
         "d_model (width of every vector)",
-        D_MODEL_CHOICES,
+        (settings.d_model,) if fixed else D_MODEL_CHOICES,
         key="d_model",
         disabled=fixed,
         on_change=_on_change,
@@ -155,7 +155,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
     )
     sb.select_slider(
         "Heads h (only divisors of d_model)",
-        head_choices(settings.d_model),
+        (settings.num_heads,) if fixed else head_choices(settings.d_model),
         key="num_heads",
         disabled=fixed,
         help="d_k = d_model / h must be a whole number, so only divisors of d_model are offered.",
@@ -174,7 +174,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
     )
     sb.selectbox(
         "d_ff (feed-forward width)",
-        D_FF_CHOICES,
+        (settings.d_ff,) if fixed else D_FF_CHOICES,
         key="d_ff",
         disabled=fixed,
         format_func=lambda v: f"4·d_model = {4 * settings.d_model}" if v == 0 else str(v),
@@ -259,7 +259,9 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     elif settings.weights == "trained":
         settings = replace(settings, weights="random")  # what is on screen
 
-    _sidebar(state[STORE], trained_config)
+    # With trained weights the size widgets show the checkpoint's sizes (disabled); the stored ones
+    # come back when the user switches to random weights.
+    _sidebar(settings if trained_config is not None else state[STORE], trained_config)
     _write_url(state[STORE])
 
     st.title(title)

@@ -23,9 +23,21 @@ PAGE_FILES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
 PAGE_SCRIPTS = [script for script, *_ in PAGES]  # the navigation's pages, in order
 
 
-def open_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+# The app's default weights are the trained checkpoint, whose sizes are fixed. Tests open pages with
+# random weights, so the size widgets can move, unless a test asks otherwise (weights=None: the app's
+# own default; the trained default has tests of its own).
+TEST_WEIGHTS = "random"
+
+
+def with_weights(query: dict[str, str] | None, weights: str | None) -> dict[str, str]:
+    return {**({"weights": weights} if weights else {}), **(query or {})}
+
+
+def open_app(
+    query: dict[str, str] | None = None, page: str | None = None, weights: str | None = TEST_WEIGHTS
+) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in (query or {}).items():
+    for key, value in with_weights(query, weights).items():
         at.query_params[key] = value
     at.run()
     if page is not None:
@@ -33,15 +45,15 @@ def open_app(query: dict[str, str] | None = None, page: str | None = None) -> Ap
     return at
 
 
-def open_page(page: str, query: dict[str, str] | None = None) -> AppTest:
+def open_page(page: str, query: dict[str, str] | None = None, weights: str | None = TEST_WEIGHTS) -> AppTest:
     """A page opened cold by its URL, without app.py (``page``: "pages/attention.py").
 
     The overview is opened through app.py: its page links need the navigation.
     """
     if page == PAGE_SCRIPTS[0]:
-        return open_app(query)
+        return open_app(query, weights=weights)
     at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    for key, value in (query or {}).items():
+    for key, value in with_weights(query, weights).items():
         at.query_params[key] = value
     return at.run()
 

@@ -12,7 +12,7 @@ import functools
 import json
 
 import pytest
-from apphelpers import PAGE_SCRIPTS, ROOT, assert_clean, open_app
+from apphelpers import PAGE_SCRIPTS, assert_clean, open_app, open_page
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -140,14 +140,6 @@ def check_labels(at: AppTest, page: str, sentence: str) -> None:
         assert any(want[:n] in (t[:n], t[1 : n + 1]) for t in ticks), (want, [t[:5] for t in ticks])
 
 
-def open_page(page: str, query: dict) -> AppTest:
-    """A page opened cold by its URL (the overview needs app.py: its page links need the navigation)."""
-    if page == PAGE_SCRIPTS[0]:
-        return open_app(query)
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
 
 
 def as_sent_by_browser(text: str) -> str:

@@ -3,12 +3,12 @@
 import json
 from pathlib import Path
 
+import apphelpers
 import numpy as np
 import pytest
 import torch
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
-from streamlit.testing.v1 import AppTest
 
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
 from figures.style import token_label
@@ -18,10 +18,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "model.py")
 
 
 def open_page(query=None, sentence=None):
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
+    at = apphelpers.open_page("pages/model.py", query)
     if sentence is not None:
         at.sidebar.text_area(key="sentence").set_value(sentence).run()
     assert not at.exception, [e.value for e in at.exception]

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from apphelpers import PAGE_SCRIPTS, ROOT, assert_clean, open_app
+from apphelpers import PAGE_SCRIPTS, ROOT, assert_clean, open_app, open_page
 from streamlit.testing.v1 import AppTest
 
 PAYLOADS = [
@@ -88,13 +88,6 @@ def test_payload_in_the_url_sentence_is_shown_as_code(payload):
     assert payload in [c.value for c in at.code]
 
 
-def open_page(page: str, query: dict) -> AppTest:
-    if page == PAGE_SCRIPTS[0]:
-        return open_app(query)
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
