@@ -52,7 +52,7 @@ class Settings:
 
     sentence: str = DEFAULT_SENTENCE
     target: str = ""  # empty: the decoder is fed the model's own greedy output
-    weights: str = "random"
+    weights: str = "trained"  # the shipped checkpoint; random where it is missing (with a warning)
     d_model: int = 64
     num_heads: int = 4
     num_layers: int = 2
