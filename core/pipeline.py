@@ -255,8 +255,13 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
 
 
 def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
-    """Greedy decoding of one sentence's ids, at most len + 2 steps (pinyin: one syllable per character)."""
+    """Greedy decoding of one sentence's ids.
+
+    The trained tasks (pinyin, copy, reverse) write one output token per input token, so decoding
+    stops after len(src) tokens at the latest: on phrases longer than most of its training phrases
+    the pinyin model sometimes does not emit [EOS] and would repeat its last syllable (…yī qiè qiè).
+    The model still chooses every token; only the overrun is cut. Random weights get len + 2 steps.
+    """
     src = torch.tensor([src_ids], dtype=torch.long)
-    return pipe.model.greedy_decode(
-        src, max_new_tokens=min(len(src_ids) + 2, limit), bos_id=BOS_ID, eos_id=EOS_ID
-    )
+    steps = len(src_ids) if pipe.kind == "trained" else len(src_ids) + 2
+    return pipe.model.greedy_decode(src, max_new_tokens=min(steps, limit), bos_id=BOS_ID, eos_id=EOS_ID)

@@ -41,7 +41,7 @@ def head_subplots(page: Page) -> Locator:
 
 
 def test_a_new_sentence_updates_the_attention_heatmaps(page: Page, app_url: str):
-    page.goto(f"{app_url}/attention")
+    page.goto(f"{app_url}/attention?weights=random")
     settled(page)
     ticks = heads_chart(page).locator(".xtick text")
     expect(ticks.filter(has_text="注意力")).to_have_count(1, timeout=TIMEOUT)  # the default sentence
@@ -59,7 +59,7 @@ def test_a_new_sentence_updates_the_attention_heatmaps(page: Page, app_url: str)
 
 
 def test_the_heads_slider_changes_the_number_of_head_heatmaps(page: Page, app_url: str):
-    page.goto(f"{app_url}/attention")  # defaults: d_model=64, 4 heads; choices 1, 2, 4, 8, 16
+    page.goto(f"{app_url}/attention?weights=random")  # d_model=64, 4 heads; choices 1, 2, 4, 8, 16
     settled(page)
     expect(head_subplots(page)).to_have_count(4, timeout=TIMEOUT)
 
@@ -81,7 +81,7 @@ def test_the_heads_slider_changes_the_number_of_head_heatmaps(page: Page, app_ur
 
 
 def test_a_cold_url_with_settings_shows_that_state(page: Page, app_url: str):
-    page.goto(f"{app_url}/attention?d_model=128&num_heads=8&sentence={quote('你好')}")
+    page.goto(f"{app_url}/attention?weights=random&d_model=128&num_heads=8&sentence={quote('你好')}")
     settled(page)
     expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
     expect(page.locator(".st-key-num_heads").get_by_test_id("stSliderThumbValue")).to_have_text("8")

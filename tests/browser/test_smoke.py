@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -42,7 +43,7 @@ def assert_no_exception(page: Page) -> None:
 
 
 def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str):
-    page.goto(f"{app_url}/attention?d_model=128&num_heads=8")
+    page.goto(f"{app_url}/attention?weights=random&d_model=128&num_heads=8")
     wait_rendered(page, "Attention")
     assert_no_exception(page)
     expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
@@ -52,9 +53,11 @@ def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str
 
 @pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in PAGES])
 def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: str):
-    page.goto(f"{app_url}/{url_path(script)}?d_model=128&num_heads=8")
+    """The default view (trained checkpoint, d_model 128) as a visitor first sees it: the README shots."""
+    page.goto(f"{app_url}/{url_path(script)}")
     wait_rendered(page, title)
     assert_no_exception(page)
+    expect(page.get_by_text("Weights: trained 汉字→拼音").first).to_be_visible(timeout=TIMEOUT)
     expect(page.locator(".st-key-d_model input")).to_have_value("128", timeout=TIMEOUT)
     if script == "pages/overview.py":
         expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
@@ -64,7 +67,7 @@ def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: st
 
 
 def test_overview_chart_shows_the_sizes(page: Page, app_url: str):
-    page.goto(f"{app_url}/?d_model=256")
+    page.goto(f"{app_url}/?weights=random&d_model=256")
     wait_rendered(page, "Overview")
     chart = page.locator(CHART)
     expect(chart).to_have_count(1, timeout=TIMEOUT)
@@ -73,7 +76,7 @@ def test_overview_chart_shows_the_sizes(page: Page, app_url: str):
 
 
 def test_sidebar_navigation_keeps_the_settings(page: Page, app_url: str):
-    page.goto(f"{app_url}/?d_model=32&num_layers=3")
+    page.goto(f"{app_url}/?weights=random&d_model=32&num_layers=3")
     wait_rendered(page, "Overview")
     for _script, title, *_ in PAGES[1:] + PAGES[:1]:
         page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
@@ -108,3 +111,17 @@ def test_tampered_url_shows_a_message_not_a_traceback(page: Page, app_url: str):
     for key in ("d_model", "num_heads", "norm", "seed"):
         expect(page.get_by_text(f"Ignored {key}=")).to_be_visible()
     assert "d_model=abc" not in page.url
+
+
+def test_cross_attention_of_a_chinese_phrase_screenshot(page: Page, app_url: str):
+    """The README's picture of the alignment: each pinyin syllable attends to its character."""
+    sentence = quote("音乐很好听")  # read right by the model: yīn yuè hěn hǎo tīng
+    page.goto(f"{app_url}/attention?sentence={sentence}&attn_kind=Decoder+cross-attention&attn_layer=2")
+    wait_rendered(page, "Attention")
+    assert_no_exception(page)
+    heading = page.get_by_role("heading", name="All 4 heads of layer 2")
+    expect(page.locator(CHART).first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1500)
+    heading.evaluate("h => h.scrollIntoView({block: 'start'})")  # the heading at the top: all heads in view
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(SHOTS / "cross_attention_zh.png"))

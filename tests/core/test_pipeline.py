@@ -79,3 +79,11 @@ def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
     assert run.tgt_tokens[0] == "[BOS]"
     run = P.run_pipeline(pipe, "中国", target="zhōng xyz")
     assert run.tgt_tokens == ["[BOS]", "zhōng", "[UNK]"]
+
+
+def test_the_shipped_model_decodes_one_syllable_per_character():
+    pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
+    assert pipe.kind == "trained"
+    run = P.run_pipeline(pipe, "注意力就是一切", target="")
+    out = [t for t in run.decoded.tokens[0, 1:].tolist()]
+    assert [pipe.tgt_labels[i] for i in out] == ["zhù", "yì", "lì", "jiù", "shì", "yī", "qiè"]
