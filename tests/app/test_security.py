@@ -221,3 +221,5 @@ def test_server_config_is_safe_by_default():
     assert server.get("enableXsrfProtection", True) is True
     assert server.get("enableCORS", True) is True
     assert config.get("client", {}).get("toolbarMode") == "viewer"  # no developer menu for students
+    # closed tabs are not kept for Streamlit's default 120 s: 200 visits piled up +300 MB (benchmarks/soak.py)
+    assert server.get("disconnectedSessionTTL", 120) <= 60
