@@ -72,7 +72,8 @@ def start_training(task: str, config: dict, steps: int, minutes: float) -> Train
             # num_threads=None: torch's thread count is process-wide, a session must not change it for all
             job.result = train(task, config, steps=steps, minutes=minutes, num_threads=None,
                                log_every=max(1, min(50, steps // 40)), eval_every=max(steps // 4, 1),
-                               eval_limit=200, on_progress=on_progress, seed=int(config.get("seed", 0)))
+                               cooldown=0.3, eval_limit=200, on_progress=on_progress,
+                               seed=int(config.get("seed", 0)))
         except Exception as exc:  # shown on the page; the session stays usable
             job.error = f"{type(exc).__name__}: {exc}"
         finally:
