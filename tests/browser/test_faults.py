@@ -83,7 +83,7 @@ def test_kill_and_restart_the_server_then_reload_restores_the_view(page: Page):
     with open(ROOT / "test-results" / "streamlit-faults.log", "w") as log:
         proc = start_server(port, log)
         try:
-            page.goto(f"{url}/attention?d_model=128&num_heads=8&seed=7&num_layers=2&attn_layer=2")
+            page.goto(f"{url}/attention?weights=random&d_model=128&num_heads=8&seed=7&num_layers=2&attn_layer=2")
             wait_rendered(page, "Attention")
             box = page.locator(".st-key-sentence textarea")
             sentence = "restart me 重启 🙂"
