@@ -14,11 +14,11 @@ def diagram_text(at) -> str:
 
 
 def test_default_run_shows_the_overview_and_no_exception():
-    at = open_app()
+    at = open_app(weights=None)  # as a visitor opens it: the trained checkpoint, 128 wide
     assert_clean(at)
     assert at.title[0].value == "Overview"
-    assert any("Weights: random initialisation (seed 0)" in b for b in badges(at))
-    assert "d_model = 64" in diagram_text(at)
+    assert any("Weights: trained 汉字→拼音" in b for b in badges(at))
+    assert "d_model = 128" in diagram_text(at)
     assert at.text_area(key="sentence").value == "注意力就是一切 Attention is all you need"
     assert dict(at.query_params) == {}
 

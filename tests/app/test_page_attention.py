@@ -3,7 +3,7 @@
 import apphelpers
 import numpy as np
 import pytest
-from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import ROOT, TEST_WEIGHTS, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
@@ -37,7 +37,7 @@ def heads_chart(at: AppTest) -> dict:
 
 
 def reference(sentence: str = DEFAULT_SENTENCE, **sizes):
-    settings = Settings(sentence=sentence, **sizes)
+    settings = Settings(sentence=sentence, weights=TEST_WEIGHTS, **sizes)
     return run_pipeline(load_pipeline(settings.pipeline_settings()), sentence, "", max_tokens=MAX_TOKENS)
 
 

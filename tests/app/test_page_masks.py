@@ -2,7 +2,7 @@
 
 import apphelpers
 import numpy as np
-from apphelpers import ROOT, assert_clean, badges, messages
+from apphelpers import ROOT, TEST_WEIGHTS, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
@@ -37,7 +37,7 @@ def effect(at: AppTest) -> dict:
 
 
 def reference(sentences, **sizes):
-    return run_batch(load_pipeline(Settings(**sizes).pipeline_settings()), sentences)
+    return run_batch(load_pipeline(Settings(weights=TEST_WEIGHTS, **sizes).pipeline_settings()), sentences)
 
 
 def test_default_batch_masks_and_weights():
