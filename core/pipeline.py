@@ -69,6 +69,9 @@ class Pipeline:
     src_labels: list[str]
     warning: str | None = None  # set when the trained checkpoint could not be used
     metrics: dict = field(default_factory=dict)
+    task: str = ""  # what the trained weights learned ("pinyin", "reverse" ...)
+    merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
+    problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
 
     @property
     def config(self) -> ModelConfig:
@@ -128,6 +131,7 @@ def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH
             return _trained_pipeline(settings, checkpoint)
         except CheckpointError as e:
             random = _random_pipeline(settings)
+            random.problem = str(e)
             random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
             return random
     return _random_pipeline(settings)
@@ -158,7 +162,7 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
         f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus"
     )
-    return Pipeline(s, model, "random", label, encode, encode, labels, labels)
+    return Pipeline(s, model, "random", label, encode, encode, labels, labels, merges=len(tok.merges))
 
 
 def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
@@ -207,6 +211,7 @@ def pipeline_from_model(
         tgt_vocab.to_list(),
         src_vocab.to_list(),
         metrics=metrics,
+        task=task,
     )
 
 

@@ -6,7 +6,7 @@ import figures.attention as fa
 import ui
 import ui.widgets
 
-settings = ui.page_setup("Attention")
+settings = ui.page_setup("nav.attention.title")
 run = ui.get_run(settings)
 if run is None:
     st.stop()

@@ -16,7 +16,7 @@ from figures.embeddings import (
 
 PLOT_CONFIG = {"displaylogo": False}
 
-settings = ui.page_setup("Embeddings")
+settings = ui.page_setup("nav.embeddings.title")
 st.caption(
     "Each token id picks one row of a learned table E (vocabulary × d_model). That row, multiplied "
     "by √d_model, plus the positional encoding, is the vector the encoder reads."

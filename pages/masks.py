@@ -8,7 +8,7 @@ import ui
 import ui.widgets
 from ui.settings import clean_text
 
-settings = ui.page_setup("Masks")
+settings = ui.page_setup("nav.masks.title")
 run = ui.get_run(settings)  # the sidebar sentence is row 1; its message covers the empty case
 if run is None:
     st.stop()

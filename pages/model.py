@@ -105,7 +105,7 @@ def _trace(_pipe, key, sentence: str, target: str, max_tokens: int):
 
 # -- the page ----------------------------------------------------------------------------------------
 
-settings = ui.page_setup("Whole model & decoding")
+settings = ui.page_setup("nav.model.title")
 st.caption(
     "Attention is one sublayer. Around it: a residual connection and LayerNorm, a feed-forward "
     "network, and at the end a softmax over the vocabulary that the decoder reads one token at a time."

@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 from figures.overview import DiagramSizes, pipeline_diagram
 
-settings = ui.page_setup("Overview")
+settings = ui.page_setup("nav.overview.title")
 
 st.caption(
     "“Attention Is All You Need” (Vaswani et al., 2017): an encoder reads the sentence, a decoder "

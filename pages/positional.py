@@ -24,7 +24,7 @@ from figures.positional import (
 PLOT_CONFIG = {"displaylogo": False}
 NOTICES = "_pe_notices"  # messages about URL values that were replaced; cleared by the next change
 
-settings = ui.page_setup("Positional encoding")
+settings = ui.page_setup("nav.positional.title")
 st.caption(
     "Attention compares every token with every other one and by itself ignores order: “dog bites man” "
     "and “man bites dog” would look the same. So each position gets its own vector, added to the token's."

@@ -106,7 +106,7 @@ def is_int_in(lo: int, hi: int):
     return ok
 
 
-settings = ui.page_setup("Tokenization")
+settings = ui.page_setup("nav.tokenization.title")
 st.session_state.setdefault(URL_CHECKED, set())
 st.caption(
     "Byte Pair Encoding (BPE): start from characters (or bytes); repeatedly glue the most frequent "

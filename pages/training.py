@@ -17,7 +17,7 @@ TASKS = {
 }
 COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
 
-settings = ui.page_setup("Training")
+settings = ui.page_setup("nav.training.title")
 st.markdown(
     "A Transformer learns by **teacher forcing**: the decoder reads the right answer shifted by one "
     "(`[BOS] y₁ … yₙ`) and is scored, token by token, on predicting `y₁ … yₙ [EOS]` with cross-entropy. "

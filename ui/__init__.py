@@ -9,10 +9,11 @@ if run is None:
 
 import ui.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
 from ui.cache import get_pipeline, get_run, pipeline_available
+from ui.figure import show_figure
 from ui.nav import PAGES, page_links
 from ui.safe import show_text, show_tokens
 from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
-from ui.sidebar import page_setup, weights_caption
+from ui.sidebar import current_lang, page_setup, t, weights_caption
 
 __all__ = [
     "DEFAULTS",
@@ -21,6 +22,9 @@ __all__ = [
     "MAX_TOKENS",
     "PAGES",
     "Settings",
+    "current_lang",
+    "show_figure",
+    "t",
     "get_pipeline",
     "get_run",
     "page_links",

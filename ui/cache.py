@@ -13,19 +13,20 @@ import logging
 
 import streamlit as st
 
-from ui.settings import MAX_TOKENS, Settings, literal
+from ui.settings import Settings, literal
+from ui.sidebar import t
 
 log = logging.getLogger("glassbox.ui")
 
 
-@st.cache_resource(max_entries=8, show_spinner="Building the model…")
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _load(key):
     from core.pipeline import load_pipeline
 
     return load_pipeline(key)
 
 
-@st.cache_data(max_entries=64, show_spinner="Running the model…")
+@st.cache_data(max_entries=64, show_spinner=False)
 def _run(_pipe, key, sentence: str, target: str, max_tokens: int):
     from core.pipeline import run_pipeline
 
@@ -44,16 +45,17 @@ def get_pipeline(settings: Settings, quiet: bool = False):
     """The (cached) Pipeline for these settings, or None with a message on the page (unless quiet)."""
     if not pipeline_available():
         if not quiet:
-            st.info("The model pipeline (core/pipeline.py) is not in this build yet: model views are empty.")
+            st.info(t("run.no_pipeline"))
         return None
     try:
         if settings.weights == "session":
             return _session_pipeline(settings)
-        return _load(settings.pipeline_settings())
+        with st.spinner(t("run.building")):
+            return _load(settings.pipeline_settings())
     except Exception as exc:  # a page shows a message, never a traceback
         log.exception("load_pipeline failed for %s", settings)
         if not quiet:
-            st.error(f"The model could not be built: {type(exc).__name__}: {literal(exc, 300)}")
+            st.error(t("run.build_failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
         return None
 
 
@@ -76,31 +78,36 @@ def _session_pipeline(settings: Settings):
     return pipe
 
 
-def get_run(settings: Settings, max_tokens: int = MAX_TOKENS):
-    """The (cached) Run of the sidebar's sentence and target, or None with a message saying why."""
+def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False):
+    """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
+
+    ``max_tokens`` defaults to the sidebar's "Tokens shown". A page that draws the decoder passes
+    ``needs_decoder=True``: with an encoder-only model (all-MiniLM-L6-v2) it gets None and a message.
+    """
+    if max_tokens is None:
+        max_tokens = settings.max_tokens
     if not settings.sentence.strip():
-        st.info(
-            "The sentence is empty: type a sentence in the sidebar (any language) to see the model at work."
-        )
+        st.info(t("run.empty_sentence"))
         return None
     pipe = get_pipeline(settings)
     if pipe is None:
         return None
+    if needs_decoder and not getattr(pipe.config, "decoder", True):
+        st.info(t("run.encoder_only", model=getattr(pipe, "name", "") or "This model"))
+        return None
     from core.pipeline import EmptyInput
 
     try:
-        run = _run(pipe, settings.pipeline_settings(), settings.sentence, settings.target, max_tokens)
+        with st.spinner(t("run.running")):
+            run = _run(pipe, settings.pipeline_settings(), settings.sentence, settings.target, max_tokens)
     except EmptyInput:
-        st.info("The sentence is empty for the model (it has no tokens): type some text in the sidebar.")
+        st.info(t("run.no_tokens"))
         return None
     except Exception as exc:
         log.exception("run_pipeline failed for %s", settings)
-        st.error(f"The model could not run on this text: {type(exc).__name__}: {literal(exc, 300)}")
+        st.error(t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
         return None
     if getattr(run, "truncated", False):
         total = getattr(run, "total_tokens", "more")
-        st.warning(
-            f"The sentence has {total} tokens; the model sees only the first {len(run.src_tokens)} "
-            f"(at most {max_tokens}, to keep every view legible)."
-        )
+        st.warning(t("run.truncated", total=total, shown=len(run.src_tokens), limit=max_tokens))
     return run

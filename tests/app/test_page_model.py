@@ -63,7 +63,7 @@ def reference():
 def test_default_page_shows_every_section_with_the_runs_numbers(default, reference):
     at = default
     pipe, run = reference
-    assert at.title[0].value == "Whole model & decoding"
+    assert at.title[0].value == "Full model"
     assert [h.value for h in at.header] == [
         "1 · Residual connection + LayerNorm",
         "2 · Position-wise feed-forward network",
