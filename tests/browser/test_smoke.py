@@ -125,3 +125,23 @@ def test_cross_attention_of_a_chinese_phrase_screenshot(page: Page, app_url: str
     heading.evaluate("h => h.scrollIntoView({block: 'start'})")  # the heading at the top: all heads in view
     page.wait_for_timeout(800)
     page.screenshot(path=str(SHOTS / "cross_attention_zh.png"))
+
+
+def test_chinese_interface_screenshot(page: Page, app_url: str):
+    """The 中文 UI (README): sidebar, title, explanations and chart titles in Chinese, by URL."""
+    from i18n import t
+
+    sentence = quote("音乐很好听")
+    page.goto(f"{app_url}/attention?lang=zh&sentence={sentence}")
+    title = t("nav.attention.title", "zh")
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_role("link", name=title, exact=True)).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("h1").first).to_have_text(re.compile(title), timeout=TIMEOUT)
+    expect(page.get_by_text("权重：").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+    assert_no_exception(page)
+    expect(page.locator(CHART).first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(t("sidebar.sentence", "zh"))).to_be_visible()
+    assert "lang=zh" in page.url
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(SHOTS / "zh_ui.png"))
