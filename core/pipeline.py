@@ -5,14 +5,18 @@
     run = run_pipeline(pipe, "注意力就是一切 Attention is all you need", target="")
     run.src_tokens, run.trace.encoder[0].self_attn.weights
 
-Two kinds of weights:
+Kinds of weights:
 - "trained": the shipped 汉字→拼音 checkpoint (assets/pinyin.pt). Source tokens are characters,
   target tokens pinyin syllables; sizes come from the checkpoint. Its attention means something.
 - "random": a freshly initialised model of the chosen sizes over a byte-level BPE vocabulary
   learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
   attention is noise, and every view says so.
-If the checkpoint is missing or unreadable, "trained" falls back to random weights and
-``Pipeline.warning`` says why.
+- "minilm": the pretrained all-MiniLM-L6-v2 (``Pipeline.kind == "pretrained"``), an encoder only
+  (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
+  target side (``Run.tgt_tokens == []``, ``trace.decoder == []``). An optional extra (see
+  requirements-minilm.txt); its sizes are fixed, so the size settings are ignored.
+If the checkpoint (or the MiniLM package) is missing or unreadable, the pipeline falls back to random
+weights and ``Pipeline.warning`` says why.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
 CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
-WEIGHTS = ("trained", "random", "custom")
+MINILM_NAME = "all-MiniLM-L6-v2"
+WEIGHTS = ("trained", "random", "custom", "minilm")
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class Pipeline:
     task: str = ""  # what the trained weights learned ("pinyin", "reverse" ...)
     merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
+    name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2")
 
     @property
     def config(self) -> ModelConfig:
@@ -98,6 +104,10 @@ class Run:
 
 class EmptyInput(ValueError):
     """The sentence has no token the model can take."""
+
+
+class MinilmUnavailable(ImportError):
+    """The optional all-MiniLM-L6-v2 package is not installed (or its files are unusable)."""
 
 
 # -- tokenizers ------------------------------------------------------------------------------------
@@ -133,6 +143,14 @@ def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH
             random = _random_pipeline(settings)
             random.problem = str(e)
             random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
+            return random
+    if settings.weights == "minilm":
+        try:
+            return _minilm_pipeline(settings)
+        except MinilmUnavailable as e:
+            random = _random_pipeline(settings)
+            random.problem = str(e)
+            random.warning = f"{MINILM_NAME} could not be used, showing random weights instead. {e}"
             return random
     return _random_pipeline(settings)
 
@@ -170,6 +188,42 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
     if task != "pinyin":
         raise CheckpointError(f"{path}: trained on task {task!r}, the app needs a 'pinyin' checkpoint")
     return pipeline_from_model(model, src_vocab, tgt_vocab, task, metrics, settings=s)
+
+
+@functools.lru_cache(maxsize=1)
+def load_minilm_cached():
+    """(model, WordPiece tokenizer) of all-MiniLM-L6-v2, read once per process (~90 MB of weights).
+
+    MinilmUnavailable (with core.pretrained.MINILM_MISSING) when the package is absent or its files
+    cannot be read. Cached here too, so pipelines built for different settings share one model.
+    """
+    from core.pretrained import MINILM_MISSING, load_minilm
+
+    try:
+        return load_minilm()
+    except ImportError as e:  # not installed: the message is MINILM_MISSING (or says what to reinstall)
+        raise MinilmUnavailable(str(e) or MINILM_MISSING) from e
+    except (OSError, ValueError, KeyError, RuntimeError) as e:  # installed but broken files
+        raise MinilmUnavailable(f"{MINILM_MISSING} (its files could not be read: {e})") from e
+
+
+def _minilm_pipeline(s: PipelineSettings) -> Pipeline:
+    model, tok = load_minilm_cached()
+
+    def encode(text: str) -> tuple[list[str], list[int]]:
+        ids = tok.encode(text)  # [CLS] ... [SEP]
+        return tok.convert_ids_to_tokens(ids), ids  # labels as WordPiece spells them: "##ing"
+
+    def no_target(text: str) -> tuple[list[str], list[int]]:
+        return [], []
+
+    c = model.config
+    label = (
+        f"Weights: pretrained {MINILM_NAME} (sentence-transformers), an encoder only: "
+        f"{c.num_layers} layers × {c.num_heads} heads, d_model {c.d_model}; "
+        f"vocabulary: WordPiece (BERT, uncased), {len(tok):,} tokens"
+    )
+    return Pipeline(s, model, "pretrained", label, encode, no_target, [], list(tok.itos), name=MINILM_NAME)
 
 
 def pipeline_from_model(
@@ -222,6 +276,8 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
     """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace."""
     # Byte-level BPE would give whitespace tokens for "  \n", but a blank sentence is no sentence.
     src_labels, src_ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+    if not pipe.config.decoder:
+        return _run_encoder_only(pipe, src_labels, src_ids, max_tokens)
     if not src_ids:
         raise EmptyInput("The sentence has no tokens: type some text.")
     total = len(src_ids)
@@ -256,6 +312,32 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
         total_tokens=total,
         target_given=given,
         decoded=decoded,
+    )
+
+
+def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> Run:
+    """An encoder-only model (BERT): [CLS] sentence [SEP] through the encoder; no target side.
+
+    Cut at the model's positions (512 for BERT) as Hugging Face truncates: the end of the sentence
+    goes, [CLS] and [SEP] stay, so a cut run still ends in [SEP].
+    """
+    if len(ids) <= 2:  # nothing between [CLS] and [SEP] (e.g. only control characters)
+        raise EmptyInput("The sentence has no tokens: type some text.")
+    total = len(ids)
+    limit = max(3, min(max_tokens, pipe.config.max_len))
+    if total > limit:
+        labels = labels[: limit - 1] + labels[-1:]
+        ids = ids[: limit - 1] + ids[-1:]
+    trace = pipe.model.trace(torch.tensor([ids], dtype=torch.long), None)  # (1, S): encoder only
+    return Run(
+        src_tokens=list(labels),
+        tgt_tokens=[],
+        predicted=[],
+        trace=trace,
+        truncated=total > limit,
+        total_tokens=total,
+        target_given=False,  # there is no decoder to read a target
+        decoded=None,
     )
 
 

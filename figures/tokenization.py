@@ -1,6 +1,10 @@
-"""Tokenization figures and helpers: BPE merge by merge, token ids, bytes behind a character.
+"""Tokenization figures and helpers: BPE merge by merge, token ids, bytes behind a character, and
+WordPiece (BERT's tokenizer, all-MiniLM-L6-v2) beside byte-level BPE.
 
-Pure: tokens / a trained ``core.bpe.BPETokenizer`` in, ``go.Figure`` or plain rows out; no Streamlit.
+Pure: tokens / a trained ``core.bpe.BPETokenizer`` (or ``core.wordpiece.WordPieceTokenizer``) in,
+``go.Figure`` or plain rows out; no Streamlit. Every text comes from ``i18n`` (``lang="en"|"zh"``).
+Row helpers return stable column keys (tests and the page read them); :func:`column_labels` gives
+the translated headers.
 
 The token-box figure is one horizontal ``Bar`` trace (one bar per token: the boxes, their colours
 and the hover) plus one ``Scatter`` text trace for the labels and one for the ids. Three traces
@@ -12,6 +16,7 @@ an emoji counts as two Latin letters).
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +25,9 @@ import plotly.graph_objects as go
 
 from core.bpe import END_OF_WORD, BPETokenizer, char_byte_table, token_bytes
 from core.vocab import SPECIAL_TOKENS
+from core.wordpiece import MAX_WORD_CHARS, SPECIALS, UNK, WordPieceTokenizer, normalize, pre_tokenize
 from figures.style import FONT_FAMILY, apply_style, escape_label, token_label
+from i18n import t
 
 # The textbook example (Sennrich et al. 2016; Jurafsky & Martin, ch. 2): word counts low×5,
 # lower×2, newest×6, widest×3. Classic BPE learns e+s, es+t, est+</w>, l+o, lo+w, ... from it.
@@ -63,7 +70,7 @@ class Upload:
     error: str | None = None
 
 
-def read_upload(data: bytes | None, limit: int = UPLOAD_LIMIT) -> Upload:
+def read_upload(data: bytes | None, limit: int = UPLOAD_LIMIT, *, lang: str = "en") -> Upload:
     """Uploaded bytes -> text for training, or a clear message: too big, binary, not UTF-8, empty.
 
     >>> read_upload("低 low".encode()).text
@@ -72,23 +79,19 @@ def read_upload(data: bytes | None, limit: int = UPLOAD_LIMIT) -> Upload:
     'This file is not UTF-8 text (it looks binary): upload a plain .txt file saved as UTF-8.'
     """
     if data is None:
-        return Upload(None, "No file uploaded yet.")
+        return Upload(None, t("tokenization.upload.none", lang))
     if len(data) > limit:
-        return Upload(
-            None,
-            f"This file is {len(data) / 1e6:.1f} MB; training here is limited to {limit / 1e6:g} MB. "
-            "Upload a shorter .txt file (or paste an excerpt).",
-        )
+        size, most = f"{len(data) / 1e6:.1f}", f"{limit / 1e6:g}"
+        return Upload(None, t("tokenization.upload.too_big", lang, size=size, limit=most))
     try:
         text = data.decode("utf-8-sig", errors="strict")  # utf-8-sig: a BOM is not part of the text
     except UnicodeDecodeError:
-        binary = b"\x00" in data
-        why = " (it looks binary)" if binary else ""
-        return Upload(None, f"This file is not UTF-8 text{why}: upload a plain .txt file saved as UTF-8.")
+        key = "tokenization.upload.binary" if b"\x00" in data else "tokenization.upload.not_utf8"
+        return Upload(None, t(key, lang))
     if "\x00" in text:
-        return Upload(None, "This file contains NUL characters: it is not plain text.")
+        return Upload(None, t("tokenization.upload.nul", lang))
     if not text.strip():
-        return Upload(None, "This file is empty (or only whitespace): there is nothing to learn from.")
+        return Upload(None, t("tokenization.upload.empty", lang))
     return Upload(text)
 
 
@@ -138,8 +141,11 @@ def merged_token(tok: BPETokenizer, step: int) -> str | None:
 
 
 def shown(token: str) -> str:
-    """A token's readable form as plain text with visible spaces / newlines, e.g. ``' is'``."""
-    return repr(token)
+    """A token's readable form as plain text with visible spaces / newlines, e.g. ``' is'``.
+
+    The en space inside ``⟨e4 b8⟩`` stays a space (repr would write it as ``\\u2002``).
+    """
+    return repr(token).replace("\\u2002", "\u2002")
 
 
 def display_text(tok: BPETokenizer, token: str) -> str:
@@ -206,6 +212,38 @@ def special_rows(tok: BPETokenizer) -> list[dict]:
     return [{"token": s, "id": tok.token_to_id[s]} for s in SPECIAL_TOKENS]
 
 
+# Column key -> i18n key of its header (tokenization.col.<slug>).
+_COLUMNS = {
+    "step": "step",
+    "left": "left",
+    "right": "right",
+    "new token": "new_token",
+    "id": "id",
+    "reads as": "reads_as",
+    "character": "character",
+    "code point": "code_point",
+    "UTF-8 bytes (hex)": "utf8",
+    "GPT-2 spelling": "gpt2",
+    "byte tokens": "byte_tokens",
+    "token": "token",
+    "tokenizer": "tokenizer",
+    "tokens": "tokens",
+    "unknown": "unknown",
+    "vocabulary": "vocabulary",
+    "word": "word",
+    "pieces": "pieces",
+    "ids": "ids",
+    "try": "try",
+    "candidate": "candidate",
+    "in vocabulary": "in_vocab",
+}
+
+
+def column_labels(keys: Sequence[str], lang: str = "en") -> dict[str, str]:
+    """Translated headers for the row helpers' column keys (a key without one keeps its name)."""
+    return {k: t(f"tokenization.col.{_COLUMNS[k]}", lang) if k in _COLUMNS else k for k in keys}
+
+
 # ----------------------------------------------------------------------------------------------------
 # The token-box figure
 
@@ -246,11 +284,13 @@ def token_boxes(
     title: str | None = None,
     row_units: float = 80.0,
     max_boxes: int = MAX_BOXES,
+    specials: Sequence[str] = SPECIAL_TOKENS,
+    lang: str = "en",
 ) -> go.Figure:
     """One coloured box per token, the token (or ``labels[i]``) inside and its id (if given) under it.
 
     ``highlight[i]`` draws box i in orange with a thick red edge (the merge just applied).
-    Colours follow the id (``id mod 10``; special tokens grey), or alternate without ids.
+    Colours follow the id (``id mod 10``; the ``specials`` grey), or alternate without ids.
     Only the first ``max_boxes`` tokens are drawn; the title says so.
     """
     tokens = list(tokens)
@@ -261,18 +301,18 @@ def token_boxes(
     readable = list(readable)[:n] if readable is not None else None
     hl = list(highlight)[:n] if highlight is not None else [False] * n
     texts = list(labels)[:n] if labels is not None else tokens
-    widths = [_box_width(t, ids[i] if ids is not None else None) for i, t in enumerate(texts)]
-    labels = [box_label(t) for t in texts]
+    widths = [_box_width(x, ids[i] if ids is not None else None) for i, x in enumerate(texts)]
+    labels = [box_label(x) for x in texts]
     gap = 0.5
     places = _layout(widths, row_units, gap)
     rows = (places[-1][1] + 1) if places else 1
 
-    special = set(SPECIAL_TOKENS)
+    special = set(specials)
     colors, line_colors, line_widths = [], [], []
-    for i, t in enumerate(tokens):
+    for i, tok in enumerate(tokens):
         if hl[i]:
             colors.append(HIGHLIGHT_FILL)
-        elif t in special:
+        elif tok in special:
             colors.append(SPECIAL_COLOR)
         elif ids is not None:
             colors.append(PALETTE[ids[i] % len(PALETTE)])
@@ -286,12 +326,12 @@ def token_boxes(
     xs = [x for x, _ in places]
     centres = [x + w / 2 for x, w in zip(xs, widths, strict=True)]
     hover = []
-    for i, t in enumerate(tokens):
-        parts = [f"token {i}: {escape_label(t)}"]
+    for i, tok in enumerate(tokens):
+        parts = [escape_label(t("tokenization.fig.hover.token", lang, i=i, token=tok))]
         if readable is not None:
-            parts.append(f"reads as: {escape_label(repr(readable[i]))}")
+            parts.append(escape_label(t("tokenization.fig.hover.reads", lang, text=repr(readable[i]))))
         if ids is not None:
-            parts.append(f"id: {ids[i]}")
+            parts.append(t("tokenization.fig.hover.id", lang, id=ids[i]))
         hover.append("<br>".join(parts))
 
     box_h = 0.56 if ids is not None else 0.7
@@ -339,8 +379,7 @@ def token_boxes(
     fig.update_xaxes(visible=False, range=[-0.3, row_units + 0.3], fixedrange=True)
     fig.update_yaxes(visible=False, range=[-(rows - 1) * row_h - 0.7, 0.55], fixedrange=True)
     if n < n_all:
-        note = f" (first {n} of {n_all} tokens)"
-        title = (title or "") + note
+        title = (title or "") + t("tokenization.fig.first_n", lang, n=n, total=n_all)
     per_row = 62 if ids is not None else 50
     apply_style(fig, height=rows * per_row + (70 if title else 30), title=title)
     fig.update_layout(barmode="overlay", bargap=0, dragmode=False, showlegend=False)
@@ -349,11 +388,11 @@ def token_boxes(
 
 def figure_tokens(fig: go.Figure) -> list[str]:
     """The box labels of a :func:`token_boxes` figure, in order (tests, browser checks)."""
-    return list(next(t for t in fig.data if t.name == "labels").text or [])
+    return list(next(d for d in fig.data if d.name == "labels").text or [])
 
 
 def figure_ids(fig: go.Figure) -> list[int]:
-    return [int(s) for s in next(t for t in fig.data if t.name == "ids").text or []]
+    return [int(s) for s in next(d for d in fig.data if d.name == "ids").text or []]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -364,12 +403,12 @@ def box_texts(tok: BPETokenizer, tokens: Sequence[str], mode: str = "text") -> l
     """Box labels: ``"text"`` how the tokens read (:func:`display_text`), ``"spelling"`` the tokens."""
     if mode == "spelling":
         return list(tokens)
-    return [display_text(tok, t) for t in tokens]
+    return [display_text(tok, x) for x in tokens]
 
 
 def merge_step_figure(
     tok: BPETokenizer, segmentations: Sequence[list[str]], step: int, row_units: float = 80.0,
-    mode: str = "text",
+    mode: str = "text", *, lang: str = "en",
 ) -> go.Figure:
     """The sentence after ``step`` merges; the token the step's merge created is highlighted.
 
@@ -380,41 +419,49 @@ def merge_step_figure(
     tokens = segmentations[step]
     new = merged_token(tok, step)
     changed = step > 0 and tokens is not segmentations[step - 1]
-    highlight = [changed and t == new for t in tokens]
-    ids = [tok.token_to_id.get(t, SPECIAL_TOKENS.index("[UNK]")) for t in tokens]
+    highlight = [changed and x == new for x in tokens]
+    ids = [tok.token_to_id.get(x, SPECIAL_TOKENS.index("[UNK]")) for x in tokens]
     if step == 0:
-        start = "bytes (GPT-2 spelling)" if tok.byte_level else f"characters + {END_OF_WORD}"
-        title = f"Step 0 of {len(tok.merges)}: bare {start}, {len(tokens)} tokens"
+        start = (
+            t("tokenization.fig.step0.bytes", lang)
+            if tok.byte_level
+            else t("tokenization.fig.step0.chars", lang, eow=END_OF_WORD)
+        )
+        title = t("tokenization.fig.step0", lang, total=len(tok.merges), start=start, n=len(tokens))
     else:
         a, b = tok.merges[step - 1]
-        what = "" if changed else " (not in this sentence)"
+        what = "" if changed else t("tokenization.fig.not_here", lang)
         reads = f" “{display_text(tok, new)}”" if tok.byte_level else ""
-        title = f"Step {step} of {len(tok.merges)}: {a} + {b} → {new}{reads}{what} · {len(tokens)} tokens"
+        title = t(
+            "tokenization.fig.step", lang, step=step, total=len(tok.merges), a=a, b=b, new=new,
+            reads=reads, what=what, n=len(tokens),
+        )
     return token_boxes(
         tokens,
         ids=ids,
         labels=box_texts(tok, tokens, mode),
-        readable=[tok.readable(t) for t in tokens],
+        readable=[tok.readable(x) for x in tokens],
         highlight=highlight,
         title=title,
         row_units=row_units,
+        lang=lang,
     )
 
 
 def encoded_figure(
     tok: BPETokenizer, text: str, *, title: str | None = None, row_units: float = 80.0,
-    allow_special: bool = True, mode: str = "text",
+    allow_special: bool = True, mode: str = "text", lang: str = "en",
 ) -> go.Figure:
     """``text`` tokenized with all merges, each box with its id (``tok.encode``) underneath."""
     tokens = tok.tokenize(text, allow_special=allow_special)
     ids = tok.encode(text, allow_special=allow_special)
     return token_boxes(
-        tokens, ids=ids, labels=box_texts(tok, tokens, mode), readable=[tok.readable(t) for t in tokens],
-        title=title, row_units=row_units,
+        tokens, ids=ids, labels=box_texts(tok, tokens, mode), readable=[tok.readable(x) for x in tokens],
+        title=title, row_units=row_units, lang=lang,
     )
 
 
-def token_count_figure(segmentations: Sequence[list[str]], step: int) -> go.Figure:
+def token_count_figure(segmentations: Sequence[list[str]], step: int, *, lang: str = "en") -> go.Figure:
     """How many tokens the sentence has after 0, 1, ... merges; a marker at the current step."""
     counts = [len(s) for s in segmentations]
     step = max(0, min(step, len(counts) - 1))
@@ -424,7 +471,7 @@ def token_count_figure(segmentations: Sequence[list[str]], step: int) -> go.Figu
             y=counts,
             mode="lines",
             line={"shape": "hv", "color": "#2b6cb0", "width": 3},
-            hovertemplate="after %{x} merges: %{y} tokens<extra></extra>",
+            hovertemplate=t("tokenization.fig.count.hover", lang, x="%{x}", y="%{y}") + "<extra></extra>",
             name="tokens",
         )
     )
@@ -432,12 +479,107 @@ def token_count_figure(segmentations: Sequence[list[str]], step: int) -> go.Figu
         go.Scatter(
             x=[step], y=[counts[step]], mode="markers",
             marker={"size": 14, "color": HIGHLIGHT_FILL, "line": {"color": HIGHLIGHT_LINE, "width": 2}},
-            hovertemplate="step %{x}: %{y} tokens<extra></extra>", name="now",
+            hovertemplate=t("tokenization.fig.count.now", lang, x="%{x}", y="%{y}") + "<extra></extra>",
+            name="now",
         )
     )
     grid = {"showgrid": True, "gridcolor": "#e5e5e5", "zeroline": False, "rangemode": "tozero"}
-    fig.update_xaxes(title="merges applied", **grid)
-    fig.update_yaxes(title="tokens", **grid)
+    fig.update_xaxes(title=t("tokenization.fig.count.x", lang), **grid)
+    fig.update_yaxes(title=t("tokenization.fig.count.y", lang), **grid)
     apply_style(fig, height=260)
     fig.update_layout(showlegend=False, margin={"l": 70, "r": 20, "t": 20, "b": 60})
     return fig
+
+
+# ----------------------------------------------------------------------------------------------------
+# WordPiece (BERT, all-MiniLM-L6-v2) beside byte-level BPE
+
+_SPECIAL_SPLIT = re.compile("(" + "|".join(re.escape(x) for x in SPECIALS) + ")")
+
+
+def wordpiece_figure(
+    tokens: Sequence[str], ids: Sequence[int], *, title: str | None = None, row_units: float = 80.0,
+    lang: str = "en",
+) -> go.Figure:
+    """WordPiece tokens as boxes, as the vocabulary spells them (``##ing``), ids underneath.
+
+    BERT's special tokens ([CLS], [SEP], [UNK] ...) are grey, like the project's own.
+    """
+    return token_boxes(tokens, ids=ids, title=title, row_units=row_units, specials=SPECIALS, lang=lang)
+
+
+def wordpiece_word_rows(tok: WordPieceTokenizer, text: str, limit: int = 200) -> list[dict]:
+    """One row per word after BERT's normalisation: the word, its pieces and their ids.
+
+    Shows the two steps of WordPiece: the text is lowercased, accents go, every CJK character and
+    every punctuation mark becomes a word of its own; then each word is cut into pieces.
+
+    >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able"])
+    >>> [(r["word"], r["pieces"], r["ids"]) for r in wordpiece_word_rows(tok, "Unaffable xyz")]
+    [('unaffable', 'un ##aff ##able', '5 6 7'), ('xyz', '[UNK]', '1')]
+    """
+    rows = []
+    for chunk in _SPECIAL_SPLIT.split(text):
+        # a special token typed in the text stays one token, as in WordPieceTokenizer.tokenize
+        words = [chunk] if chunk in SPECIALS else pre_tokenize(normalize(chunk))
+        for word in words:
+            pieces = [word] if word in SPECIALS else tok.word_pieces(word)
+            ids = [tok.stoi[p] for p in pieces]
+            rows.append({"word": word, "pieces": " ".join(pieces), "ids": " ".join(map(str, ids))})
+            if len(rows) >= limit:
+                return rows
+    return rows
+
+
+def greedy_steps(tok: WordPieceTokenizer, word: str, limit: int = 120) -> list[dict]:
+    """Greedy longest-match-first, every attempt: from the current start, the longest candidate first.
+
+    ``in vocabulary`` is "✓" for the piece taken, "✗" for a candidate that is not in the vocabulary.
+    A start where nothing matches makes the whole word [UNK] (the last row says so).
+
+    >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able"])
+    >>> [(r["candidate"], r["in vocabulary"]) for r in greedy_steps(tok, "unaff")]
+    [('unaff', '✗'), ('unaf', '✗'), ('una', '✗'), ('un', '✓'), ('##aff', '✓')]
+    """
+    rows: list[dict] = []
+    if len(word) > MAX_WORD_CHARS:
+        return [{"try": 1, "candidate": word[:20] + "…", "in vocabulary": "✗ → " + UNK}]
+    start = 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            found = piece in tok.stoi
+            rows.append({"try": len(rows) + 1, "candidate": piece, "in vocabulary": "✓" if found else "✗"})
+            if found:
+                start = end
+                break
+            if len(rows) >= limit:
+                return rows
+        else:  # not even one character matched here: the whole word is unknown
+            rows[-1]["in vocabulary"] = "✗ → " + UNK
+            return rows
+    return rows
+
+
+def compare_rows(
+    bpe_tokens: Sequence[str], wordpiece_tokens: Sequence[str], bpe_vocab: int, wordpiece_vocab: int,
+    lang: str = "en",
+) -> list[dict]:
+    """Byte-level BPE and WordPiece on the same sentence: tokens, unknown tokens, vocabulary size.
+
+    ``wordpiece_tokens`` include [CLS] and [SEP], which are counted (the model reads them).
+    """
+    return [
+        {
+            "tokenizer": t("tokenization.wp.name.bpe", lang),
+            "tokens": len(bpe_tokens),
+            "unknown": sum(1 for x in bpe_tokens if x == "[UNK]"),
+            "vocabulary": bpe_vocab,
+        },
+        {
+            "tokenizer": t("tokenization.wp.name.wordpiece", lang),
+            "tokens": len(wordpiece_tokens),
+            "unknown": sum(1 for x in wordpiece_tokens if x == UNK),
+            "vocabulary": wordpiece_vocab,
+        },
+    ]

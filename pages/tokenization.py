@@ -1,4 +1,5 @@
-"""Tokenization: BPE learned merge by merge (classic ``</w>`` and GPT-2 byte-level), ids, special tokens.
+"""Tokenization: BPE learned merge by merge (classic ``</w>`` and GPT-2 byte-level), ids, special tokens,
+and WordPiece (BERT's tokenizer, read by the pretrained all-MiniLM-L6-v2) beside byte-level BPE.
 
 Play button: ``st.fragment(run_every=…)`` steps the ``tok_step`` slider on the server, jumping from
 one merge that changes the sentence to the next (most merges never touch a short sentence). We
@@ -6,9 +7,16 @@ chose it over a plotly animation with frames because the slider, the URL and the
 with what is drawn, and a frame per merge for a long sentence would ship megabytes of JSON; one step
 is one small figure (3 traces) plus the token-count curve.
 
-URL: ``tok_source``, ``tok_kind``, ``tok_labels`` and ``tok_merges`` are bound widgets
-(``bind="query-params"``); ``tok_step`` is synced by hand (see the comment where it is read).
-A bad value in the URL gives a warning naming it, on the page's first run in the session.
+URL: ``tok_merges`` is a bound widget (``bind="query-params"``). ``tok_source``, ``tok_kind`` and
+``tok_labels`` are synced by hand with language-independent ids (``?tok_source=textbook``): a bound
+widget puts its *displayed* (translated) label in the URL, so a link would change with the language
+(the English labels of older links are still understood). ``tok_step`` is synced by hand too (see
+the comment where it is read). A bad value in the URL gives a warning naming it, on the page's
+first run in the session.
+
+WordPiece: with weights=minilm the model reads WordPiece, so that section comes first; with other
+weights it is a comparison in an expander, when the optional package is installed (its vocab.txt
+is read once, cached). "Ours" is the byte-level BPE of the random-weights model (1,000 merges).
 
 Training is cached with ``st.cache_resource`` keyed by (sha256 of the text, merges, kind). Measured
 here: en_zh.txt (13 KB) at 300 merges trains in ~0.03 s, all shipped files (80 KB) in ~0.1 s; an
@@ -22,46 +30,57 @@ import streamlit as st
 
 import ui
 from core.bpe import BPETokenizer
+from core.wordpiece import SPECIALS
 from figures.tokenization import (
     MAX_BOXES,
     TEXTBOOK_CORPUS,
     TEXTBOOK_COUNTS,
     UPLOAD_LIMIT,
+    box_texts,
     byte_rows,
     changed_steps,
+    column_labels,
+    compare_rows,
     encoded_figure,
     film_text,
+    greedy_steps,
     merge_rows,
     merge_step_figure,
     read_upload,
     special_rows,
     token_boxes,
     token_count_figure,
+    wordpiece_figure,
+    wordpiece_word_rows,
 )
+from i18n import t
 from ui.settings import literal
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "assets" / "corpus"
-# Bound widgets put the *label* of the choice in the URL, so the labels are short and URL-friendly.
-SOURCES = {
-    "corpus": "en_zh.txt (shipped)",
-    "corpus_all": "all shipped corpus files",
-    "textbook": "textbook example",
-    "paste": "pasted text",
-    "upload": "uploaded .txt",
+SOURCES = ("corpus", "corpus_all", "textbook", "paste", "upload")
+KINDS = ("byte", "classic")
+LABEL_MODES = ("text", "spelling")
+# Links made when these widgets were bound carry the English label: still understood.
+ALIASES = {
+    "tok_source": {
+        "en_zh.txt (shipped)": "corpus",
+        "all shipped corpus files": "corpus_all",
+        "textbook example": "textbook",
+        "pasted text": "paste",
+        "uploaded .txt": "upload",
+    },
+    "tok_kind": {"byte-level": "byte"},
+    "tok_labels": {},
 }
-SOURCE_IDS = {label: key for key, label in SOURCES.items()}
-KINDS = {"byte": "byte-level", "classic": "classic"}
-KIND_IDS = {label: key for key, label in KINDS.items()}
-KIND_NAMES = {"byte": "Byte-level BPE (GPT-2)", "classic": "Classic BPE (</w>)"}
-LABEL_MODES = {"text": "text", "spelling": "spelling"}
+CHOICES = {"tok_source": SOURCES, "tok_kind": KINDS, "tok_labels": LABEL_MODES}
 MAX_MERGES = 1000  # 1000 merges on en_zh.txt = the vocabulary of the random-weights model
 DEFAULT_MERGES = 300
 PLAY_SECONDS = 0.8
 PLAYING = "_tok_playing"  # session flags (not widget keys)
 TOGGLED = "_tok_toggled"
 URL_CHECKED = "_tok_url_checked"  # the page parameters whose URL value was checked this session
-CHART = {"displayModeBar": False}
+MAX_IDS_SHOWN = 400
 
 
 @st.cache_data(show_spinner=False)
@@ -71,7 +90,7 @@ def corpus_text(everything: bool = False) -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in paths)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Learning the merges…")
+@st.cache_resource(max_entries=16, show_spinner=False)
 def train(text_hash: str, merges: int, kind: str, _text: str) -> BPETokenizer:
     """Cached by (text hash, merges, kind); ``_text`` is not hashed again (leading underscore)."""
     return BPETokenizer.train(_text, merges, byte_level=(kind == "byte"))
@@ -79,7 +98,28 @@ def train(text_hash: str, merges: int, kind: str, _text: str) -> BPETokenizer:
 
 def trained(text: str, merges: int, kind: str) -> BPETokenizer:
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return train(digest, merges, kind, text)
+    with st.spinner(ui.t("tokenization.training")):
+        return train(digest, merges, kind, text)
+
+
+@st.cache_resource(show_spinner=False)
+def wordpiece_tokenizer():
+    """all-MiniLM-L6-v2's WordPiece (its vocab.txt, 30,522 tokens), or None without the package."""
+    from core.pretrained import minilm_directory
+    from core.wordpiece import WordPieceTokenizer
+
+    try:
+        return WordPieceTokenizer.from_file(minilm_directory() / "vocab.txt")
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def model_bpe() -> BPETokenizer:
+    """Our byte-level BPE as the random-weights model reads it (1,000 merges on the shipped corpus)."""
+    from core.pipeline import corpus_tokenizer
+
+    return corpus_tokenizer()
 
 
 def check_param(key: str, ok) -> None:
@@ -93,7 +133,31 @@ def check_param(key: str, ok) -> None:
     st.session_state[URL_CHECKED].add(key)
     raw = st.query_params.get(key)
     if raw is not None and not ok(raw):
-        st.warning(f"Ignored {key}={literal(raw)} from the URL (not a valid value); using the default.")
+        st.warning(ui.t("tokenization.url.ignored", key=key, raw=literal(raw)))
+
+
+def url_choice(key: str) -> None:
+    """Before a hand-synced widget is drawn: on the page's first run, its value from the URL."""
+    state = st.session_state
+    if key in state[URL_CHECKED]:
+        return
+    state[URL_CHECKED].add(key)
+    raw = st.query_params.get(key)
+    if raw is None:
+        return
+    value = ALIASES[key].get(raw, raw)
+    if value in CHOICES[key]:
+        state[key] = value
+    else:
+        st.warning(ui.t("tokenization.url.ignored", key=key, raw=literal(raw)))
+
+
+def write_url(key: str, value: str) -> None:
+    """After the widget: its id in the URL; the default (first choice) is left out."""
+    if value == CHOICES[key][0]:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != value:
+        st.query_params[key] = value
 
 
 def is_int_in(lo: int, hi: int):
@@ -106,69 +170,138 @@ def is_int_in(lo: int, hi: int):
     return ok
 
 
+def dataframe(rows: list[dict], **kwargs) -> None:
+    """Rows of a figures.tokenization helper, with translated column headers."""
+    keys = list(rows[0]) if rows else []
+    labels = column_labels(keys, lang)
+    config = {k: st.column_config.Column(labels[k]) for k in keys}
+    st.dataframe(rows, hide_index=True, width="stretch", column_config=config, **kwargs)
+
+
+def show_ids(ids: list[int], label: str) -> None:
+    more = " …" if len(ids) > MAX_IDS_SHOWN else ""
+    ui.show_text(" ".join(map(str, ids[:MAX_IDS_SHOWN])) + more, label)
+
+
+def wordpiece_section(sentence: str) -> None:
+    """WordPiece (all-MiniLM-L6-v2) beside our byte-level BPE, on the sidebar's sentence."""
+    wp = wordpiece_tokenizer()
+    if wp is None:
+        st.info(ui.t("minilm.missing"))
+        return
+    st.markdown(ui.t("tokenization.wp.intro"))
+    if not sentence.strip():
+        st.info(ui.t("tokenization.wp.empty"))
+        return
+    bpe = model_bpe()
+    wp_ids = wp.encode(sentence)
+    wp_tokens = wp.convert_ids_to_tokens(wp_ids)
+    bpe_tokens = bpe.tokenize(sentence)
+    bpe_ids = bpe.encode(sentence)
+    dataframe(compare_rows(bpe_tokens, wp_tokens, len(bpe.vocab), len(wp), lang=lang))
+    left, right = st.columns(2)
+    with left:
+        st.markdown(ui.t("tokenization.wp.left", n=len(wp_tokens)))
+        ui.show_figure(
+            wordpiece_figure(wp_tokens, wp_ids, row_units=38, lang=lang),
+            key="tok_wp_boxes",
+            name="wordpiece-tokens",
+        )
+        ui.show_tokens(wp_tokens, ui.t("tokenization.wp.tokens", n=len(wp_tokens)))
+        show_ids(wp_ids, ui.t("tokenization.wp.ids", n=len(wp_ids)))
+    with right:
+        st.markdown(ui.t("tokenization.wp.right", n=len(bpe_tokens), merges=len(bpe.merges)))
+        labels = box_texts(bpe, bpe_tokens, "text")
+        ui.show_figure(
+            token_boxes(bpe_tokens, ids=bpe_ids, labels=labels, row_units=38, lang=lang),
+            key="tok_wp_bpe",
+            name="bpe-tokens",
+        )
+        ui.show_tokens(labels, ui.t("tokenization.wp.tokens", n=len(bpe_tokens)))
+        show_ids(bpe_ids, ui.t("tokenization.wp.ids", n=len(bpe_ids)))
+    st.markdown(ui.t("tokenization.wp.how"))
+    st.latex(r"j^{\ast} = \max\{\, j > i \;:\; w_{i:j} \in V \,\}")
+    st.markdown(ui.t("tokenization.wp.input"))
+    st.latex(r"x = \big(\,[\mathrm{CLS}],\ t_1,\ t_2,\ \dots,\ t_n,\ [\mathrm{SEP}]\,\big)")
+    st.markdown(ui.t("tokenization.wp.differs"))
+
+    st.markdown(ui.t("tokenization.wp.words.title"))
+    rows = wordpiece_word_rows(wp, sentence)
+    dataframe(rows, height=min(38 + 35 * len(rows), 280))
+    words = list(dict.fromkeys(r["word"] for r in rows if r["word"] not in SPECIALS))
+    if words:
+        state = st.session_state
+        if state.get("tok_wp_word") not in words:  # a new sentence: the word cut into the most pieces
+            state["tok_wp_word"] = max(words, key=lambda w: (len(wp.word_pieces(w)), len(w)))
+        word = st.selectbox(ui.t("tokenization.wp.word"), words, key="tok_wp_word")
+        steps = greedy_steps(wp, word)
+        pieces = literal(" ".join(wp.word_pieces(word)))
+        st.caption(ui.t("tokenization.wp.greedy", word=literal(word), pieces=pieces))
+        dataframe(steps, height=min(38 + 35 * len(steps), 280))
+
+
 settings = ui.page_setup("nav.tokenization.title")
+lang = settings.lang
 st.session_state.setdefault(URL_CHECKED, set())
-st.caption(
-    "Byte Pair Encoding (BPE): start from characters (or bytes); repeatedly glue the most frequent "
-    "pair of neighbours in the training text into one new token. The ordered list of glue steps, the "
-    "*merges*, is the tokenizer. Tokenizing comes before the model: the weights play no part here."
-)
+minilm = settings.weights == "minilm"
+st.caption(ui.t("tokenization.caption.minilm" if minilm else "tokenization.caption"))
+
+if minilm:
+    st.subheader(ui.t("tokenization.wp.title.model"))
+    wordpiece_section(settings.sentence)
+    st.divider()
 
 # ----------------------------------------------------------------------------------------------------
 # Training text and settings
 
-check_param("tok_source", lambda v: v in SOURCE_IDS)
-check_param("tok_kind", lambda v: v in KIND_IDS)
+for key in CHOICES:
+    url_choice(key)
 check_param("tok_merges", is_int_in(0, MAX_MERGES))
-check_param("tok_labels", lambda v: v in LABEL_MODES.values())
 
 c1, c2, c3, c4 = st.columns([5, 4, 3, 5])
+# The language is bound into format_func: it is called again outside the run (AppTest does).
 with c1:
-    source = SOURCE_IDS[st.selectbox(
-        "Training text", list(SOURCES.values()), key="tok_source", bind="query-params",
-        help="en_zh.txt: English paragraphs, each followed by its Chinese version (13 KB). All files adds "
-             "2,600 Chinese phrases with their pinyin. Textbook: low ×5, lower ×2, newest ×6, widest ×3.",
-    )]
+    source = st.selectbox(
+        ui.t("tokenization.source"), SOURCES, key="tok_source",
+        format_func=lambda s, lang=lang: t(f"tokenization.source.{s}", lang),
+        help=ui.t("tokenization.source.help"),
+    )
 with c2:
-    kind = KIND_IDS[st.radio(
-        "BPE kind (film, merges)", list(KINDS.values()), key="tok_kind", bind="query-params",
-        help="byte-level: GPT-2's BPE over UTF-8 bytes. classic: Sennrich et al.'s BPE over characters, "
-             "each word ending in </w>.",
-    )]
+    kind = st.radio(
+        ui.t("tokenization.kind"), KINDS, key="tok_kind",
+        format_func=lambda k, lang=lang: t(f"tokenization.kind.{k}", lang),
+        help=ui.t("tokenization.kind.help"),
+    )
 with c3:
     mode = st.radio(
-        "Box labels", list(LABEL_MODES.values()), key="tok_labels", bind="query-params",
-        help="The text a token stands for (a piece of a character as its bytes, e.g. ⟨e4 b8⟩), or the "
-             "token as GPT-2's vocabulary spells it (a space is Ġ, 中 is ä¸Ń). Classic tokens are "
-             "always shown as they are.",
+        ui.t("tokenization.labels"), LABEL_MODES, key="tok_labels",
+        format_func=lambda m, lang=lang: t(f"tokenization.labels.{m}", lang),
+        help=ui.t("tokenization.labels.help"),
     )
 with c4:
     num_merges = st.slider(
-        "Number of merges to learn", 0, MAX_MERGES, DEFAULT_MERGES, key="tok_merges", bind="query-params",
-        help="Each merge adds one token to the vocabulary. Training stops early if no pair is left.",
+        ui.t("tokenization.merges"), 0, MAX_MERGES, DEFAULT_MERGES, key="tok_merges", bind="query-params",
+        help=ui.t("tokenization.merges.help"),
     )
+for key, value in (("tok_source", source), ("tok_kind", kind), ("tok_labels", mode)):
+    write_url(key, value)
 
 text = None
 if source == "paste":
-    pasted = st.text_area(
-        "Training text (paste anything: English, 中文, code…)", key="tok_text", height=120,
-        max_chars=UPLOAD_LIMIT,
-    )
+    pasted = st.text_area(ui.t("tokenization.paste"), key="tok_text", height=120, max_chars=UPLOAD_LIMIT)
     if pasted.strip():
         text = pasted
     else:
-        st.info("The pasted text is empty: paste some text above. Meanwhile the textbook example is used.")
+        st.info(ui.t("tokenization.paste.empty"))
         text = TEXTBOOK_CORPUS
 elif source == "upload":
     uploaded = st.file_uploader(
-        f"A plain-text file (.txt, UTF-8, at most {UPLOAD_LIMIT / 1e6:g} MB)", type=["txt"],
-        key="tok_upload", max_upload_size=1,
+        ui.t("tokenization.upload", mb=f"{UPLOAD_LIMIT / 1e6:g}"), type=["txt"], key="tok_upload",
+        max_upload_size=1,
     )
-    result = read_upload(uploaded.getvalue() if uploaded is not None else None)
+    result = read_upload(uploaded.getvalue() if uploaded is not None else None, lang=lang)
     if result.text is None:
-        (st.info if uploaded is None else st.error)(
-            result.error + " Meanwhile the shipped corpus is used."
-        )
+        (st.info if uploaded is None else st.error)(result.error + " " + ui.t("tokenization.upload.fallback"))
         text = corpus_text()
     else:
         text = result.text
@@ -182,25 +315,35 @@ other_kind = "classic" if kind == "byte" else "byte"
 tok_other = trained(text, num_merges, other_kind)
 n = len(tok.merges)
 size = len(text.encode("utf-8", "surrogatepass"))
+vocab_key = "tokenization.vocab.byte" if tok.byte_level else "tokenization.vocab.classic"
 st.caption(
-    f"Training text: {len(text):,} characters ({size / 1000:,.1f} KB) · learned {n} merges · "
-    f"vocabulary {len(tok.vocab)} tokens = 5 special + "
-    + ("256 bytes" if tok.byte_level else f"{len(tok.vocab) - 5 - n} characters and </w>")
-    + f" + {n} merged."
+    ui.t(
+        vocab_key, chars=f"{len(text):,}", kb=f"{size / 1000:,.1f}", n=n, vocab=len(tok.vocab),
+        base=len(tok.vocab) - 5 - n,
+    )
 )
 if n < num_merges:
-    st.info(f"The training text ran out of pairs after {n} merges (asked for {num_merges}).")
+    st.info(ui.t("tokenization.ran_out", n=n, asked=num_merges))
 if source == "corpus" and kind == "byte" and num_merges == MAX_MERGES:
-    st.caption("This is exactly the vocabulary of the random-weights model on the other pages.")
+    st.caption(ui.t("tokenization.same_as_model"))
 
 # ----------------------------------------------------------------------------------------------------
 # The film: the sentence re-segmented after each merge
 
-st.subheader("Merge by merge: your sentence")
+st.subheader(ui.t("tokenization.film.title"))
 sentence = settings.sentence
 has_sentence = bool(sentence.strip())
 if not has_sentence:
-    st.info("The sentence is empty: type a sentence in the sidebar (any language) to see it tokenized.")
+    st.info(ui.t("tokenization.empty"))
+
+explain, formula = st.columns([3, 2])
+with explain:
+    st.markdown(ui.t("tokenization.film.explain"))
+with formula:  # two short lines: one long one is cut off in this column at 1280×720
+    st.latex(r"(a,\, b) = \arg\max_{(x,\, y)}\ \mathrm{count}(x\;y)")
+    st.latex(r"a\;b \;\to\; ab")
+    st.latex(r"|V| = 5 + 256 + k" if tok.byte_level else r"|V| = 5 + |\Sigma| + 1 + k")
+    st.caption(ui.t(f"tokenization.film.formula_{'byte' if tok.byte_level else 'classic'}"))
 
 film = None
 if has_sentence:
@@ -208,8 +351,7 @@ if has_sentence:
     if not film.strip():  # a single huge "word": cut inside it
         film, cut = sentence[: MAX_BOXES // 4], True
     if cut:
-        st.caption(f"The film shows the first {len(film)} characters of the sentence (at most {MAX_BOXES} "
-                   "boxes at step 0); the ids below cover the whole sentence.")
+        st.caption(ui.t("tokenization.film.cut", n=len(film), boxes=MAX_BOXES))
     segs = tok.segmentations(film)
     steps = changed_steps(segs)
 
@@ -223,8 +365,7 @@ if has_sentence:
         if raw is not None and is_int_in(0, n)(raw):
             state["tok_step"] = int(float(raw))
         elif raw is not None:
-            st.warning(f"Ignored tok_step={literal(raw)} from the URL (must be a whole number from 0 to "
-                       f"{n}); showing step {n}.")
+            st.warning(ui.t("tokenization.url.step", raw=literal(raw), n=n))
     if state.get("tok_step") is None:
         state["tok_step"] = n  # the final tokens
     elif state["tok_step"] > n:  # fewer merges than the step shown: clamp
@@ -253,139 +394,129 @@ if has_sentence:
         button_col, slider_col = st.columns([1, 8], vertical_alignment="bottom")
         with button_col:
             st.button(
-                "Pause" if state.get(PLAYING) else "Play", key="tok_play", on_click=toggle_play,
+                ui.t("tokenization.pause" if state.get(PLAYING) else "tokenization.play"), key="tok_play",
+                on_click=toggle_play,
                 icon=":material/pause:" if state.get(PLAYING) else ":material/play_arrow:", disabled=(n == 0),
-                help=f"Jumps from one merge that changes the sentence to the next, every {PLAY_SECONDS:g} s.",
+                help=ui.t("tokenization.play.help", s=f"{PLAY_SECONDS:g}"),
             )
         if state.pop(TOGGLED, False):  # play/pause changes run_every: that needs a whole-page run
             st.rerun(scope="app")
         with slider_col:
             if n > 0:
                 step = st.slider(
-                    "Merges applied (step)", 0, n, key="tok_step",
-                    help="Step k applies the first k merges. The box the k-th merge created is orange.",
+                    ui.t("tokenization.step"), 0, n, key="tok_step", help=ui.t("tokenization.step.help"),
                 )
             else:
                 step = 0
-                st.caption("No merges learned (0 merges): the sentence stays as bare symbols.")
+                st.caption(ui.t("tokenization.no_merges"))
         if step == n:  # the default (last step) is left out of the URL
             st.query_params.pop("tok_step", None)
         elif st.query_params.get("tok_step") != str(step):
             st.query_params["tok_step"] = str(step)
-        st.plotly_chart(merge_step_figure(tok, segs, step, mode=mode), width="stretch", config=CHART,
-                        key="tok_film")
+        ui.show_figure(
+            merge_step_figure(tok, segs, step, mode=mode, lang=lang), key="tok_film", name="bpe-merge-step"
+        )
         left, right = st.columns([3, 2])
         with left:
-            st.plotly_chart(token_count_figure(segs, step), width="stretch", config=CHART, key="tok_curve")
+            ui.show_figure(token_count_figure(segs, step, lang=lang), key="tok_curve", name="bpe-token-count")
         with right:
-            st.markdown(
-                "Each merge can only make the sentence shorter (or leave it alone). "
-                f"{len(steps)} of the {n} merges change this sentence; **Play** jumps between them."
-            )
-            st.caption("Orange box: the token the current merge created. Number under a box: its id.")
+            st.markdown(ui.t("tokenization.curve.explain", changed=len(steps), n=n))
+            st.latex(r"n_k \le n_{k-1}")
+            st.caption(ui.t("tokenization.curve.legend"))
 
     film_view()
 
-with st.expander("The textbook example, step by step (classic BPE)", expanded=(source == "textbook")):
+with st.expander(ui.t("tokenization.textbook.title"), expanded=(source == "textbook")):
     golden = trained(TEXTBOOK_CORPUS, 10, "classic")
-    st.markdown(
-        "Word counts: " + ", ".join(f"*{w}* × {c}" for w, c in TEXTBOOK_COUNTS)
-        + ". Every word starts as characters plus the end-of-word symbol `</w>` "
-        "(`l o w </w>`). The pair `e s` occurs 6 + 3 = 9 times (newest, widest): it is merged first; "
-        "then `es t` (9), then `est </w>` (9), then `l o` (7) and `lo w` (7). Ties go to the "
-        "alphabetically smaller pair. A new word like *lowest* is then cut into known pieces: "
-        "`low` + `est</w>`, although it never occurred."
-    )
-    st.dataframe(merge_rows(golden), hide_index=True, width="stretch", height=250)
+    counts = ", ".join(f"*{w}* × {c}" for w, c in TEXTBOOK_COUNTS)
+    st.markdown(ui.t("tokenization.textbook.explain", counts=counts))
+    dataframe(merge_rows(golden), height=250)
     st.code("lowest → " + " ".join(golden.tokenize("lowest")), language=None)
 
 # ----------------------------------------------------------------------------------------------------
 # Merges table
 
-st.subheader("The merges, in the order learned")
-st.caption(f"{KIND_NAMES[kind]} · step k glues left + right into the new token, which gets the next free id.")
-st.dataframe(merge_rows(tok), hide_index=True, width="stretch", height=280)
+st.subheader(ui.t("tokenization.merges.title"))
+st.caption(ui.t("tokenization.merges.caption", kind=ui.t(f"tokenization.kind_name.{kind}")))
+dataframe(merge_rows(tok), height=280)
 
 # ----------------------------------------------------------------------------------------------------
 # Classic vs byte-level
 
-st.subheader("Classic vs byte-level, same text, same number of merges")
+st.subheader(ui.t("tokenization.versus.title"))
 if has_sentence:
     columns = st.columns(2)
-    for col, t in zip(columns, sorted((tok, tok_other), key=lambda t: t.byte_level), strict=True):
+    for col, tk in zip(columns, sorted((tok, tok_other), key=lambda x: x.byte_level), strict=True):
         with col:
-            tokens = t.tokenize(sentence)
+            tokens = tk.tokenize(sentence)
             unknown = sum(1 for x in tokens if x == "[UNK]")
-            st.markdown(f"**{'Byte-level' if t.byte_level else 'Classic'}**: {len(tokens)} tokens, "
-                        f"{unknown} unknown, vocabulary {len(t.vocab)}")
-            st.plotly_chart(
-                encoded_figure(t, sentence, row_units=38, mode=mode),
-                width="stretch", config=CHART,
-                key=f"tok_side_{int(t.byte_level)}",
+            st.markdown(
+                ui.t(
+                    "tokenization.versus.byte" if tk.byte_level else "tokenization.versus.classic",
+                    n=len(tokens), unknown=unknown, vocab=len(tk.vocab),
+                )
             )
-    st.markdown(
-        "Classic BPE cuts at spaces and ends every word with `</w>`; a character it never saw becomes "
-        "`[UNK]`. Byte-level BPE starts from the 256 byte values, so nothing is ever unknown: a Chinese "
-        "character is 3 bytes, an emoji 4, and each byte is *spelled* with one printable character "
-        "(GPT-2's table; a space is `Ġ`). Merges then rebuild frequent characters and words. Chinese "
-        "has no spaces, so for the classic kind a whole run of 汉字 is one \"word\"."
-    )
+            ui.show_figure(
+                encoded_figure(tk, sentence, row_units=38, mode=mode, lang=lang),
+                key=f"tok_side_{int(tk.byte_level)}",
+                name="bpe-byte-level" if tk.byte_level else "bpe-classic",
+            )
+    st.markdown(ui.t("tokenization.versus.explain"))
 
 rows = byte_rows(sentence) if has_sentence else []
 example = not rows
 if example:
     rows = byte_rows("中文é😀")
-st.markdown("**The bytes behind each non-ASCII character**"
-            + (" (your sentence has none: an example)" if example else " of your sentence"))
-st.dataframe([{k: v for k, v in r.items() if k != "bytes"} for r in rows], hide_index=True, width="stretch",
-             height=min(38 + 35 * len(rows), 300))
+st.markdown(ui.t("tokenization.bytes.example" if example else "tokenization.bytes.yours"))
+st.latex(r"\text{UTF-8}:\quad \text{中} = \text{U+4E2D} \;\to\; \texttt{E4}\ \texttt{B8}\ \texttt{AD}")
+dataframe([{k: v for k, v in r.items() if k != "bytes"} for r in rows], height=min(38 + 35 * len(rows), 300))
 
 # ----------------------------------------------------------------------------------------------------
 # Ids and special tokens
 
-st.subheader("Token ids and special tokens")
-st.markdown(
-    "The model never sees text, only ids: the position of each token in the vocabulary. Five "
-    "**special tokens** take the first ids in every vocabulary of Glassbox. They are never split "
-    "and never learned from text: `[PAD]` fills a short sentence in a batch, `[UNK]` stands for an "
-    "unknown character, `[BOS]`/`[EOS]` mark the beginning and end of a sequence (the decoder starts "
-    "from `[BOS]`), `[MASK]` hides a token (BERT-style training)."
+st.subheader(ui.t("tokenization.ids.title"))
+st.markdown(ui.t("tokenization.ids.explain"))
+st.latex(
+    r"x_i = \mathrm{id}(t_i) \in \{0, 1, \dots, |V| - 1\}, \qquad "
+    r"e_i = E[\,x_i\,] \in \mathbb{R}^{d_{\text{model}}}"
 )
 sp_left, sp_right = st.columns([1, 3])
 with sp_left:
-    st.dataframe(special_rows(tok), hide_index=True, width="stretch")
+    dataframe(special_rows(tok))
 with sp_right:
     if has_sentence:
         wrapped = "[BOS]" + sentence + "[EOS]"
-        st.plotly_chart(
-            encoded_figure(tok, wrapped, title=f"[BOS] + sentence + [EOS], {KIND_NAMES[kind]}", row_units=60,
-                           mode=mode),
-            width="stretch", config=CHART, key="tok_special",
+        title = ui.t("tokenization.ids.figure", kind=ui.t(f"tokenization.kind_name.{kind}"))
+        ui.show_figure(
+            encoded_figure(tok, wrapped, title=title, row_units=60, mode=mode, lang=lang),
+            key="tok_special",
+            name="bpe-special-tokens",
         )
         ids = tok.encode(wrapped)
-        ui.show_text(" ".join(map(str, ids[:400])) + (" …" if len(ids) > 400 else ""),
-                     f"encode(...): {len(ids)} ids")
+        show_ids(ids, ui.t("tokenization.ids.encode", n=len(ids)))
         plain = tok.tokenize("[BOS]", allow_special=False)
-        ui.show_tokens(plain, "The same “[BOS]” read as ordinary text (allow_special=False): "
-                              f"{len(plain)} tokens, not one")
+        ui.show_tokens(plain, ui.t("tokenization.ids.plain", n=len(plain)))
         if tok.byte_level:
             back = tok.decode(ids)
-            st.caption("decode(encode(text)) gives the text back exactly: "
-                       + ("yes" if back == wrapped else "no"))
+            st.caption(ui.t(f"tokenization.ids.roundtrip_{'yes' if back == wrapped else 'no'}"))
     else:
-        st.info("Type a sentence in the sidebar to see it encoded between [BOS] and [EOS].")
+        st.info(ui.t("tokenization.ids.empty"))
 
 # ----------------------------------------------------------------------------------------------------
-# The model's own tokenizer
+# The model's own tokenizer (MiniLM's is the WordPiece section at the top)
 
 pipe = ui.get_pipeline(settings, quiet=True)
-if pipe is not None and has_sentence:
-    st.subheader("What the model on the other pages reads")
+if pipe is not None and has_sentence and pipe.kind != "pretrained":
+    st.subheader(ui.t("tokenization.model.title"))
     labels, model_ids = pipe.src_encode(sentence)
-    what = ("characters of the trained 汉字→拼音 vocabulary" if pipe.kind == "trained"
-            else "byte-level BPE with its own merges, learned from the shipped corpus")
-    st.caption(f"The model's source tokenizer: {what}. {len(labels)} tokens.")
-    st.plotly_chart(
-        token_boxes(labels, ids=model_ids, title="Model input tokens and ids"),
-        width="stretch", config=CHART, key="tok_model",
+    what = ui.t("tokenization.model.trained" if pipe.kind == "trained" else "tokenization.model.random")
+    st.caption(ui.t("tokenization.model.caption", what=what, n=len(labels)))
+    ui.show_figure(
+        token_boxes(labels, ids=model_ids, title=ui.t("tokenization.model.figure"), lang=lang),
+        key="tok_model",
+        name="model-input-tokens",
     )
+
+if not minilm:
+    with st.expander(ui.t("tokenization.wp.title.compare")):
+        wordpiece_section(sentence)

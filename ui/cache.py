@@ -4,6 +4,9 @@
 shares it between sessions; ``st.cache_data`` keeps traces, bounded by ``max_entries``. A parameter
 whose name starts with ``_`` is not part of a cache key: ``_pipe`` is found again from ``key``.
 
+The pretrained all-MiniLM-L6-v2 (~90 MB) has fixed sizes: its key drops the sidebar's sizes
+(:func:`cache_key`), so moving a size slider never loads a second copy.
+
 Nothing here raises into a page: a failure becomes a message and ``None``, never a traceback.
 """
 
@@ -13,7 +16,7 @@ import logging
 
 import streamlit as st
 
-from ui.settings import Settings, literal
+from ui.settings import Settings, literal, minilm_available
 from ui.sidebar import t
 
 log = logging.getLogger("glassbox.ui")
@@ -26,11 +29,25 @@ def _load(key):
     return load_pipeline(key)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _run(_pipe, key, sentence: str, target: str, max_tokens: int):
+# 16 runs: a 512-token run of the pretrained encoder holds ~150 MB of attention tensors alone
+@st.cache_data(max_entries=16, show_spinner=False)
+def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
+    """``kind`` (what the pipeline really is) is part of the key: a pipeline that fell back to random
+    weights must not be handed a run cached from the real one under the same settings."""
     from core.pipeline import run_pipeline
 
     return run_pipeline(_pipe, sentence, target, max_tokens=max_tokens)
+
+
+def cache_key(settings: Settings):
+    """The ``PipelineSettings`` that key the caches: for MiniLM only the weights matter.
+
+    (Without the package the pipeline falls back to random weights, which do use the sizes.)
+    """
+    key = settings.pipeline_settings()
+    if key.weights == "minilm" and minilm_available():
+        return type(key)(weights="minilm")
+    return key
 
 
 def pipeline_available() -> bool:
@@ -51,7 +68,7 @@ def get_pipeline(settings: Settings, quiet: bool = False):
         if settings.weights == "session":
             return _session_pipeline(settings)
         with st.spinner(t("run.building")):
-            return _load(settings.pipeline_settings())
+            return _load(cache_key(settings))
     except Exception as exc:  # a page shows a message, never a traceback
         log.exception("load_pipeline failed for %s", settings)
         if not quiet:
@@ -97,9 +114,11 @@ def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bo
         return None
     from core.pipeline import EmptyInput
 
+    key = cache_key(settings)
+    target = "" if key.weights == "minilm" else settings.target  # an encoder only reads no target
     try:
         with st.spinner(t("run.running")):
-            run = _run(pipe, settings.pipeline_settings(), settings.sentence, settings.target, max_tokens)
+            run = _run(pipe, key, getattr(pipe, "kind", ""), settings.sentence, target, max_tokens)
     except EmptyInput:
         st.info(t("run.no_tokens"))
         return None

@@ -180,7 +180,8 @@ def _sidebar(settings: Settings, trained_config) -> None:
         t("sidebar.weights"),
         weights_options,
         key="weights",
-        format_func=lambda w: t(f"sidebar.weights.{w}"),
+        # format_func is also called outside the run (AppTest): bind the language now
+        format_func=lambda w, lang=settings.lang: _t(f"sidebar.weights.{w}", lang),
         on_change=_on_change,
         args=("weights",),
     )
@@ -234,7 +235,9 @@ def _sidebar(settings: Settings, trained_config) -> None:
         (settings.d_ff,) if fixed else D_FF_CHOICES,
         key="d_ff",
         disabled=fixed,
-        format_func=lambda v: t("sidebar.d_ff.default", value=4 * settings.d_model) if v == 0 else str(v),
+        format_func=lambda v, lang=settings.lang: (
+            _t("sidebar.d_ff.default", lang, value=4 * settings.d_model) if v == 0 else str(v)
+        ),
         on_change=_on_change,
         args=("d_ff",),
     )
@@ -254,7 +257,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
         key="norm",
         horizontal=True,
         disabled=fixed,
-        format_func=lambda v: t(f"sidebar.norm.{v}"),
+        format_func=lambda v, lang=settings.lang: _t(f"sidebar.norm.{v}", lang),
         on_change=_on_change,
         args=("norm",),
     )
@@ -313,7 +316,8 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     pipe = get_pipeline(settings, quiet=True)
     trained_config = None
     label = getattr(pipe, "label", None)
-    if pipe is not None and getattr(pipe, "kind", settings.weights) == "trained":
+    # trained and pretrained weights fix the sizes: the sidebar shows the model's own (disabled)
+    if pipe is not None and getattr(pipe, "kind", settings.weights) in ("trained", "pretrained"):
         trained_config = pipe.config
         settings = replace(
             settings,
@@ -323,8 +327,8 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
             d_ff=pipe.config.d_ff,
             norm=pipe.config.norm,
         )
-    elif settings.weights == "trained":
-        settings = replace(settings, weights="random")  # what is on screen
+    elif settings.weights in ("trained", "minilm"):
+        settings = replace(settings, weights="random")  # what is on screen (a warning says why)
 
     # With trained weights the size widgets show the checkpoint's sizes (disabled); the stored ones
     # come back when the user switches to random weights.
@@ -335,7 +339,7 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     # The badge is short (it is cut at one line); the pipeline's details go in a caption under it.
     text = badge_text(pipe, settings) if label else weights_caption(settings)
     text = text.replace("[", "(").replace("]", ")")  # the badge is Markdown
-    badge, _, details = text.partition("; ")
+    badge, _, details = text.replace("；", "; ").partition("; ")
     if getattr(pipe, "kind", settings.weights) != "random":
         st.badge(badge, icon=":material/school:", color="green")
     else:
@@ -344,7 +348,10 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
         st.caption(details[:1].upper() + details[1:] + ".")
     if pipe is not None and getattr(pipe, "warning", None):
         st.warning(
-            t("weights.fallback", detail=getattr(pipe, "problem", "") or pipe.warning),
+            t(
+                "minilm.fallback" if settings.weights == "minilm" else "weights.fallback",
+                detail=getattr(pipe, "problem", "") or pipe.warning,
+            ),
             icon=":material/warning:",
         )
     for notice in state.get(NOTICES, []):

