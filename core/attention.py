@@ -2,6 +2,11 @@
 
 Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
 MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
+
+Two position schemes act here rather than on the embeddings (core/positional.py):
+    rope:   Attention(R Q, R K, V), each row of Q and K rotated by its own position's angles
+    alibi:  softmax(Q Kᵀ / sqrt(d_k) + B) V,  B[h, i, j] = -m_h·|i - j| (causal: -m_h·(i - j))
+Only self-attention gets them; cross-attention stays as in the paper (see MultiHeadAttention).
 """
 
 from __future__ import annotations
@@ -11,12 +16,15 @@ import math
 import torch
 from torch import nn
 
+from core.positional import IN_ATTENTION, alibi_bias, apply_rope
 from core.trace import AttentionTrace
 
 
-def _attend(q, k, v, mask, dropout=None):
+def _attend(q, k, v, mask, dropout=None, bias=None):
     """The computation behind both public functions: (scores before masking, weights, output)."""
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k)
+    if bias is not None:  # ALiBi; skipped otherwise, so the paper's model is unchanged bit for bit
+        scores = scores + bias
     if mask is None:
         weights = scores.softmax(dim=-1)
     else:
@@ -42,13 +50,32 @@ def scaled_dot_product_attention(
 
 
 class MultiHeadAttention(nn.Module):
-    """h heads of size d_k = d_model / h, computed in parallel as one (B, h, L, d_k) tensor."""
+    """h heads of size d_k = d_model / h, computed in parallel as one (B, h, L, d_k) tensor.
 
-    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0) -> None:
+    ``positions`` is "rope" or "alibi" for a self-attention of a model with those positions, else
+    "none". ``causal`` (decoder self-attention) picks ALiBi's one-sided form -m_h·(i - j).
+    Query i and key j are at positions i and j of their own sequence (padding comes last, so the
+    real tokens keep 0, 1, ...). Cross-attention is always built with "none": a decoder position
+    and an encoder position belong to two different sequences, so i - j measures nothing (in a
+    translation, output word 3 need not come from input word 3); the memory already carries the
+    encoder's positions. T5 likewise puts its relative position bias in self-attention only.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        positions: str = "none",
+        causal: bool = False,
+    ) -> None:
         super().__init__()
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        if positions not in ("none", *IN_ATTENTION):
+            raise ValueError(f"positions={positions!r} must be one of {('none', *IN_ATTENTION)}")
         self.h, self.d_k = num_heads, d_model // num_heads
+        self.positions, self.causal = positions, causal
         # One d_model x d_model projection holds all heads' W_Q_i side by side (head i: rows i*d_k..)
         self.w_q = nn.Linear(d_model, d_model)
         self.w_k = nn.Linear(d_model, d_model)
@@ -65,10 +92,16 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[torch.Tensor, AttentionTrace]:
         """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k)."""
         B, L_q, d_model = x_q.shape
+        L_k = x_kv.size(1)
         q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
         k = self._split_heads(self.w_k(x_kv))  # (B, h, L_k, d_k)
         v = self._split_heads(self.w_v(x_kv))  # (B, h, L_k, d_k)
-        scores, weights, heads = _attend(q, k, v, mask, self.dropout)  # heads: (B, h, L_q, d_k)
+        bias = None
+        if self.positions == "rope":  # the trace keeps the rotated q and k: they are what is multiplied
+            q, k = apply_rope(q), apply_rope(k)
+        elif self.positions == "alibi":
+            bias = alibi_bias(self.h, L_q, L_k, causal=self.causal).to(q.device, q.dtype)  # (h, L_q, L_k)
+        scores, weights, heads = _attend(q, k, v, mask, self.dropout, bias)  # heads: (B, h, L_q, d_k)
         concat = heads.transpose(1, 2).reshape(B, L_q, d_model)  # (B, L_q, h·d_k)
         output = self.w_o(concat)  # (B, L_q, d_model)
         full_mask = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)
@@ -83,4 +116,5 @@ class MultiHeadAttention(nn.Module):
             weights=weights.detach(),
             heads=heads.detach(),
             output=output.detach(),
+            bias=None if bias is None else bias.expand_as(scores),
         )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from core.positional import POSITIONS
+
 NORMS = ("post", "pre")
-POSITIONS = ("sinusoidal", "learned")
 ACTIVATIONS = ("relu", "gelu")
 
 
@@ -20,6 +21,12 @@ class ModelConfig:
     defaults are the paper's model. BERT (and so all-MiniLM-L6-v2) is
     ``positions="learned", activation="gelu", layer_norm_eps=1e-12, embed_norm=True,
     scale_embeddings=False, type_vocab_size=2, final_norm=False, decoder=False``.
+
+    ``positions`` (core/positional.py) says how the model knows where a token is: "sinusoidal"
+    (the paper) and "learned" add a vector per position to the embeddings; "rope" rotates each
+    head's queries and keys, "alibi" adds a distance penalty to each head's scores (both in self-
+    attention only). max_len is a hard limit only for "learned" (one row per position); the other
+    three run on longer inputs.
     """
 
     src_vocab_size: int
@@ -33,7 +40,7 @@ class ModelConfig:
     norm: str = "post"
     pad_id: int = 0
     seed: int = 0
-    positions: str = "sinusoidal"  # "learned": a trained table of max_len rows (BERT)
+    positions: str = "sinusoidal"  # | "learned" (a trained table of max_len rows, BERT) | "rope" | "alibi"
     activation: str = "relu"  # the FFN's non-linearity; "gelu" is the exact (erf) GELU
     layer_norm_eps: float = 1e-5  # ε in every LayerNorm (torch's default; BERT uses 1e-12)
     embed_norm: bool = False  # a LayerNorm on the embedding sum, before the stack (BERT)

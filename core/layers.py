@@ -2,6 +2,9 @@
 
 post-norm (the paper):  x = LayerNorm(x + Sublayer(x))
 pre-norm:               x = x + Sublayer(LayerNorm(x))
+
+``positions`` is the model's scheme (core/positional.py); "rope" and "alibi" go to the
+self-attentions, never to the cross-attention (see core/attention.py for why).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from core.attention import MultiHeadAttention
+from core.positional import IN_ATTENTION
 from core.trace import DecoderLayerTrace, EncoderLayerTrace
 
 
@@ -30,6 +34,11 @@ class FeedForward(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         hidden = self.activation(self.linear1(x))  # (B, L, d_ff)
         return self.linear2(self.dropout(hidden)), hidden  # (B, L, d_model), (B, L, d_ff)
+
+
+def _in_attention(positions: str) -> str:
+    """What a self-attention does with positions: "rope", "alibi", or "none" (added to the embeddings)."""
+    return positions if positions in IN_ATTENTION else "none"
 
 
 class Residual(nn.Module):
@@ -60,9 +69,10 @@ class EncoderLayer(nn.Module):
         norm: str,
         activation: str = "relu",
         eps: float = 1e-5,
+        positions: str = "sinusoidal",
     ) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, _in_attention(positions))
         self.ffn = FeedForward(d_model, d_ff, dropout, activation)
         self.sublayer1 = Residual(d_model, dropout, norm, eps)
         self.sublayer2 = Residual(d_model, dropout, norm, eps)
@@ -91,9 +101,12 @@ class DecoderLayer(nn.Module):
         norm: str,
         activation: str = "relu",
         eps: float = 1e-5,
+        positions: str = "sinusoidal",
     ) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        mode = _in_attention(positions)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, mode, causal=True)
+        # Cross-attention: no rope/alibi (query and key positions belong to different sequences)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout, activation)
         self.sublayer1 = Residual(d_model, dropout, norm, eps)

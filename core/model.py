@@ -12,6 +12,9 @@ whose defaults are the paper's model:
     src ids ─ Embedding + learned position + token type ─ LayerNorm ─ N × EncoderLayer(GELU) ─ output
     (positions="learned", scale_embeddings=False, type_vocab_size=2, embed_norm=True,
      activation="gelu", final_norm=False, decoder=False)
+
+positions="rope" / "alibi" add nothing to the embeddings; every self-attention rotates its queries
+and keys (rope) or adds a distance penalty to its scores (alibi), see core/attention.py.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from torch import nn
 from core.config import ModelConfig
 from core.layers import DecoderLayer, EncoderLayer
 from core.masks import decoder_mask, padding_mask
-from core.positional import sinusoidal_encoding
+from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
 from core.trace import DecodeResult, ModelTrace
 from core.vocab import BOS_ID, EOS_ID
 
@@ -37,6 +40,10 @@ class Embedding(nn.Module):
 
     BERT instead adds a learned position table and a token-type (segment) row to the unscaled
     lookup, then normalises the sum: LayerNorm(lookup + P[pos] + T[type]).
+    With positions="rope" or "alibi" nothing is added here: the attention layers handle positions.
+
+    Past max_len: a learned table has no row, so a longer input raises a ValueError; the sinusoidal
+    table is computed for the longer length (its first rows are the same numbers).
     """
 
     def __init__(self, vocab_size: int, c: ModelConfig) -> None:
@@ -44,17 +51,35 @@ class Embedding(nn.Module):
         self.lookup = nn.Embedding(vocab_size, c.d_model)
         self.scale = math.sqrt(c.d_model) if c.scale_embeddings else None
         self.max_len = c.max_len
+        self.positions = c.positions
         if c.positions == "learned":
             self.position = nn.Embedding(c.max_len, c.d_model)
-        else:
+        elif c.positions == "sinusoidal":
             self.register_buffer("pe", sinusoidal_encoding(c.max_len, c.d_model), persistent=False)
         self.token_type = nn.Embedding(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
         self.norm = nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.embed_norm else nn.Identity()
         self.dropout = nn.Dropout(c.dropout)
 
+    def _check_length(self, length: int) -> None:
+        if self.positions == "learned" and length > self.max_len:
+            raise ValueError(
+                f"sequence length {length} exceeds max_len={self.max_len}: learned positions have one "
+                f"trained row for each position 0…{self.max_len - 1} and none beyond"
+            )
+
     def positional(self, length: int) -> torch.Tensor:
-        """The position rows added to the first ``length`` tokens: (length, d_model)."""
-        return self.position.weight[:length] if hasattr(self, "position") else self.pe[:length]
+        """The position rows added to the first ``length`` tokens: (length, d_model).
+
+        rope / alibi: zeros, since nothing is added to the embeddings.
+        """
+        self._check_length(length)
+        if self.positions == "learned":
+            return self.position.weight[:length]
+        if self.positions == "sinusoidal":
+            if length <= self.pe.size(0):
+                return self.pe[:length]
+            return sinusoidal_encoding(length, self.pe.size(1)).to(self.pe.device)  # past max_len
+        return self.lookup.weight.new_zeros(length, self.lookup.embedding_dim)
 
     def forward(
         self, ids: torch.Tensor, token_types: torch.Tensor | None = None
@@ -63,11 +88,11 @@ class Embedding(nn.Module):
 
         ``token_types`` (B, L) picks the token-type rows; None means type 0 (one sentence).
         """
-        if ids.size(1) > self.max_len:
-            raise ValueError(f"sequence length {ids.size(1)} exceeds max_len={self.max_len}")
+        self._check_length(ids.size(1))
         lookup = self.lookup(ids)  # (B, L, d_model)
-        scaled = lookup if self.scale is None else lookup * self.scale
-        x = scaled + self.positional(ids.size(1))  # (B, L, d_model)
+        x = lookup if self.scale is None else lookup * self.scale
+        if self.positions in ADDED_TO_EMBEDDINGS:
+            x = x + self.positional(ids.size(1))  # (B, L, d_model)
         if self.token_type is not None:
             x = x + (self.token_type.weight[0] if token_types is None else self.token_type(token_types))
         return self.norm(x), lookup
@@ -81,7 +106,9 @@ class Encoder(nn.Module):
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps)
+            EncoderLayer(
+                c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps, c.positions
+            )
             for _ in range(c.num_layers)
         )
         self.norm = _final_norm(c)
@@ -98,7 +125,9 @@ class Decoder(nn.Module):
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
-            DecoderLayer(c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps)
+            DecoderLayer(
+                c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps, c.positions
+            )
             for _ in range(c.num_layers)
         )
         self.norm = _final_norm(c)
@@ -249,6 +278,7 @@ class Transformer(nn.Module):
         Each step runs the decoder on the whole prefix (no cache), so its trace shows the
         cross-attention of every position so far; the encoder runs once. A sequence that has
         produced EOS is padded from then on; decoding stops when every sequence has.
+        Learned positions stop at max_len tokens (no row beyond); the other schemes have no limit.
         """
         self._need_decoder()
         if max_new_tokens < 0:
@@ -259,7 +289,9 @@ class Transformer(nn.Module):
             tokens = torch.full((B, 1), bos_id, dtype=torch.long, device=src_ids.device)
             done = torch.zeros(B, dtype=torch.bool, device=src_ids.device)
             steps, probs = [], []
-            for _ in range(min(max_new_tokens, self.config.max_len - 1)):
+            if self.config.positions == "learned":
+                max_new_tokens = min(max_new_tokens, self.config.max_len - 1)
+            for _ in range(max_new_tokens):
                 trace = self._trace_from(src_ids, encoded, tokens)
                 p = torch.softmax(trace.logits[:, -1], dim=-1)  # (B, tgt_vocab_size)
                 next_id = p.argmax(dim=-1).masked_fill(done, self.config.pad_id)  # (B,)

@@ -17,14 +17,17 @@ from torch import Tensor
 class AttentionTrace:
     query_input: Tensor  # (B, L_q, d_model) what W_Q saw
     key_input: Tensor  # (B, L_k, d_model) what W_K and W_V saw
-    q: Tensor  # (B, h, L_q, d_k)
-    k: Tensor  # (B, h, L_k, d_k)
+    q: Tensor  # (B, h, L_q, d_k) the queries multiplied in Q Kᵀ (positions="rope": already rotated)
+    k: Tensor  # (B, h, L_k, d_k) the keys multiplied in Q Kᵀ (positions="rope": already rotated)
     v: Tensor  # (B, h, L_k, d_k)
-    scores: Tensor  # (B, h, L_q, L_k) Q Kᵀ / sqrt(d_k), before masking
+    scores: Tensor  # (B, h, L_q, L_k) Q Kᵀ / sqrt(d_k) + bias, before masking (bias: ALiBi only)
     mask: Tensor  # (B, h, L_q, L_k) bool, True = may attend
     weights: Tensor  # (B, h, L_q, L_k) softmax of the masked scores; masked entries are exactly 0
     heads: Tensor  # (B, h, L_q, d_k) weights · V, per head
     output: Tensor  # (B, L_q, d_model) Concat(heads) · W_O
+    # (B, h, L_q, L_k) what positions added to the scores (ALiBi self-attention: -m_h·|i - j|), an
+    # expanded view; None when nothing was added (sinusoidal, learned, rope, every cross-attention)
+    bias: Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class ModelTrace:
     src_ids: Tensor  # (B, S)
     src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
     src_embedded: Tensor  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
-    positional: Tensor  # (max(S, T), d_model) the PE rows used
+    positional: Tensor  # (max(S, T), d_model) the position rows added (rope / alibi: zeros, nothing added)
     src_mask: Tensor  # (B, 1, 1, S) key padding
     encoder: list[EncoderLayerTrace]
     memory: Tensor  # (B, S, d_model) encoder output after the final LayerNorm

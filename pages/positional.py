@@ -1,39 +1,37 @@
-"""Positional encoding: sin/cos of the position, the table, why offsets are a rotation, and the sum."""
+"""Positional encoding: the paper's sinusoids (curves, table, offsets as rotations, the sum), then
+four schemes side by side (sinusoidal, learned, RoPE, ALiBi): how each reaches the scores, whether a
+score depends only on the distance, and what happens past the training length."""
+
+import math
 
 import streamlit as st
 
 import ui
+from figures import positional as fp
 from figures.embeddings import embedding_arrays
-from figures.positional import (
-    DEFAULT_MAX_POS,
-    MAX_DIMS_SHOWN,
-    MAX_POS_RANGE,
-    check_dims,
-    check_max_pos,
-    gram_heatmap,
-    offset_dot_curves,
-    pe_curves,
-    pe_heatmap,
-    pe_table,
-    period,
-    rotation_error,
-    sum_heatmaps,
-    training_length,
-)
 
-PLOT_CONFIG = {"displaylogo": False}
 NOTICES = "_pe_notices"  # messages about URL values that were replaced; cleared by the next change
+SCHEMES = ("sinusoidal", "learned", "rope", "alibi")
+EXAMPLE_LEN = 64  # the training length drawn when the weights were not trained on sentences
+RANDOM_TABLE_ROWS = 64  # the freshly initialised learned table shown without MiniLM
+ALIBI_PANEL_LEN = 12  # query/key positions in the ALiBi bias panels
 
 settings = ui.page_setup("nav.positional.title")
-st.caption(
-    "Attention compares every token with every other one and by itself ignores order: “dog bites man” "
-    "and “man bites dog” would look the same. So each position gets its own vector, added to the token's."
-)
+lang = settings.lang
+st.caption(ui.t("positional.caption"))
 run = ui.get_run(settings)  # the sections below without a sentence still draw; a message says why
-pipe = ui.get_pipeline(settings) if run is not None else None
-d = settings.d_model  # with trained weights page_setup already gives the checkpoint's sizes
-trained = pipe is not None and pipe.kind == "trained"
-trained_len = training_length(pipe.kind, pipe.metrics) if pipe is not None else None
+pipe = ui.get_pipeline(settings, quiet=True) if ui.pipeline_available() else None
+config = pipe.config if pipe is not None else None
+d = config.d_model if config is not None else settings.d_model  # trained/pretrained: the checkpoint's
+heads = config.num_heads if config is not None else settings.num_heads
+d_k = d // heads
+scheme = getattr(config, "positions", "sinusoidal")
+kind = pipe.kind if pipe is not None else "random"
+trained = kind == "trained"
+trained_len = fp.training_length(kind, pipe.metrics) if pipe is not None else None
+learned_table = None
+if scheme == "learned" and pipe is not None:
+    learned_table = pipe.model.src_embed.position.weight.detach().double().numpy()  # (max_len, d)
 state = st.session_state
 
 
@@ -41,11 +39,15 @@ def _clear_notices() -> None:
     state[NOTICES] = []
 
 
+if scheme != "sinusoidal":
+    model_name = getattr(pipe, "name", "") or kind
+    st.info(ui.t("positional.not_sinusoidal", model=model_name, scheme=ui.t(f"positional.tab.{scheme}")))
+
 # Page widgets bound to the URL: Streamlit drops an invalid ?pe_dims / ?pe_max_pos silently, so the
 # raw values are checked here first (on the first run of the page) and a replaced value is announced.
 notices = list(state.get(NOTICES, []))
 if "pe_dims" not in state:
-    dims, note = check_dims(st.query_params.get_all("pe_dims"), d)
+    dims, note = fp.check_dims(st.query_params.get_all("pe_dims"), d, lang)
     state["pe_dims"] = dims
     notices += [note] if note else []
 else:
@@ -53,10 +55,10 @@ else:
     kept = [j for j in current if isinstance(j, int) and 0 <= j < d]
     if kept != current:
         dropped = [j for j in current if j not in kept]
-        notices.append(f"d_model is now {d}: dimension(s) {dropped} no longer exist and were removed.")
-        state["pe_dims"] = kept or check_dims([], d)[0]
+        notices.append(ui.t("positional.notice.dims_removed", d=d, dropped=dropped))
+        state["pe_dims"] = kept or fp.check_dims([], d, lang)[0]
 if "pe_max_pos" not in state:
-    max_pos, note = check_max_pos(st.query_params.get("pe_max_pos"))
+    max_pos, note = fp.check_max_pos(st.query_params.get("pe_max_pos"), lang)
     state["pe_max_pos"] = max_pos
     notices += [note] if note else []
 state[NOTICES] = notices
@@ -64,15 +66,10 @@ for notice in notices:
     st.warning(notice, icon=":material/warning:")
 
 # -- 1. the formula and the curves ----------------------------------------------------------------
-st.header("1 · A sine and a cosine per pair of dimensions")
+st.header(ui.t("positional.curves.header"))
 st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_\text{model}}}\right),\qquad "
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_\text{model}}}\right)")
-st.markdown(
-    f"Each pair of dimensions (2i, 2i+1) turns at its own speed ω_i = 1/10000^(2i/d_model): the first "
-    f"pair repeats every 2π ≈ 6.3 positions, the last of the {d} dimensions only every "
-    f"{period(d - 1, d):,.0f} positions. "
-    "Like the hands of a clock, fast and slow together give every position a distinct pattern."
-)
+st.markdown(ui.t("positional.curves.explain", d=d, slowest=fp.period(d - 1, d)))
 
 
 @st.fragment
@@ -81,97 +78,235 @@ def curves_section(d: int, trained_len: int | None, sentence_len: int | None) ->
     left, right = st.columns([2, 1])
     with left:
         dims = st.multiselect(
-            f"Dimensions to plot (0 … {d - 1}, at most {MAX_DIMS_SHOWN})",
+            ui.t("positional.curves.dims", last=d - 1, limit=fp.MAX_DIMS_SHOWN),
             list(range(d)),
             key="pe_dims",
-            max_selections=MAX_DIMS_SHOWN,
+            max_selections=fp.MAX_DIMS_SHOWN,
             bind="query-params",
             on_change=_clear_notices,
         )
     with right:
-        lo, hi = MAX_POS_RANGE
+        lo, hi = fp.MAX_POS_RANGE
         max_pos = st.slider(
-            "Positions to draw",
+            ui.t("positional.curves.max_pos"),
             lo,
             hi,
             key="pe_max_pos",
             bind="query-params",
             on_change=_clear_notices,
-            help=f"Default {DEFAULT_MAX_POS}. The formula is defined for every position, far beyond any "
-            "sentence.",
+            help=ui.t("positional.curves.max_pos.help", default=fp.DEFAULT_MAX_POS),
         )
     if dims:
-        st.plotly_chart(
-            pe_curves(d, dims, max_pos, trained_len=trained_len, sentence_len=sentence_len),
-            width="stretch", config=PLOT_CONFIG, key="pe_curves_chart",
-        )
+        fig = fp.pe_curves(d, dims, max_pos, trained_len=trained_len, sentence_len=sentence_len, lang=lang)
+        ui.show_figure(fig, key="pe_curves_chart", name="positional-curves")
     else:
-        st.info("No dimension selected: pick one or more above to see its curve.")
+        st.info(ui.t("positional.curves.none"))
 
 
 curves_section(d, trained_len, len(run.src_tokens) if run is not None else None)
 if trained_len:
-    st.caption(
-        f"Trained weights: the model was trained on short phrases (at most {trained_len - 1} characters; "
-        f"positions 0–{trained_len - 1}, shaded). The curves go on smoothly for any position, but the model "
-        "has never seen attention patterns at larger offsets, so do not expect it to handle long inputs."
-    )
+    st.caption(ui.t("positional.curves.trained", chars=trained_len - 1, last=trained_len - 1))
+elif learned_table is not None:
+    st.caption(ui.t("positional.curves.pretrained", rows=learned_table.shape[0]))
 else:
-    st.caption(
-        "Random weights: nothing was trained, so no position is “familiar” to the model. (The shipped "
-        "trained model only saw short phrases of a few characters.) The encoding itself needs no training: "
-        "it is a fixed formula, defined for every position."
-    )
+    st.caption(ui.t("positional.curves.random"))
 
 # -- 2. the table ---------------------------------------------------------------------------------
-st.header("2 · The whole table: positions × dimensions")
+st.header(ui.t("positional.table.header"))
 rows = max(64, len(run.src_tokens) if run is not None else 0)
-st.plotly_chart(pe_heatmap(pe_table(rows, d)), width="stretch", config=PLOT_CONFIG, key="pe_heatmap_chart")
-st.caption(
-    f"Rows are positions 0–{rows - 1}, columns the {d} dimensions. Left columns flip quickly from row to "
-    "row (fast pairs), right columns barely change (slow pairs): nearby positions get similar rows."
-)
+ui.show_figure(fp.pe_heatmap(fp.pe_table(rows, d), lang=lang), key="pe_table_chart",
+               name="positional-table")
+st.caption(ui.t("positional.table.caption", last=rows - 1, d=d))
 
 # -- 3. why it works: offsets ---------------------------------------------------------------------
-st.header("3 · Why it works: a shift by k is a rotation")
+st.header(ui.t("positional.shift.header"))
 st.latex(r"PE(p+k) = M_k\, PE(p),\qquad M_k = \operatorname{diag}_i\!\begin{pmatrix} \cos k\omega_i & "
          r"\sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i \end{pmatrix},\qquad "
          r"\omega_i = \frac{1}{10000^{2i/d_\text{model}}}")
 eq, note = st.columns([3, 2])
 with eq:
-    st.markdown(
-        "Each 2×2 block turns one (sin, cos) pair by the angle k·ω_i. M_k depends on the offset k, not on "
-        "p: a layer can learn “look k tokens back” once and use it at every position. And the dot product "
-        "of two positions depends only on how far apart they are:"
-    )
+    st.markdown(ui.t("positional.shift.explain"))
     st.latex(r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)")
-    st.caption(
-        "This needs an even d_model: every sine needs its cosine partner. With an odd d_model the last "
-        "dimension is a lone sine and the dot product would depend on p. The sidebar only offers even sizes."
-    )
+    st.caption(ui.t("positional.shift.even"))
 with note:
-    st.metric("max |M₅·PE(p) − PE(p+5)| over p < 64", f"{rotation_error(d, 5):.1e}",
-              help="Computed here with the model's own table: zero up to float32 rounding.")
-c1, c2 = st.columns(2)
-with c1:
-    st.plotly_chart(gram_heatmap(pe_table(64, d)), width="stretch", config=PLOT_CONFIG, key="pe_gram_chart")
-    st.caption("PE·PEᵀ for positions 0–63: every diagonal (same offset p − q) has one colour.")
-with c2:
-    st.plotly_chart(offset_dot_curves(d), width="stretch", config=PLOT_CONFIG, key="pe_offset_chart")
-    st.caption("PE(p)·PE(p+k) against the offset k, for four starting positions p: the curves coincide.")
+    st.metric(ui.t("positional.shift.metric"), f"{fp.rotation_error(d, 5):.1e}",
+              help=ui.t("positional.shift.metric.help"))
+ui.show_figure(fp.gram_heatmap(fp.pe_table(64, d), lang=lang), key="pe_gram_chart", name="positional-gram")
+st.caption(ui.t("positional.shift.gram"))
 
 # -- 4. embedding + PE ----------------------------------------------------------------------------
-st.header("4 · The encoder input: E·√d_model + PE")
-st.latex(r"x_{pos} = E[\text{id}_{pos}]\cdot\sqrt{d_\text{model}} + PE(pos)")
-if run is None:
-    st.info("Type a sentence in the sidebar to see its tokens' embeddings, their PE rows and the sum.")
-    st.stop()
-arrays = embedding_arrays(run.trace)
-st.plotly_chart(sum_heatmaps(arrays.scaled, arrays.pe, arrays.embedded, list(run.src_tokens)),
-                width="stretch", config=PLOT_CONFIG, key="pe_sum_chart")
-st.caption(
-    "Left: the token's scaled row (see the Embeddings page); middle: the row of the table above for its "
-    "position; right: their sum, exactly the model's input (trace.src_embedded). One colour scale for "
-    "all three."
-    + ("" if trained else " Random weights: the left panel is random numbers; the PE panel is exact anyway.")
+scales = config is None or config.scale_embeddings
+st.header(ui.t("positional.sum.header" if scheme != "learned" else "positional.sum.header.learned"))
+if scheme == "learned":
+    st.latex(r"x_{pos} = \operatorname{LayerNorm}\big(E[\text{id}_{pos}] + P[pos] + T[0]\big)")
+else:
+    st.latex(r"x_{pos} = E[\text{id}_{pos}]\cdot\sqrt{d_\text{model}} + PE(pos)")
+
+
+def encoder_input_section() -> None:
+    """The token rows, the position rows and what the encoder reads, for this sentence."""
+    if run is None:
+        st.info(ui.t("positional.sum.no_sentence"))
+        return
+    if scheme in ("rope", "alibi"):
+        st.info(ui.t("positional.sum.in_attention", scheme=ui.t(f"positional.tab.{scheme}")))
+        return
+    tokens = list(run.src_tokens)
+    if scales:
+        arrays = embedding_arrays(run.trace)
+        first, titles = arrays.scaled, None
+        position_rows, embedded = arrays.pe, arrays.embedded
+    else:  # BERT: the lookup itself, the learned rows and LayerNorm(E + P + T)
+        tr = run.trace
+        first = tr.src_token_embedding[0].double().numpy()
+        position_rows = tr.positional[: len(tokens)].double().numpy()
+        embedded = tr.src_embedded[0].double().numpy()
+        titles = [ui.t("positional.sum.title.lookup"), ui.t("positional.sum.title.learned"),
+                  ui.t("positional.sum.title.normed")]
+    fig = fp.sum_heatmaps(first, position_rows, embedded, tokens, titles=titles, lang=lang)
+    ui.show_figure(fig, key="pe_sum_chart", name="positional-sum")
+    step = math.ceil(len(tokens) / fp.MAX_TICKS)
+    if step > 1:
+        st.caption(ui.t("positional.many_tokens", n=len(tokens), step=step))
+    if scales:
+        extra = "" if trained else ui.t("positional.sum.caption.random")
+        st.caption(ui.t("positional.sum.caption") + extra)
+    else:
+        st.caption(ui.t("positional.sum.caption.learned"))
+
+
+encoder_input_section()
+
+# -- 5. four schemes ------------------------------------------------------------------------------
+st.header(ui.t("positional.schemes.header"))
+st.markdown(ui.t("positional.schemes.intro"))
+if trained_len:
+    train_len, example = trained_len, False
+elif learned_table is not None:
+    train_len, example = learned_table.shape[0], False
+else:
+    train_len, example = EXAMPLE_LEN, True
+n_beyond = max(2 * train_len, 32)
+st.caption(ui.t("positional.schemes.sizes", d=d, h=heads, d_k=d_k, L=train_len,
+                example=ui.t("positional.schemes.example") if example else ""))
+st.dataframe(
+    {
+        ui.t("positional.table.col.scheme"): [ui.t(f"positional.tab.{s}") for s in SCHEMES],
+        ui.t("positional.table.col.where"): [ui.t("positional.table.where.added")] * 2
+        + [ui.t("positional.table.where.rotate"), ui.t("positional.table.where.bias")],
+        ui.t("positional.table.col.relative"): [ui.t("positional.table.relative.sinusoidal"),
+                                                ui.t("positional.table.relative.learned"),
+                                                ui.t("positional.table.relative.yes"),
+                                                ui.t("positional.table.relative.yes")],
+        ui.t("positional.table.col.beyond"): [ui.t("positional.table.beyond.formula"),
+                                              ui.t("positional.table.beyond.error"),
+                                              ui.t("positional.table.beyond.runs"),
+                                              ui.t("positional.table.beyond.runs")],
+    },
+    hide_index=True,
 )
+
+
+def tab_label(s: str) -> str:
+    name = ui.t(f"positional.tab.{s}")
+    return ui.t("positional.tab.current", name=name) if s == scheme else name
+
+
+def spread_metric(curves: dict) -> None:
+    st.metric(ui.t("positional.metric.spread"), f"{fp.offset_spread(curves):.2g}",
+              help=ui.t("positional.metric.spread.help"))
+
+
+tab_sin, tab_learned, tab_rope, tab_alibi = st.tabs([tab_label(s) for s in SCHEMES])
+
+with tab_sin:
+    st.subheader(ui.t("positional.part.reach"))
+    st.latex(r"q_i\cdot k_j = \big((x_i + PE_i)W_Q\big)\cdot\big((x_j + PE_j)W_K\big)")
+    st.markdown(ui.t("positional.sin.reach"))
+    st.subheader(ui.t("positional.part.relative"))
+    st.latex(r"PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)")
+    starts, max_offset = (0, 10, 25, 50), 60
+    dots = fp.offset_dots(fp.pe_table(max(starts) + max_offset + 1, d), starts, max_offset)
+    ui.show_figure(fp.offset_curves(dots, y_title="PE(p)·PE(p+k)", lang=lang), key="pe_offset_chart",
+                   name="positional-sinusoidal-offsets")
+    spread_metric(dots)
+    st.caption(ui.t("positional.sin.relative"))
+    st.subheader(ui.t("positional.part.beyond"))
+    ui.show_figure(fp.beyond_sinusoidal(d, train_len, n_beyond, example=example, lang=lang),
+                   key="pe_sin_beyond_chart", name="positional-sinusoidal-beyond")
+    st.caption(ui.t("positional.sin.beyond"))
+
+with tab_learned:
+    table = learned_table if learned_table is not None else fp.random_learned_table(RANDOM_TABLE_ROWS, d)
+    table_rows = table.shape[0]
+    st.subheader(ui.t("positional.part.reach"))
+    st.latex(r"x_{pos} = E[\text{id}_{pos}] + P[pos],\qquad "
+             r"P \in \mathbb{R}^{\text{max\_len}\times d_\text{model}}")
+    st.markdown(ui.t("positional.learned.reach"))
+    ui.show_figure(fp.table_heatmap(table, lang=lang), key="pe_learned_table_chart",
+                   name="positional-learned-table")
+    if learned_table is not None:
+        step = math.ceil(table_rows / fp.MAX_TABLE_ROWS)
+        st.caption(ui.t("positional.learned.reach.minilm", rows=table_rows, d=table.shape[1], step=step))
+    else:
+        st.caption(ui.t("positional.learned.reach.random", rows=table_rows))
+    st.subheader(ui.t("positional.part.relative"))
+    st.latex(r"P[p]\cdot P[p+k] = \;?")
+    starts, max_offset = fp.fit_starts(table_rows)
+    learned_dots = fp.offset_dots(table, starts, max_offset)
+    ui.show_figure(fp.offset_curves(learned_dots, y_title="P[p]·P[p+k]", lang=lang),
+                   key="pe_learned_offset_chart", name="positional-learned-offsets")
+    spread_metric(learned_dots)
+    st.caption(ui.t("positional.learned.relative")
+               + (ui.t("positional.learned.relative.minilm") if learned_table is not None else ""))
+    st.subheader(ui.t("positional.part.beyond"))
+    ui.show_figure(fp.beyond_learned(table, 2 * table_rows, lang=lang), key="pe_learned_beyond_chart",
+                   name="positional-learned-beyond")
+    st.caption(ui.t("positional.learned.beyond"))
+
+with tab_rope:
+    st.subheader(ui.t("positional.part.reach"))
+    st.latex(r"R_p\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix} = "
+             r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i"
+             r"\end{pmatrix}"
+             r"\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix},\quad \theta_i = 10000^{-2i/d_k},\quad "
+             r"\text{score}_{mn} = \frac{(R_m q_m)\cdot(R_n k_n)}{\sqrt{d_k}}")
+    st.markdown(ui.t("positional.rope.reach"))
+    ui.show_figure(fp.rope_rotation_figure(d_k, fp.rope_pairs(d_k), 8, lang=lang),
+                   key="pe_rope_rotation_chart", name="positional-rope-rotation")
+    st.caption(ui.t("positional.rope.cross"))
+    st.subheader(ui.t("positional.part.relative"))
+    st.latex(r"(R_m q)\cdot(R_n k) = q\cdot R_{n-m}\,k")
+    rope_curves = fp.rope_offset_scores(d_k)
+    rope_axis = ui.t("positional.fig.rope.score_axis")
+    ui.show_figure(fp.offset_curves(rope_curves, y_title=rope_axis, lang=lang),
+                   key="pe_rope_offset_chart", name="positional-rope-offsets")
+    spread_metric(rope_curves)
+    st.caption(ui.t("positional.rope.relative"))
+    st.subheader(ui.t("positional.part.beyond"))
+    ui.show_figure(fp.beyond_rope(d_k, train_len, n_beyond, example=example, lang=lang),
+                   key="pe_rope_beyond_chart", name="positional-rope-beyond")
+    st.caption(ui.t("positional.rope.beyond"))
+
+with tab_alibi:
+    st.subheader(ui.t("positional.part.reach"))
+    st.latex(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|,\qquad "
+             r"m_h = 2^{-8h/H},\ h = 1,\dots,H")
+    st.markdown(ui.t("positional.alibi.reach"))
+    causal = st.toggle(ui.t("positional.alibi.causal"), key="pe_alibi_causal",
+                       help=ui.t("positional.alibi.causal.help"))
+    bias_fig = fp.alibi_heatmaps(heads, ALIBI_PANEL_LEN, fp.alibi_heads(heads), causal=causal, lang=lang)
+    ui.show_figure(bias_fig, key="pe_alibi_bias_chart", name="positional-alibi-bias")
+    st.caption(ui.t("positional.alibi.cross"))
+    st.subheader(ui.t("positional.part.relative"))
+    st.latex(r"\text{bias}(p, p+k) = -m_h\,|k|")
+    alibi_curves = fp.alibi_offset_bias(heads, 0)
+    alibi_axis = ui.t("positional.fig.alibi.offset_axis")
+    ui.show_figure(fp.offset_curves(alibi_curves, y_title=alibi_axis, lang=lang),
+                   key="pe_alibi_offset_chart", name="positional-alibi-offsets")
+    spread_metric(alibi_curves)
+    st.caption(ui.t("positional.alibi.relative"))
+    st.subheader(ui.t("positional.part.beyond"))
+    ui.show_figure(fp.beyond_alibi(heads, train_len, n_beyond, example=example, lang=lang),
+                   key="pe_alibi_beyond_chart", name="positional-alibi-beyond")
+    st.caption(ui.t("positional.alibi.beyond"))

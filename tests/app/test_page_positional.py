@@ -1,31 +1,50 @@
-"""The Positional encoding page through AppTest, opened cold, including tampered ?pe_dims / ?pe_max_pos."""
+"""The Positional encoding page through AppTest, opened cold, including tampered ?pe_dims / ?pe_max_pos,
+the four schemes' tabs, Chinese, 512 tokens and the pretrained MiniLM's learned table."""
 
 import json
 
 import apphelpers
 import numpy as np
+import pytest
 from apphelpers import ROOT, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from streamlit.testing.v1 import AppTest
 
-from core.positional import sinusoidal_encoding
+from core.positional import alibi_bias, rope_angles, sinusoidal_encoding
+from figures import positional as fp
+from i18n import t
 
 PAGE = str(ROOT / "pages" / "positional.py")
-WITH_SENTENCE = ["curves", "table", "gram", "offsets", "sum"]
+WITH_SENTENCE = ["curves", "table", "gram", "sum"]
+SCHEME_CHARTS = [
+    "offset", "sin_beyond",
+    "learned_table", "learned_offset", "learned_beyond",
+    "rope_rotation", "rope_offset", "rope_beyond",
+    "alibi_bias", "alibi_offset", "alibi_beyond",
+]  # fmt: skip
 
 
-def open_page(query: dict | None = None) -> AppTest:
-    return apphelpers.open_page("pages/positional.py", query)
+def open_page(query: dict | None = None, weights: str | None = apphelpers.TEST_WEIGHTS) -> AppTest:
+    return apphelpers.open_page("pages/positional.py", query, weights=weights)
 
 
 def charts(at: AppTest, names=WITH_SENTENCE) -> dict[str, dict]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(specs) == len(names), len(specs)
-    return dict(zip(names, specs, strict=True))
+    """Plotly specs by name (the chart's key is ``pe_<name>_chart``); the page draws exactly these."""
+    specs = {}
+    for chart in at.get("plotly_chart"):
+        key = chart.proto.id.rsplit("-", 1)[-1]
+        assert key.startswith("pe_") and key.endswith("_chart"), key
+        specs[key[3:-6]] = json.loads(chart.proto.spec)
+    assert list(specs) == [*names, *SCHEME_CHARTS], list(specs)
+    return specs
 
 
 def curve_names(spec: dict) -> list[str]:
     return [t["name"] for t in spec["data"]]
+
+
+def all_text(at: AppTest) -> str:
+    return " ".join(m.value for m in (*at.markdown, *at.caption, *at.latex, *at.subheader, *at.header))
 
 
 def test_default_page_shows_curves_table_offsets_and_sum():
@@ -43,12 +62,12 @@ def test_default_page_shows_curves_table_offsets_and_sum():
     gram = arr(c["gram"]["data"][0]["z"])
     for k in (0, 1, 7, 30):
         assert np.ptp(np.diagonal(gram, offset=k)) < 1e-3  # depends on the offset only
-    offsets = [arr(t["y"]) for t in c["offsets"]["data"]]
+    offsets = [arr(t["y"]) for t in c["offset"]["data"]]
     assert len(offsets) == 4 and all(np.allclose(o, offsets[0], atol=1e-4) for o in offsets)
     ticks = c["sum"]["layout"]["yaxis"]["ticktext"]
     assert ticks[:4] == ["注意力", "就是", "一", "切"]
     assert [arr(t["z"]).shape for t in c["sum"]["data"]] == [(len(ticks), 64)] * 3
-    text = " ".join(m.value for m in (*at.markdown, *at.caption, *at.latex))
+    text = all_text(at)
     assert "M_k" in text and "even d_model" in text and "Random weights" in text
     assert not [m for m in messages(at) if "Ignored" in m]
 
@@ -120,3 +139,122 @@ def test_empty_sentence_still_explains_the_encoding():
     assert any("The sentence is empty" in m for m in messages(at))
     c = charts(at, names=WITH_SENTENCE[:-1])  # no sentence: no embedding + PE panel
     assert len(c["curves"]["data"]) == 4
+    assert any(t("positional.sum.no_sentence", "en") == m for m in messages(at))
+    assert [tab.label for tab in at.tabs] == ["Sinusoidal ✓ this model", "Learned", "RoPE", "ALiBi"]
+
+
+def test_a_tab_for_each_scheme_with_equation_figures_and_core_numbers():
+    at = open_page()  # random weights, d_model 64, 4 heads: d_k = 16
+    assert_clean(at)
+    assert [tab.label for tab in at.tabs] == ["Sinusoidal ✓ this model", "Learned", "RoPE", "ALiBi"]
+    for tab in at.tabs:  # each: the three questions, an equation, explanations
+        heads = [h.value for h in tab.subheader]
+        assert heads == [t("positional.part.reach", "en"), t("positional.part.relative", "en"),
+                         t("positional.part.beyond", "en")]
+        assert len(tab.latex) >= 2 and tab.caption
+    c = charts(at)
+    # ALiBi: the heatmap panels are core's bias, heads 1-4 of this model
+    bias = alibi_bias(4, 12, 12).double().numpy()  # the page draws 12 positions
+    panels = [arr(d["z"]) for d in c["alibi_bias"]["data"]]
+    assert len(panels) == 4
+    for h, z in enumerate(panels):
+        np.testing.assert_array_equal(z, bias[h])
+    # the relative-position curves coincide for sinusoidal, RoPE and ALiBi, not for a learned table
+    spreads = {}
+    for name in ("offset", "learned_offset", "rope_offset", "alibi_offset"):
+        ys = np.stack([arr(d["y"]).astype(float) for d in c[name]["data"]])
+        spreads[name] = np.ptp(ys, axis=0).max()
+    assert spreads["offset"] < 1e-4 and spreads["rope_offset"] < 1e-9 and spreads["alibi_offset"] == 0
+    assert spreads["learned_offset"] > 0.1
+    metrics = [m.value for m in at.metric if m.label == t("positional.metric.spread", "en")]
+    assert len(metrics) == 4 and metrics[3] == "0"
+    # RoPE: each panel's points are the rotation by p·θ_i of core.rope_angles (d_k = 16)
+    angles = rope_angles(8, 16).numpy()
+    points = [d for d in c["rope_rotation"]["data"] if d.get("mode") == "markers+text"]
+    for d, i in zip(points, fp.rope_pairs(16), strict=True):
+        np.testing.assert_allclose(arr(d["x"]), np.cos(angles[:, i]), atol=1e-12)
+    # past the training length: the random learned table of 64 rows has no value from row 64 on
+    y = arr(c["learned_beyond"]["data"][0]["y"]).astype(float)
+    assert np.isfinite(y[:64]).all() and np.isnan(y[64:]).all()
+    beyond_alibi = c["alibi_beyond"]["data"]
+    assert len(arr(beyond_alibi[0]["x"])) == 128  # 2 × the example training length 64
+    assert any("an example" in m.value for m in at.caption)
+    # the overview table names the four schemes
+    table = at.dataframe[0].value
+    assert list(table[t("positional.table.col.scheme", "en")]) == ["Sinusoidal", "Learned", "RoPE", "ALiBi"]
+
+
+def test_alibi_toggle_draws_the_decoder_form_with_the_masked_cells_empty():
+    at = open_page()
+    at.toggle(key="pe_alibi_causal").set_value(True).run()
+    assert_clean(at)
+    z = arr(charts(at)["alibi_bias"]["data"][0]["z"]).astype(float)
+    causal = alibi_bias(4, 12, 12, causal=True)[0].double().numpy()
+    lower = np.tril(np.ones((12, 12), dtype=bool))
+    np.testing.assert_array_equal(z[lower], causal[lower])
+    assert np.isnan(z[~lower]).all()
+
+
+def test_chinese_page_has_chinese_titles_tabs_and_figures():
+    at = open_page({"lang": "zh"})
+    assert_clean(at)
+    assert at.title[0].value == t("nav.positional.title", "zh")
+    assert [tab.label for tab in at.tabs] == ["正弦 ✓ 本模型", "可学习", "RoPE", "ALiBi"]
+    assert [h.value for h in at.header][-1] == "5 · 告诉模型词元位置的四种方法"
+    c = charts(at)
+    assert c["curves"]["data"][0]["name"] == "维度 0（sin，周期 6.3）"
+    assert c["alibi_bias"]["layout"]["annotations"][0]["text"] == "第 1 个头：m = 1/4"
+    assert c["rope_offset"]["layout"]["xaxis"]["title"]["text"] == "偏移 k"
+    assert c["table"]["layout"]["xaxis"]["title"]["text"] == "维度"
+    assert any("狗咬人" in m.value for m in at.caption)
+
+
+def test_512_tokens_keep_the_page_usable():
+    sentence = " ".join(f"w{i}" for i in range(700))
+    at = open_page({"sentence": sentence, "max_tokens": "512"})
+    assert_clean(at)
+    c = charts(at)
+    n = len(arr(c["sum"]["data"][0]["y"]))
+    assert n > 400
+    ticks = c["sum"]["layout"]["yaxis"]["tickvals"]
+    assert len(ticks) <= fp.MAX_TICKS and c["sum"]["layout"]["height"] <= 900
+    assert any(m.value.startswith(f"{n} tokens: only every") for m in at.caption)
+    assert arr(c["table"]["data"][0]["z"]).shape == (n, 64)
+
+
+def test_trained_weights_shade_the_training_length():
+    at = open_page(weights=None)  # the app's default: the shipped checkpoint, if present
+    assert_clean(at)
+    if not any("trained" in b.lower() and "random" not in b.lower() for b in badges(at)):
+        pytest.skip("the trained checkpoint is not in this build")
+    c = charts(at)
+    notes = " ".join(a["text"] for a in c["sin_beyond"]["layout"]["annotations"])
+    assert "seen in training (0–8)" in notes
+    assert "an example" not in " ".join(m.value for m in at.caption)
+
+
+def test_minilm_shows_its_real_learned_table():
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 is not installed")
+    at = open_page({"sentence": "Attention is all you need"}, weights="minilm")
+    assert_clean(at)
+    if not any("MiniLM" in b for b in badges(at)):
+        pytest.skip("the pipeline does not offer MiniLM in this build")
+    from core.pretrained import load_minilm
+
+    table = load_minilm()[0].src_embed.position.weight.detach().double().numpy()  # (512, 384)
+    assert [tab.label for tab in at.tabs] == ["Sinusoidal", "Learned ✓ this model", "RoPE", "ALiBi"]
+    assert any("does not use the paper's sinusoids" in m for m in messages(at))
+    c = charts(at)
+    z = arr(c["learned_table"]["data"][0]["z"]).astype(float)
+    assert z.shape == (256, 384)  # every 2nd of 512 rows
+    np.testing.assert_allclose(z, table[::2], rtol=1e-6, atol=1e-7)
+    y = arr(c["learned_beyond"]["data"][0]["y"]).astype(float)
+    assert np.isfinite(y[:512]).all() and np.isnan(y[512:]).all()
+    assert [a["text"] for a in c["sum"]["layout"]["annotations"]] == [
+        "E[id]", "P[pos] (learned)", "LayerNorm(E + P + T) = encoder input"]
+    rows = arr(c["sum"]["data"][1]["z"])  # the middle panel: the learned rows of this sentence's positions
+    np.testing.assert_allclose(rows, table[: len(rows)], rtol=1e-6, atol=1e-7)
+    assert len(arr(c["alibi_bias"]["data"][0]["z"])) == 12 and len(c["alibi_bias"]["data"]) == 4  # 12 heads

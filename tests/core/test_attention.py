@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -5,6 +7,7 @@ from hypothesis import strategies as st
 
 from core.attention import MultiHeadAttention, scaled_dot_product_attention
 from core.masks import causal_mask, decoder_mask, padding_mask
+from core.positional import alibi_bias, apply_rope
 
 
 def random_qkv(b, h, lq, lk, d, seed):
@@ -93,3 +96,63 @@ def test_masks_mean_true_may_attend():
     m = decoder_mask(ids, 0)
     assert m.shape == (2, 1, 3, 3)
     assert m[1, 0].tolist() == [[True, False, False], [True, False, False], [True, False, False]]
+
+
+def projections(mha, x_q, x_kv):
+    """Q, K, V split into heads before any position scheme: (B, h, L, d_k) each."""
+    def split(t):
+        return t.view(t.size(0), t.size(1), mha.h, mha.d_k).transpose(1, 2)
+
+    return split(mha.w_q(x_q)), split(mha.w_k(x_kv)), split(mha.w_v(x_kv))
+
+
+def test_rope_attention_rotates_q_and_k_and_the_trace_keeps_the_rotated_ones():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(d_model=16, num_heads=2, positions="rope").eval()
+    x = torch.randn(2, 6, 16)
+    mask = padding_mask(torch.tensor([[5, 5, 5, 5, 0, 0], [5] * 6]), 0)
+    out, t = mha(x, x, mask)
+    q, k, v = projections(mha, x, x)
+    torch.testing.assert_close(t.q, apply_rope(q))
+    torch.testing.assert_close(t.k, apply_rope(k))
+    torch.testing.assert_close(t.v, v)  # values are not rotated
+    torch.testing.assert_close(t.scores, t.q @ t.k.transpose(-2, -1) / math.sqrt(8))
+    assert t.bias is None
+    ref, _ = scaled_dot_product_attention(apply_rope(q), apply_rope(k), v, mask)
+    torch.testing.assert_close(t.heads, ref)
+    assert not torch.allclose(t.q[:, :, 1:], q[:, :, 1:])  # positions ≥ 1 really were turned
+    torch.testing.assert_close(t.q[:, :, 0], q[:, :, 0])  # position 0 is not
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_alibi_attention_adds_the_bias_to_the_scores(causal):
+    torch.manual_seed(1)
+    mha = MultiHeadAttention(d_model=16, num_heads=4, positions="alibi", causal=causal).eval()
+    x = torch.randn(1, 5, 16)
+    mask = causal_mask(5) if causal else None
+    out, t = mha(x, x, mask)
+    q, k, v = projections(mha, x, x)
+    bias = alibi_bias(4, 5, 5, causal=causal)
+    assert t.bias.shape == (1, 4, 5, 5) and torch.equal(t.bias[0], bias)
+    torch.testing.assert_close(t.q, q)  # ALiBi leaves q and k alone
+    torch.testing.assert_close(t.scores, q @ k.transpose(-2, -1) / 2.0 + bias)
+    masked = t.scores if mask is None else t.scores.masked_fill(~t.mask, float("-inf"))
+    torch.testing.assert_close(t.weights, masked.softmax(-1).masked_fill(~t.mask, 0.0))
+    if causal:
+        assert torch.all(t.weights[0].triu(1) == 0)
+
+
+def test_alibi_favours_near_keys_when_the_content_is_equal():
+    """Identical tokens: QKᵀ is the same everywhere, so only the bias decides: nearer keys weigh more."""
+    torch.manual_seed(2)
+    mha = MultiHeadAttention(d_model=8, num_heads=2, positions="alibi").eval()
+    _, t = mha(torch.ones(1, 7, 8), torch.ones(1, 7, 8), None)
+    row = t.weights[0, :, 3]  # query 3, both heads
+    assert torch.all(row[:, 1:4] > row[:, 0:3])  # weights grow towards the query's own position
+    torch.testing.assert_close(row[:, 2], row[:, 4])  # symmetric in the encoder
+    assert row[0, 3] > row[1, 3]  # head 1 (slope 1/16) is steeper than head 2 (1/256)
+
+
+def test_attention_positions_are_checked():
+    with pytest.raises(ValueError, match="positions='learned' must be one of \\('none', 'rope', 'alibi'\\)"):
+        MultiHeadAttention(8, 2, positions="learned")

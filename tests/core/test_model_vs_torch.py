@@ -171,7 +171,8 @@ def test_same_seed_same_weights_and_global_rng_untouched():
 
 
 def test_bad_ids_are_refused_with_a_clear_message():
-    m = Transformer(ModelConfig(10, 10, d_model=8, num_heads=2, max_len=4))
+    # learned positions have no row past max_len (sinusoids, RoPE and ALiBi extend: test_positional)
+    m = Transformer(ModelConfig(10, 10, d_model=8, num_heads=2, max_len=4, positions="learned"))
     with pytest.raises(ValueError, match=r"src_ids has ids outside \[0, 10\)"):
         m.trace(torch.tensor([[11]]))
     with pytest.raises(ValueError, match="sequence length 5 exceeds max_len=4"):
