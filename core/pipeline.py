@@ -55,6 +55,7 @@ class PipelineSettings:
     seed: int = 0
     norm: str = "post"
     weights: str = "trained"
+    positions: str = "sinusoidal"  # random weights: how positions reach attention (core.config.POSITIONS)
     tag: str = ""  # "custom" weights (e.g. a model trained in the app): which ones; part of cache keys
 
     def __post_init__(self) -> None:
@@ -167,6 +168,7 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         d_ff=s.d_ff,
         dropout=0.0,
         norm=s.norm,
+        positions=s.positions,
         seed=s.seed,
     )
     model = Transformer(config).eval()

@@ -26,6 +26,7 @@ NUM_LAYERS_RANGE = (1, 6)
 # d_ff = 0 stands for "4 · d_model", the paper's ratio (512 -> 2048); it is the default.
 D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_CHOICES = ("post", "pre")
+POSITIONS_CHOICES = ("sinusoidal", "learned", "rope", "alibi")  # random weights only (core.config.POSITIONS)
 # session: trained on the Training page; minilm: the pretrained all-MiniLM-L6-v2 encoder (optional extra)
 WEIGHTS_CHOICES = ("random", "trained", "session", "minilm")
 SEED_RANGE = (0, 2**31 - 1)
@@ -44,9 +45,15 @@ KEYS = (
     "d_ff",
     "seed",
     "norm",
+    "positions",
     "max_tokens",
 )
-SIZE_KEYS = ("d_model", "num_heads", "num_layers", "d_ff")
+SIZE_KEYS = (
+    "d_model",
+    "num_heads",
+    "num_layers",
+    "d_ff",
+)  # fixed by trained weights, like norm and positions
 
 
 def head_choices(d_model: int) -> tuple[int, ...]:
@@ -82,6 +89,7 @@ class Settings:
     d_ff: int = 0  # 0 = 4 · d_model
     seed: int = 0
     norm: str = "post"
+    positions: str = "sinusoidal"  # random weights: sinusoidal (paper), learned, RoPE or ALiBi
     lang: str = DEFAULT_LANG  # the interface language: "en" or "zh"
     max_tokens: int = MAX_TOKENS  # the model sees at most this many tokens of the sentence
     session_tag: str = ""  # with weights="session": which model of this session (never in the URL)
@@ -106,6 +114,7 @@ class Settings:
             d_ff=self.d_ff_value,
             seed=self.seed,
             norm=self.norm,
+            positions=self.positions,
             weights="custom" if self.weights == "session" else self.weights,
             tag=self.session_tag if self.weights == "session" else "",
         )
@@ -281,6 +290,13 @@ def validate(
             fallback("norm", raw, one_of(NORM_CHOICES), DEFAULTS.norm)
         else:
             out["norm"] = raw
+
+    if "positions" in values:
+        raw = str(values["positions"])
+        if raw not in POSITIONS_CHOICES:
+            fallback("positions", raw, one_of(POSITIONS_CHOICES), DEFAULTS.positions)
+        else:
+            out["positions"] = raw
 
     if "max_tokens" in values:
         raw = values["max_tokens"]

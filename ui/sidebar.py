@@ -29,6 +29,7 @@ from ui.settings import (
     MAX_TOKENS_CHOICES,
     NORM_CHOICES,
     NUM_LAYERS_RANGE,
+    POSITIONS_CHOICES,
     SEED_RANGE,
     Settings,
     checkpoint_available,
@@ -261,6 +262,16 @@ def _sidebar(settings: Settings, trained_config) -> None:
         on_change=_on_change,
         args=("norm",),
     )
+    sb.selectbox(
+        t("sidebar.positions"),
+        (settings.positions,) if fixed else POSITIONS_CHOICES,
+        key="positions",
+        disabled=fixed,
+        help=t("sidebar.positions.help"),
+        format_func=lambda v, lang=settings.lang: _t(f"sidebar.positions.{v}", lang),
+        on_change=_on_change,
+        args=("positions",),
+    )
     sb.select_slider(
         t("sidebar.max_tokens"),
         MAX_TOKENS_CHOICES,
@@ -326,6 +337,7 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
             num_layers=pipe.config.num_layers,
             d_ff=pipe.config.d_ff,
             norm=pipe.config.norm,
+            positions=pipe.config.positions,
         )
     elif settings.weights in ("trained", "minilm"):
         settings = replace(settings, weights="random")  # what is on screen (a warning says why)

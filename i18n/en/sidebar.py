@@ -28,6 +28,15 @@ STRINGS = {
     "sidebar.norm": "LayerNorm",
     "sidebar.norm.post": "post (paper)",
     "sidebar.norm.pre": "pre",
+    "sidebar.positions": "Positions",
+    "sidebar.positions.help": (
+        "How the model knows where each token is: added to the embeddings (sinusoidal, learned) "
+        "or inside attention (RoPE rotates queries and keys, ALiBi adds a distance penalty to the scores)."
+    ),
+    "sidebar.positions.sinusoidal": "sinusoidal (paper)",
+    "sidebar.positions.learned": "learned table",
+    "sidebar.positions.rope": "RoPE (rotary)",
+    "sidebar.positions.alibi": "ALiBi (linear bias)",
     "sidebar.max_tokens": "Tokens shown (at most)",
     "sidebar.max_tokens.help": (
         "The model reads at most this many tokens of the sentence. Up to 512: large grids are "

@@ -24,6 +24,15 @@ STRINGS = {
     "sidebar.norm": "层归一化",
     "sidebar.norm.post": "后置（论文）",
     "sidebar.norm.pre": "前置",
+    "sidebar.positions": "位置编码方式",
+    "sidebar.positions.help": (
+        "模型如何知道每个词元的位置：加到嵌入上（正弦、可学习），"
+        "或在注意力内部起作用（RoPE 旋转查询和键，ALiBi 给分数加上与距离成比例的惩罚）。"
+    ),
+    "sidebar.positions.sinusoidal": "正弦（论文）",
+    "sidebar.positions.learned": "可学习的表",
+    "sidebar.positions.rope": "RoPE（旋转）",
+    "sidebar.positions.alibi": "ALiBi（线性偏置）",
     "sidebar.max_tokens": "显示的词元数（上限）",
     "sidebar.max_tokens.help": "模型最多读取句子的这么多个词元。最多 512 个：大的网格在总览中会被降采样；放大即可看清单个格子。",
     "sidebar.url": "所有设置都在页面的网址里：复制网址即可分享这个画面。",

@@ -78,3 +78,20 @@ def test_heads_divide_every_d_model_on_offer():
     for d_model in (16, 32, 64, 128, 256, 512):
         assert all(d_model % h == 0 for h in head_choices(d_model))
     assert head_choices(12) == (1, 2, 3, 4, 6, 12)
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope", "alibi"])
+def test_positions_reach_the_random_model(positions):
+    from core.pipeline import load_pipeline
+
+    checked = validate({"positions": positions, "weights": "random"})
+    assert checked.notices == [] and checked.settings.positions == positions
+    pipe = load_pipeline(checked.settings.pipeline_settings())
+    assert pipe.config.positions == positions
+
+
+def test_bad_positions_fall_back_with_a_notice():
+    checked = validate({"positions": "rotary"})
+    assert checked.settings.positions == "sinusoidal"
+    assert checked.notices == ["Ignored positions=`rotary` (must be one of ('sinusoidal', 'learned', 'rope', "
+                               "'alibi')); using positions=`sinusoidal`."]
