@@ -1,10 +1,18 @@
 """Embeddings: the lookup table, the ``× sqrt(d_model)`` scaling, and how similar the tokens' vectors are.
 
 Pure functions, no Streamlit: a trace (or numpy arrays) and tokens in, ``go.Figure`` or plain data out.
-The numbers the page shows are computed here, so the page never touches a tensor.
+The numbers the page shows are computed here, so the page never touches a tensor. Every text comes
+from ``i18n`` in the language ``lang``.
 
-    arrays = embedding_arrays(run.trace)                 # lookup, scaled, pe, embedded: (S, d) each
-    fig = embedding_heatmap(arrays.lookup, run.src_tokens)
+    arrays = embedding_arrays(run.trace, pipe.config)    # lookup, scaled, pe, embedded: (S, d) each
+    fig = embedding_heatmap(arrays.lookup, run.src_tokens, lang="zh")
+
+BERT (all-MiniLM-L6-v2, ``config.scale_embeddings=False``) does not scale: ``scaled`` is then the
+lookup itself, ``pe`` its learned position rows, and ``embedded`` LayerNorm(E[id] + P[pos] + T[0]).
+
+Up to 512 tokens: token axes are categories ``token·i`` (the hover names the token without a
+per-cell customdata array), tick labels are thinned by plotly beyond TOKEN_TICKS_MAX tokens, and
+the PCA points lose their text labels beyond it (the hover keeps them).
 """
 
 from __future__ import annotations
@@ -20,14 +28,17 @@ from figures.style import (
     SIGNED_SCALE,
     apply_style,
     escape_label,
-    heatmap,
     token_label,
+    unique_labels,
 )
+from i18n import t
 
 # Colours of the three things compared on this page (and the positional page): colour-blind safe.
 LOOKUP_COLOR = "#9e9e9e"  # the raw table row: small
 SCALED_COLOR = "#1f77b4"  # × sqrt(d_model)
 PE_COLOR = "#ff7f0e"  # the positional encoding
+TOKEN_TICKS_MAX = 64  # up to this many tokens every one is named on the axis; beyond, plotly thins them
+MAX_HEIGHT = 720  # a 512-token heatmap stays one screen high (zoom to read rows)
 
 
 @dataclass(frozen=True)
@@ -36,9 +47,11 @@ class EmbeddingArrays:
 
     ids: np.ndarray  # (S,) int
     lookup: np.ndarray  # the table rows E[id]
-    scaled: np.ndarray  # E[id] · sqrt(d_model)
-    pe: np.ndarray  # PE rows 0..S-1
-    embedded: np.ndarray  # scaled + pe = what the encoder reads (trace.src_embedded)
+    scaled: np.ndarray  # E[id] · sqrt(d_model) (BERT: E[id] itself, it does not scale)
+    pe: np.ndarray  # position rows 0..S-1 (sinusoidal PE, or BERT's learned P)
+    embedded: np.ndarray  # what the encoder reads (trace.src_embedded): scaled + pe, or BERT's LayerNorm
+    scale_embeddings: bool = True  # False: no × sqrt(d_model) (BERT)
+    positions: str = "sinusoidal"  # "learned": trained position rows (BERT)
 
     @property
     def d_model(self) -> int:
@@ -46,32 +59,62 @@ class EmbeddingArrays:
 
     @property
     def scale(self) -> float:
+        """sqrt(d_model): the paper's factor (whether or not this model applies it)."""
         return math.sqrt(self.d_model)
 
+    @property
+    def factor(self) -> float:
+        """The factor this model really multiplies the lookup by: sqrt(d_model), or 1 (BERT)."""
+        return self.scale if self.scale_embeddings else 1.0
 
-def embedding_arrays(trace) -> EmbeddingArrays:
-    """The trace's source embedding tensors as numpy (batch element 0)."""
+
+def embedding_arrays(trace, config=None) -> EmbeddingArrays:
+    """The trace's source embedding tensors as numpy (batch element 0).
+
+    ``config`` (a ``ModelConfig``; None = the paper's model) says whether the lookup was scaled and
+    which positions were added.
+    """
+    scaled_model = getattr(config, "scale_embeddings", True)
     lookup = trace.src_token_embedding[0].detach().double().numpy()  # (S, d)
     S, d = lookup.shape
     pe = trace.positional[:S].detach().double().numpy()  # (S, d)
     return EmbeddingArrays(
         ids=trace.src_ids[0].detach().numpy().astype(int),
         lookup=lookup,
-        scaled=lookup * math.sqrt(d),
+        scaled=lookup * math.sqrt(d) if scaled_model else lookup,
         pe=pe,
         embedded=trace.src_embedded[0].detach().double().numpy(),
+        scale_embeddings=scaled_model,
+        positions=getattr(config, "positions", "sinusoidal"),
     )
+
+
+def _token_axis(tokens: Sequence[str]) -> tuple[list[str], dict]:
+    """(category values ``token·i``, axis settings): every token named up to TOKEN_TICKS_MAX, then thinned."""
+    values = unique_labels(tokens)
+    axis: dict = {"type": "category", "showgrid": False}
+    if len(tokens) <= TOKEN_TICKS_MAX:
+        axis.update(tickmode="array", tickvals=values, ticktext=[token_label(tok) for tok in tokens])
+    else:
+        axis.update(tickmode="auto", nticks=24)
+    return values, axis
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    """float32 for big grids (half the bytes sent), full precision for small ones (exact hovers)."""
+    return values.astype(np.float32) if values.size > 64 * 64 else values
 
 
 # -- the lookup ------------------------------------------------------------------------------------
 
 
 def lookup_rows(tokens: Sequence[str], ids: Sequence[int], lookup: np.ndarray, n_tokens: int = 8,
-                n_dims: int = 6) -> list[dict]:
+                n_dims: int = 6, *, lang: str = "en") -> list[dict]:
     """Token → id → the first entries of its table row, for a small table (st.dataframe shows text)."""
+    position, token, id_ = (t(f"embeddings.table.{k}", lang) for k in ("position", "token", "id"))
     rows = []
     for i, (tok, idx) in enumerate(zip(tokens[:n_tokens], ids[:n_tokens], strict=False)):
-        row = {"position": i, "token": str(tok), "id": int(idx)}
+        row = {position: i, token: str(tok), id_: int(idx)}
         for j in range(min(n_dims, lookup.shape[1])):
             row[f"E[id, {j}]"] = round(float(lookup[i, j]), 4)
         if lookup.shape[1] > n_dims:
@@ -80,34 +123,30 @@ def lookup_rows(tokens: Sequence[str], ids: Sequence[int], lookup: np.ndarray, n
     return rows
 
 
-def _dimension_axis(fig: go.Figure, d: int) -> None:
-    """Dimensions are numbers: let plotly pick a few ticks instead of d crowded labels."""
-    fig.update_xaxes(tickmode="auto", nticks=min(d, 16), tickvals=None, ticktext=None,
-                     title="dimension j", side="top")
-
-
 def embedding_heatmap(lookup: np.ndarray, tokens: Sequence[str], *, title: str | None = None,
-                      height: int | None = None) -> go.Figure:
+                      height: int | None = None, lang: str = "en") -> go.Figure:
     """Tokens × dimensions: each row is the token's row of the lookup table (before scaling)."""
     lookup = np.asarray(lookup, dtype=float)
     S, d = lookup.shape
     bound = float(np.abs(lookup).max()) if lookup.size else 1.0
-    fig = heatmap(
-        lookup,
-        [str(j) for j in range(d)],
-        list(tokens),
-        title=title,
+    ys, y_axis = _token_axis(tokens)
+    token, dim, value = (t(f"embeddings.axis.{k}", lang) for k in ("token", "dimension", "value"))
+    fig = go.Figure(go.Heatmap(
+        z=_z(lookup),
+        x=list(range(d)),
+        y=ys,
         colorscale=SIGNED_SCALE,
         zmid=0.0,
         zmin=-bound,
         zmax=bound,
-        colorbar_title="E[id, j]",
-        x_title="dimension",
-        y_title="token",
-        height=height or max(260, 90 + 30 * S),
-    )
-    _dimension_axis(fig, d)
-    return fig
+        colorbar={"title": {"text": "E[id, j]"}},
+        hovertemplate=f"{token}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.4f}}<extra></extra>",
+    ))
+    # Dimensions are numbers: let plotly pick a few ticks instead of d crowded labels.
+    fig.update_xaxes(tickmode="auto", nticks=min(d, 16), title=t("embeddings.axis.dimension_j", lang),
+                     side="top", showgrid=False)
+    fig.update_yaxes(**y_axis, title=token, autorange="reversed")
+    return apply_style(fig, height=height or min(MAX_HEIGHT, max(260, 90 + 30 * S)), title=title)
 
 
 # -- the × sqrt(d_model) scaling -------------------------------------------------------------------
@@ -124,6 +163,7 @@ class ScaleSummary:
     norm_lookup: float
     norm_scaled: float
     norm_pe: float
+    norm_embedded: float = 0.0  # what the encoder reads (BERT: after the LayerNorm)
 
     @property
     def pe_share_without_scaling(self) -> float:
@@ -148,56 +188,85 @@ def scale_summary(a: EmbeddingArrays) -> ScaleSummary:
         norm_lookup=float(np.linalg.norm(a.lookup, axis=1).mean()),
         norm_scaled=float(np.linalg.norm(a.scaled, axis=1).mean()),
         norm_pe=float(np.linalg.norm(a.pe, axis=1).mean()),
+        norm_embedded=float(np.linalg.norm(a.embedded, axis=1).mean()),
     )
 
 
-def norm_bars(a: EmbeddingArrays, tokens: Sequence[str], *, height: int | None = None) -> go.Figure:
-    """Per token, the length of its vector: table row, row × sqrt(d_model), and the PE row it gets."""
-    S = len(tokens)
-    x = list(range(S))
-    series = [
-        ("E[id], the table row", np.linalg.norm(a.lookup, axis=1), LOOKUP_COLOR),
-        (f"E[id]·√{a.d_model}, scaled", np.linalg.norm(a.scaled, axis=1), SCALED_COLOR),
-        ("PE(pos), the position", np.linalg.norm(a.pe, axis=1), PE_COLOR),
+def _parts(a: EmbeddingArrays) -> list[tuple[str, np.ndarray, str]]:
+    """The three things compared, (text key suffix, (S, d) values, colour): the table row, what the model
+    makes of it (× sqrt(d_model); BERT: the LayerNorm output), and the position row."""
+    return [
+        ("lookup", a.lookup, LOOKUP_COLOR),
+        ("scaled", a.scaled, SCALED_COLOR) if a.scale_embeddings else ("normed", a.embedded, SCALED_COLOR),
+        ("pe", a.pe, PE_COLOR) if a.positions == "sinusoidal" else ("learned_pe", a.pe, PE_COLOR),
     ]
-    labels = [f"{escape_label(t)} ·{i}" for i, t in enumerate(tokens)]
+
+
+def series(a: EmbeddingArrays, lang: str = "en",
+           prefix: str = "embeddings.series") -> list[tuple[str, np.ndarray, str]]:
+    """(name, values, colour) of the three things compared; names from ``prefix.<part>`` texts."""
+    return [(t(f"{prefix}.{key}", lang, d=a.d_model), values, color) for key, values, color in _parts(a)]
+
+
+def _position_axis(fig: go.Figure, tokens: Sequence[str]) -> None:
+    S = len(tokens)
+    if S <= TOKEN_TICKS_MAX:
+        fig.update_xaxes(tickmode="array", tickvals=list(range(S)),
+                         ticktext=[token_label(tok) for tok in tokens], tickangle=-45)
+    else:  # 512 tokens: numbered positions, the hover names the token
+        fig.update_xaxes(tickmode="auto", nticks=16)
+    fig.update_xaxes(automargin=True, range=[-0.6, S - 0.4])
+
+
+def norm_bars(a: EmbeddingArrays, tokens: Sequence[str], *, height: int | None = None,
+              lang: str = "en") -> go.Figure:
+    """Per token, the length of its vector: table row, row × sqrt(d_model), and the PE row it gets."""
+    x = list(range(len(tokens)))
+    labels = [f"{escape_label(tok)} ·{i}" for i, tok in enumerate(tokens)]
     fig = go.Figure()
-    for name, values, color in series:
+    for name, values, color in series(a, lang):
         fig.add_trace(go.Bar(
-            x=x, y=values, name=escape_label(name), marker_color=color, customdata=labels,
+            x=x, y=np.linalg.norm(values, axis=1), name=escape_label(name), marker_color=color,
+            customdata=labels,
             hovertemplate=f"%{{customdata}}<br>{escape_label(name)}: %{{y:.4f}}<extra></extra>",
         ))
     fig.update_layout(barmode="group", bargap=0.25,
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
-    fig.update_xaxes(tickmode="array", tickvals=x, ticktext=[token_label(t) for t in tokens], tickangle=-45,
-                     automargin=True, range=[-0.6, S - 0.4])
-    fig.update_yaxes(title="vector length (L2 norm)", rangemode="tozero")
+    _position_axis(fig, tokens)
+    fig.update_yaxes(title=t("embeddings.axis.norm", lang), rangemode="tozero")
     apply_style(fig, height=height or 380)
     fig.update_layout(margin={"t": 70})
     return fig
 
 
-def entry_histogram(a: EmbeddingArrays, *, bins: int = 60, height: int | None = None) -> go.Figure:
-    """Distribution of the entries: table rows, scaled rows and PE rows of this sentence, overlaid."""
-    values = [a.lookup.ravel(), a.scaled.ravel(), a.pe.ravel()]
+def entry_histogram(a: EmbeddingArrays, *, bins: int = 60, height: int | None = None,
+                    lang: str = "en") -> go.Figure:
+    """Distribution of the entries: table rows, scaled rows and PE rows of this sentence, overlaid.
+
+    One bar per bin of width (max − min) / ``bins`` (the same bins for the three series)."""
+    parts = series(a, lang, prefix="embeddings.hist")
+    values = [v.ravel() for _, v, _ in parts]
     lo = float(min(v.min() for v in values)) if a.lookup.size else -1.0
     hi = float(max(v.max() for v in values)) if a.lookup.size else 1.0
     size = (hi - lo) / bins if hi > lo else 0.1
+    count_word, range_word = t("embeddings.axis.count", lang), t("embeddings.hist.range", lang)
+    edges = lo + size * np.arange(bins + 2)  # one spare bin: the maximum falls inside, not on the edge
+    centres = (edges[:-1] + edges[1:]) / 2
+    # Counted here, drawn as bars: a histogram trace would send all S × d_model × 3 entries (512 × 512
+    # tokens × dims: 3 MB) to the browser; the counts are bins + 1 numbers.
     fig = go.Figure()
-    for name, v, color in (
-        ("E[id] entries", values[0], LOOKUP_COLOR),
-        (f"E[id]·√{a.d_model} entries", values[1], SCALED_COLOR),
-        ("PE entries (in [-1, 1])", values[2], PE_COLOR),
-    ):
-        fig.add_trace(go.Histogram(
-            x=v, name=escape_label(name), marker_color=color, opacity=0.6,
-            xbins={"start": lo, "end": hi + size, "size": size},
-            hovertemplate=f"{escape_label(name)}<br>range %{{x}}<br>count %{{y}}<extra></extra>",
+    for (name, _, color), v in zip(parts, values, strict=True):
+        counts, _ = np.histogram(v, bins=edges)
+        fig.add_trace(go.Bar(
+            x=centres, y=counts, width=size, name=escape_label(name), marker_color=color, opacity=0.6,
+            marker_line_width=0,
+            hovertemplate=f"{escape_label(name)}<br>{range_word} %{{x:.3f}} ± {size / 2:.3f}<br>"
+                          f"{count_word} %{{y}}<extra></extra>",
         ))
     fig.update_layout(barmode="overlay",
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
-    fig.update_xaxes(title="entry value")
-    fig.update_yaxes(title="count")
+    fig.update_xaxes(title=t("embeddings.axis.entry", lang))
+    fig.update_yaxes(title=count_word)
     apply_style(fig, height=height or 380)
     fig.update_layout(margin={"t": 70})
     return fig
@@ -215,25 +284,25 @@ def cosine_matrix(x: np.ndarray) -> np.ndarray:
 
 
 def cosine_heatmap(x: np.ndarray, tokens: Sequence[str], *, title: str | None = None,
-                   height: int | None = None) -> go.Figure:
+                   height: int | None = None, lang: str = "en") -> go.Figure:
     """cos(E[a], E[b]) between every pair of the sentence's tokens (scaling does not change it)."""
     S = len(tokens)
-    side = max(320, min(720, 110 + 34 * S))
-    return heatmap(
-        cosine_matrix(x),
-        list(tokens),
-        list(tokens),
-        title=title,
+    values, axis = _token_axis(tokens)
+    token, cosine = t("embeddings.axis.token", lang), t("embeddings.axis.cosine", lang)
+    fig = go.Figure(go.Heatmap(
+        z=_z(cosine_matrix(x)),
+        x=values,
+        y=values,
         colorscale=SIGNED_SCALE,
         zmin=-1.0,
         zmax=1.0,
         zmid=0.0,
-        colorbar_title="cosine",
-        x_title="token",
-        y_title="token",
-        value_format=".3f",
-        height=height or side,
-    )
+        colorbar={"title": {"text": escape_label(cosine)}},
+        hovertemplate=f"{token}: %{{y}}<br>{token}: %{{x}}<br>{cosine}: %{{z:.3f}}<extra></extra>",
+    ))
+    fig.update_xaxes(**axis, title=token, side="top")
+    fig.update_yaxes(**axis, title=token, autorange="reversed")
+    return apply_style(fig, height=height or max(320, min(MAX_HEIGHT, 110 + 34 * S)), title=title)
 
 
 def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,24 +335,24 @@ def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pca_scatter(x: np.ndarray, tokens: Sequence[str], *, title: str | None = None,
-                height: int | None = None) -> go.Figure:
+                height: int | None = None, lang: str = "en") -> go.Figure:
     """The tokens' vectors projected on their two main directions, each point labelled by its token."""
     coords, ratio = pca_2d(x)
-    labels = [token_label(t) for t in tokens]
-    hover = [f"{escape_label(t)} ·{i}" for i, t in enumerate(tokens)]
+    labelled = len(tokens) <= TOKEN_TICKS_MAX  # 512 labels would hide the points: the hover names them
+    hover = [f"{escape_label(tok)} ·{i}" for i, tok in enumerate(tokens)]
     fig = go.Figure(go.Scatter(
         x=coords[:, 0],
         y=coords[:, 1],
-        mode="markers+text",
-        text=labels,
+        mode="markers+text" if labelled else "markers",
+        text=[token_label(tok) for tok in tokens] if labelled else None,
         textposition="top center",
         customdata=hover,
-        marker={"size": 12, "color": SCALED_COLOR, "line": {"width": 1, "color": "white"}},
+        marker={"size": 12 if labelled else 7, "color": SCALED_COLOR, "line": {"width": 1, "color": "white"}},
         hovertemplate="%{customdata}<br>PC1 %{x:.4f}<br>PC2 %{y:.4f}<extra></extra>",
         cliponaxis=False,
     ))
-    fig.update_xaxes(title=f"PC1 ({ratio[0]:.0%} of the variance)", zeroline=True)
-    fig.update_yaxes(title=f"PC2 ({ratio[1]:.0%} of the variance)", zeroline=True)
+    fig.update_xaxes(title=t("embeddings.axis.pc", lang, n=1, share=f"{ratio[0]:.0%}"), zeroline=True)
+    fig.update_yaxes(title=t("embeddings.axis.pc", lang, n=2, share=f"{ratio[1]:.0%}"), zeroline=True)
     apply_style(fig, height=height or 440, title=title)
     fig.update_layout(showlegend=False)
     return fig

@@ -7,7 +7,8 @@ PyTorch's ``nn.MultiheadAttention`` uses the opposite (True = masked out).
     causal       (1, 1, T, T)   query t may look at keys 0…t
     merged       (B, h, T, T)   padding ∧ causal, broadcast over heads and queries
 
-Pure: (core.batch.BatchRun / arrays, tokens) -> go.Figure; no Streamlit.
+Pure: (core.batch.BatchRun / arrays, tokens) -> go.Figure; no Streamlit. Texts come from ``i18n``
+in the language ``lang``. Sizes stay small: the page cuts every sentence at 32 tokens.
 """
 
 from __future__ import annotations
@@ -19,20 +20,30 @@ import plotly.graph_objects as go
 
 from core.vocab import PAD
 from figures.attention import as_numpy, build_figure, domains, hover_template, token_axis
-from figures.style import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, token_label
+from figures.style import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, escape_label, token_label
+from i18n import t
 
-MASK_KINDS: dict[str, str] = {
-    "encoder": "Encoder self-attention (padding)",
-    "decoder": "Decoder masked self-attention (padding ∧ causal)",
-    "cross": "Decoder cross-attention (source padding)",
-}
+MASK_KINDS = ("encoder", "decoder", "cross")  # the three attentions; kind_label names them
+DECODER_KINDS = ("decoder", "cross")  # absent from an encoder-only model
 CELL_TEXT_MAX = 20  # write ids into the cells of the id matrix up to this many columns
-MASK_COLORBAR = {
-    "title": {"text": "may attend"},
-    "tickvals": [0, 1],
-    "ticktext": ["0 False", "1 True"],
-    "thickness": 14,
-}
+
+
+def kind_label(kind: str, lang: str = "en") -> str:
+    """"Encoder self-attention (padding)" …: what the page calls an attention."""
+    return t(f"masks.kind.{kind}", lang)
+
+
+def mask_colorbar(
+    lang: str = "en", title_key: str = "masks.fig.may_attend", ticks: tuple[str, str] | None = None
+) -> dict:
+    """The 0/1 colour bar of a mask picture: grey 0 (False), blue 1 (True)."""
+    false, true = ticks or (t("masks.fig.false", lang), t("masks.fig.true", lang))
+    return {
+        "title": {"text": escape_label(t(title_key, lang))},
+        "tickvals": [0, 1],
+        "ticktext": [escape_label(false), escape_label(true)],
+        "thickness": 14,
+    }
 
 
 def padded_tokens(tokens: Sequence[Sequence[str]], width: int) -> list[list[str]]:
@@ -40,30 +51,44 @@ def padded_tokens(tokens: Sequence[Sequence[str]], width: int) -> list[list[str]
     return [list(row) + [PAD] * (width - len(row)) for row in tokens]
 
 
-def row_names(n: int) -> list[str]:
-    return [f"sentence {b + 1}" for b in range(n)]
+def row_names(n: int, lang: str = "en") -> list[str]:
+    return [t("masks.fig.sentence", lang, n=b + 1) for b in range(n)]
 
 
-def ids_figure(ids, tokens: Sequence[Sequence[str]], pad_id: int, *, title: str) -> go.Figure:
+def _position_axis(title: str, L: int) -> dict:
+    return {
+        "title": {"text": escape_label(title)},
+        "side": "top",
+        "dtick": 1 if L <= 24 else 4,
+        "showgrid": False,
+    }
+
+
+def ids_figure(
+    ids, tokens: Sequence[Sequence[str]], pad_id: int, *, title: str, lang: str = "en"
+) -> go.Figure:
     """The (B, L) id matrix: real tokens blue, [PAD] grey; ids in the cells, the token in the hover."""
     ids = as_numpy(ids)
     B, L = ids.shape
     real = (ids != pad_id).astype(np.float32)
     labels = padded_tokens(tokens, L)
-    hover = [[f"{token_label(labels[b][i], 40)} (id {int(ids[b, i])})" for i in range(L)] for b in range(B)]
+    position, token, id_ = (t(f"masks.fig.{k}", lang) for k in ("position", "token", "id"))
+    hover = [
+        [f"{token_label(labels[b][i], 40)} ({id_} {int(ids[b, i])})" for i in range(L)] for b in range(B)
+    ]
     trace = {
         "type": "heatmap",
         "z": real,
         "x": list(range(L)),
-        "y": row_names(B),
+        "y": row_names(B, lang),
         "customdata": hover,
         "colorscale": MASK_SCALE,
         "zmin": 0,
         "zmax": 1,
         "xgap": 2,
         "ygap": 2,
-        "colorbar": {**MASK_COLORBAR, "title": {"text": "real token"}, "ticktext": ["0 [PAD]", "1 real"]},
-        "hovertemplate": "%{y}, position %{x}<br>token: %{customdata}<extra></extra>",
+        "colorbar": mask_colorbar(lang, "masks.fig.real_token", ("0 [PAD]", t("masks.fig.real", lang))),
+        "hovertemplate": f"%{{y}}, {position} %{{x}}<br>{token}: %{{customdata}}<extra></extra>",
     }
     if L <= CELL_TEXT_MAX:
         trace.update(
@@ -73,12 +98,7 @@ def ids_figure(ids, tokens: Sequence[Sequence[str]], pad_id: int, *, title: str)
         [trace],
         {
             "height": 150 + 45 * B,
-            "xaxis": {
-                "title": {"text": "position"},
-                "side": "top",
-                "dtick": 1 if L <= 24 else 4,
-                "showgrid": False,
-            },
+            "xaxis": _position_axis(position, L),
             "yaxis": {"autorange": "reversed", "showgrid": False, "type": "category"},
             "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
         },
@@ -86,44 +106,41 @@ def ids_figure(ids, tokens: Sequence[Sequence[str]], pad_id: int, *, title: str)
     )
 
 
-def padding_figure(padding, *, title: str = "key-padding mask (B, 1, 1, S)") -> go.Figure:
+def padding_figure(padding, *, title: str | None = None, lang: str = "en") -> go.Figure:
     """(B, 1, 1, L) -> a B × L picture of the key-padding mask."""
     m = as_numpy(padding)[:, 0, 0, :].astype(np.float32)  # (B, L)
     B, L = m.shape
+    key, may = t("masks.fig.key_position", lang), t("masks.fig.may_attend", lang)
     return build_figure(
         [
             {
                 "type": "heatmap",
                 "z": m,
                 "x": list(range(L)),
-                "y": row_names(B),
+                "y": row_names(B, lang),
                 "colorscale": MASK_SCALE,
                 "zmin": 0,
                 "zmax": 1,
                 "xgap": 2,
                 "ygap": 2,
-                "colorbar": MASK_COLORBAR,
-                "hovertemplate": "%{y}, key position %{x}<br>may attend: %{z}<extra></extra>",
+                "colorbar": mask_colorbar(lang),
+                "hovertemplate": f"%{{y}}, {key} %{{x}}<br>{may}: %{{z}}<extra></extra>",
             }
         ],
         {
             "height": 150 + 45 * B,
-            "xaxis": {
-                "title": {"text": "key position"},
-                "side": "top",
-                "dtick": 1 if L <= 24 else 4,
-                "showgrid": False,
-            },
+            "xaxis": _position_axis(key, L),
             "yaxis": {"autorange": "reversed", "showgrid": False, "type": "category"},
             "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
         },
-        title=title,
+        title=t("masks.fig.padding_title", lang) if title is None else title,
     )
 
 
-def causal_figure(causal, *, title: str = "causal mask (1, 1, T, T)") -> go.Figure:
+def causal_figure(causal, *, title: str | None = None, lang: str = "en") -> go.Figure:
     m = as_numpy(causal)[0, 0].astype(np.float32)  # (T, T)
     T = m.shape[0]
+    key, query, may = (t(f"masks.fig.{k}", lang) for k in ("key_position", "query_position", "may_attend"))
     return build_figure(
         [
             {
@@ -134,19 +151,19 @@ def causal_figure(causal, *, title: str = "causal mask (1, 1, T, T)") -> go.Figu
                 "colorscale": MASK_SCALE,
                 "zmin": 0,
                 "zmax": 1,
-                "xgap": 1,
-                "ygap": 1,
-                "colorbar": MASK_COLORBAR,
-                "hovertemplate": "query position %{y}, key position %{x}<br>may attend: %{z}<extra></extra>",
+                "xgap": 1 if T <= 64 else 0,
+                "ygap": 1 if T <= 64 else 0,
+                "colorbar": mask_colorbar(lang),
+                "hovertemplate": f"{query} %{{y}}, {key} %{{x}}<br>{may}: %{{z}}<extra></extra>",
             }
         ],
         {
             "height": 380,
-            "xaxis": {"title": {"text": "key position"}, "side": "top", "showgrid": False},
-            "yaxis": {"title": {"text": "query position"}, "autorange": "reversed", "showgrid": False},
+            "xaxis": {"title": {"text": escape_label(key)}, "side": "top", "showgrid": False},
+            "yaxis": {"title": {"text": escape_label(query)}, "autorange": "reversed", "showgrid": False},
             "margin": {"l": 10, "r": 10, "t": 100, "b": 10},
         },
-        title=title,
+        title=t("masks.fig.causal_title", lang) if title is None else title,
     )
 
 
@@ -157,6 +174,7 @@ def merged_figure(
     *,
     head: int = 0,
     height: int = 420,
+    lang: str = "en",
 ) -> go.Figure:
     """The [B, h, q, k] mask an attention really used, one heatmap per batch row (head ``head``;
     every head has the same mask). Axis labels are each row's own tokens, [PAD]-filled."""
@@ -166,8 +184,10 @@ def merged_figure(
     col_dom = domains(B, 0.08)
     traces, layout, notes = [], {}, []
     show_ticks = max(L_q, L_k) <= 20
+    query, key, may = (t(f"masks.fig.{k}", lang) for k in ("query", "key", "may_attend"))
     for b in range(B):
         n = "" if b == 0 else str(b + 1)
+        sentence = t("masks.fig.sentence", lang, n=b + 1)
         ys, y_axis = token_axis(q_rows[b], autorange="reversed")
         xs, x_axis = token_axis(k_rows[b], tickangle=-90)
         traces.append(
@@ -184,9 +204,9 @@ def merged_figure(
                 "xgap": 1,
                 "ygap": 1,
                 "showscale": b == 0,
-                "colorbar": MASK_COLORBAR,
+                "colorbar": mask_colorbar(lang),
                 "hovertemplate": (
-                    f"sentence {b + 1}<br>query: %{{y}}<br>key: %{{x}}<br>may attend: %{{z}}<extra></extra>"
+                    f"{sentence}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{may}: %{{z}}<extra></extra>"
                 ),
             }
         )
@@ -199,7 +219,7 @@ def merged_figure(
         layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks}
         notes.append(
             {
-                "text": f"sentence {b + 1}",
+                "text": escape_label(sentence),
                 "x": sum(col_dom[b]) / 2,
                 "y": 1,
                 "xref": "paper",
@@ -228,7 +248,8 @@ def mask_check(weights: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
 
 
 def masking_figure(
-    scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, height: int = 440
+    scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, height: int = 440,
+    lang: str = "en",
 ) -> go.Figure:
     """Three panels for one sentence and head: the scores (masked cells marked ×), softmax without the
     mask, and softmax with it (the model's real weights: masked cells exactly 0)."""
@@ -238,16 +259,18 @@ def masking_figure(
     show_ticks = max(len(ys), len(xs)) <= 20
     top = float(np.abs(scores).max()) or 1.0
     cross = [["×" if not ok else "" for ok in row] for row in mask]
+    score, weight = t("masks.fig.score", lang), t("masks.fig.weight", lang)
+    query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
     panels = [
-        ("scores QKᵀ/√d_k<br>(× = masked)", scores, SIGNED_SCALE, -top, top, "score"),
-        ("softmax<br>without mask", softmax_rows(scores), WEIGHTS_SCALE, 0, 1, "weight"),
-        ("softmax with mask<br>(the model's weights)", weights, WEIGHTS_SCALE, 0, 1, "weight"),
+        (t("masks.fig.panel.scores", lang), scores, SIGNED_SCALE, -top, top, score),
+        (t("masks.fig.panel.without", lang), softmax_rows(scores), WEIGHTS_SCALE, 0, 1, weight),
+        (t("masks.fig.panel.with", lang), weights, WEIGHTS_SCALE, 0, 1, weight),
     ]
     col_dom = [(0.0, 0.27), (0.38, 0.65), (0.71, 0.98)]  # room for the score colour bar after panel 1
     traces, layout, notes = [], {}, []
     for p, (name, z, scale, lo, hi, value) in enumerate(panels):
         n = "" if p == 0 else str(p + 1)
-        bar = {"title": {"text": value}, "thickness": 12, "len": 0.8, "y": 0.4}
+        bar = {"title": {"text": escape_label(value)}, "thickness": 12, "len": 0.8, "y": 0.4}
         if p == 0:
             bar.update(x=col_dom[0][1] + 0.01, xanchor="left")
         trace = {
@@ -263,7 +286,7 @@ def masking_figure(
             "showscale": p != 1,
             "colorbar": bar,
             "hovertemplate": hover_template(
-                name.replace("<br>", " "), "query: %{y}", "key: %{x}", value=value
+                name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}", value=value
             ),
         }
         if p == 0:
@@ -278,10 +301,10 @@ def masking_figure(
         layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks and p == 0}
         notes.append(
             {
-                "text": name,
+                "text": name,  # our own text (with <br>)
                 "x": sum(col_dom[p]) / 2,
                 "y": 1,
-                "xref": "paper",  # our own text
+                "xref": "paper",
                 "yref": "paper",
                 "yanchor": "bottom",
                 "showarrow": False,
@@ -292,7 +315,9 @@ def masking_figure(
     return build_figure(traces, layout)
 
 
-def token_table(tokens: Sequence[Sequence[str]], width: int) -> dict[str, list[str]]:
+def token_table(tokens: Sequence[Sequence[str]], width: int, lang: str = "en") -> dict[str, list[str]]:
     """{"row": [...], "0": [row tokens at 0], …} for st.dataframe: the padded tokens as plain text."""
     rows = padded_tokens(tokens, width)
-    return {"row": row_names(len(rows))} | {str(i): [r[i] for r in rows] for i in range(width)}
+    return {t("masks.table.row", lang): row_names(len(rows), lang)} | {
+        str(i): [r[i] for r in rows] for i in range(width)
+    }

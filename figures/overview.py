@@ -1,7 +1,10 @@
 """The overview diagram: the Transformer's pipeline as boxes and arrows, with real tensor shapes.
 
 A plotly figure of shapes and annotations (no graphviz: it needs no binary and no network, and
-shares the projector font). Pure: sizes in, ``go.Figure`` out.
+shares the projector font). Pure: sizes in, ``go.Figure`` out; texts from ``i18n`` (``lang``).
+
+An encoder-only model (all-MiniLM-L6-v2, ``decoder=False``) is drawn as what it is: the encoder
+row, its output vectors, and a note that there is no decoder.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from figures.style import COLORS, apply_style, escape_label
+from i18n import t
 
 BOX_W, BOX_H = 18.8, 11.0
 COLUMNS = (10.0, 30.0, 50.0, 70.0, 90.0)
@@ -29,7 +33,12 @@ class DiagramSizes:
     T: int
     src_vocab: int | None = None
     tgt_vocab: int | None = None
-    target_source: str = "greedy output"  # what the decoder reads: "given target", "greedy output"…
+    target_source: str = "greedy"  # what the decoder reads: "given", "greedy", "sentence" (or free text)
+    decoder: bool = True  # False: an encoder only (BERT); no target side is drawn
+    scale_embeddings: bool = True  # the lookup × √d_model (the paper); BERT does not scale
+    positions: str = "sinusoidal"  # "learned": a trained position table (BERT)
+    token_types: bool = False  # a token-type (segment) row is added (BERT)
+    embed_norm: bool = False  # a LayerNorm on the embedding sum (BERT)
 
     @property
     def d_k(self) -> int:
@@ -102,52 +111,96 @@ def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float, label: st
         )
 
 
-def pipeline_diagram(s: DiagramSizes) -> go.Figure:
+TARGET_SOURCES = ("given", "greedy", "sentence")
+
+
+def embed_detail(s: DiagramSizes, lang: str = "en") -> str:
+    """What the embedding box does: ``×√64 + sin/cos`` (paper) or ``+ learned pos<br>+ type → LayerNorm``."""
+    first = [f"×√{s.d_model}"] if s.scale_embeddings else []
+    learned = "+ " + t("overview.diagram.learned_pos", lang)
+    first.append("+ sin/cos" if s.positions == "sinusoidal" else learned)
+    second = ["+ " + t("overview.diagram.token_type", lang)] if s.token_types else []
+    if s.embed_norm:
+        second.append("→ " + t("overview.diagram.layer_norm", lang))
+    return " ".join(first) + ("<br>" + " ".join(second) if second else "")
+
+
+def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     """sentence → tokens → embeddings + PE → N× encoder → (memory) → N× decoder → probabilities."""
     shp = shapes_text(s)
     fig = go.Figure()
     c = COLUMNS
     e, d = ROW_ENCODER, ROW_DECODER
-    src_v = f"vocab {s.src_vocab}" if s.src_vocab is not None else "BPE"
-    tgt_v = f"vocab {s.tgt_vocab}" if s.tgt_vocab is not None else "BPE"
+    src_v = t("overview.diagram.vocab", lang, n=s.src_vocab) if s.src_vocab is not None else "BPE"
+    tgt_v = t("overview.diagram.vocab", lang, n=s.tgt_vocab) if s.tgt_vocab is not None else "BPE"
+    tokens = t("overview.diagram.n_tokens", lang, n=s.S)
+    embed = embed_detail(s, lang)
 
-    _box(fig, c[0], e, "Sentence", "encoder input", f"{s.S} tokens", COLORS["text"])
-    _box(fig, c[1], e, "Tokens → ids", escape_label(src_v), shp["src_ids"], COLORS["tokens"])
-    _box(fig, c[2], e, "Embedding + PE", f"×√{s.d_model} + sin/cos", shp["src_embedded"], COLORS["embed"])
+    _box(fig, c[0], e, t("overview.diagram.sentence", lang), t("overview.diagram.encoder_input", lang),
+         tokens, COLORS["text"])
+    _box(fig, c[1], e, t("overview.diagram.tokens_ids", lang), escape_label(src_v), shp["src_ids"],
+         COLORS["tokens"])
+    _box(fig, c[2], e, t("overview.diagram.embedding", lang), embed, shp["src_embedded"], COLORS["embed"])
     _box(
         fig,
         c[3],
         e,
-        f"{s.num_layers}× Encoder layer",
-        f"self-attn h={s.num_heads}, d_k={s.d_k}<br>FFN d_ff={s.d_ff}",
+        t("overview.diagram.encoder", lang, n=s.num_layers),
+        t("overview.diagram.encoder_detail", lang, h=s.num_heads, d_k=s.d_k, d_ff=s.d_ff),
         shp["memory"],
         COLORS["encoder"],
     )
-    _box(fig, c[0], d, "Target", escape_label(s.target_source), f"{s.T} tokens", COLORS["text"])
-    _box(fig, c[1], d, "Tokens → ids", escape_label(tgt_v), shp["tgt_ids"], COLORS["tokens"])
-    _box(fig, c[2], d, "Embedding + PE", f"×√{s.d_model} + sin/cos", shp["tgt_embedded"], COLORS["embed"])
-    _box(
-        fig,
-        c[3],
-        d,
-        f"{s.num_layers}× Decoder layer",
-        "masked self-attn,<br>cross-attn, FFN",
-        shp["decoder_output"],
-        COLORS["decoder"],
-    )
-    _box(fig, c[4], d, "Linear + softmax", "next-token probs", shp["probs"], COLORS["output"])
+    for a, b in zip(c[:3], c[1:4], strict=True):
+        _arrow(fig, a + BOX_W / 2, e, b - BOX_W / 2, e)
 
-    for row in (e, d):
+    if s.decoder:
+        source = s.target_source
+        if source in TARGET_SOURCES:
+            source = t(f"overview.diagram.target.{source}", lang)
+        else:
+            source = escape_label(source)
+        _box(fig, c[0], d, t("overview.diagram.target", lang), source,
+             t("overview.diagram.n_tokens", lang, n=s.T), COLORS["text"])
+        _box(fig, c[1], d, t("overview.diagram.tokens_ids", lang), escape_label(tgt_v), shp["tgt_ids"],
+             COLORS["tokens"])
+        _box(fig, c[2], d, t("overview.diagram.embedding", lang), embed, shp["tgt_embedded"], COLORS["embed"])
+        _box(
+            fig,
+            c[3],
+            d,
+            t("overview.diagram.decoder", lang, n=s.num_layers),
+            t("overview.diagram.decoder_detail", lang),
+            shp["decoder_output"],
+            COLORS["decoder"],
+        )
+        _box(fig, c[4], d, t("overview.diagram.output", lang), t("overview.diagram.output_detail", lang),
+             shp["probs"], COLORS["output"])
         for a, b in zip(c[:3], c[1:4], strict=True):
-            _arrow(fig, a + BOX_W / 2, row, b - BOX_W / 2, row)
-    _arrow(fig, c[3] + BOX_W / 2, d, c[4] - BOX_W / 2, d)
-    _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2, f"memory {shp['memory']}")
-
-    key = (
-        f"<b>S</b> = {s.S} source tokens<br><b>T</b> = {s.T} target tokens<br>"
-        f"d_model = {s.d_model}, h = {s.num_heads}<br>N = {s.num_layers}, d_ff = {s.d_ff}"
-    )
-    fig.add_annotation(x=c[4], y=e, text=key, showarrow=False, align="left", font={"size": 16})
+            _arrow(fig, a + BOX_W / 2, d, b - BOX_W / 2, d)
+        _arrow(fig, c[3] + BOX_W / 2, d, c[4] - BOX_W / 2, d)
+        memory = t("overview.diagram.memory", lang, shape=shp["memory"])
+        _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2, memory)
+        key = t("overview.diagram.key", lang, S=s.S, T=s.T, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
+                d_ff=s.d_ff)
+    else:
+        _box(fig, c[3], d, t("overview.diagram.vectors", lang), t("overview.diagram.vectors_detail", lang),
+             shp["memory"], COLORS["output"])
+        _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2)
+        fig.add_annotation(
+            x=(c[0] + c[2]) / 2,
+            y=d,
+            text=t("overview.diagram.no_decoder", lang),
+            showarrow=False,
+            font={"size": 17, "color": "#8a1c1c"},
+            bordercolor="#8a1c1c",
+            borderwidth=1,
+            borderpad=6,
+        )
+        key = t("overview.diagram.key_encoder", lang, S=s.S, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
+                d_ff=s.d_ff)
+    # right-aligned to the edge: long sizes (d_model = 384, h = 12) never run into the encoder box
+    fig.add_annotation(x=99.5, y=e, text=key, showarrow=False, xanchor="right", align="left",
+                       font={"size": 16})
 
     fig.update_xaxes(visible=False, range=[0, 100], fixedrange=True)
     fig.update_yaxes(visible=False, range=[2, 38], fixedrange=True)

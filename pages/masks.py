@@ -1,4 +1,8 @@
-"""Masks: a padded batch, the key-padding and causal masks, their merge to [B, h, q, k], and their effect."""
+"""Masks: a padded batch, the key-padding and causal masks, their merge to [B, h, q, k], and their effect.
+
+An encoder-only model (all-MiniLM-L6-v2) has only the key-padding mask: the decoder parts (decoder
+input, causal mask, the decoder's attentions) say so instead of drawing.
+"""
 
 import streamlit as st
 
@@ -6,152 +10,220 @@ import figures.attention as fa
 import figures.masks as fm
 import ui
 import ui.widgets
+from i18n import LANGS
+from ui.cache import cache_key
 from ui.settings import clean_text
 
+MAX_BATCH_TOKENS = 32  # every sentence of the batch is cut here: the grids stay legible
+BROADCAST = r"\;\xrightarrow{\text{broadcast}}\;"
+MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
+    "encoder": r"\mathrm{mask} = \mathrm{pad}^{\text{src}}_{(B,1,1,S)}" + BROADCAST + "(B, h, S, S)",
+    "decoder": r"\mathrm{mask} = \mathrm{pad}^{\text{tgt}}_{(B,1,1,T)} \wedge \mathrm{causal}_{(1,1,T,T)} "
+    r"\;\rightarrow\; (B, 1, T, T)" + BROADCAST + "(B, h, T, T)",
+    "cross": r"\mathrm{mask} = \mathrm{pad}^{\text{src}}_{(B,1,1,S)}" + BROADCAST + "(B, h, T, S)",
+}
+
 settings = ui.page_setup("nav.masks.title")
+lang = settings.lang
 run = ui.get_run(settings)  # the sidebar sentence is row 1; its message covers the empty case
 if run is None:
     st.stop()
 pipe = ui.get_pipeline(settings)
+encoder_only = not getattr(pipe.config, "decoder", True)
+model_name = getattr(pipe, "name", "") or ui.t("masks.this_model")
 notices: list[str] = []
 notice_box = st.container()
 
 
-@st.cache_data(max_entries=32, show_spinner="Running the batch…")
-def batch_of(_pipe, key, sentences: tuple[str, ...]):
+def _encoder_batch(pipe, sentences: list[str]):
+    """The padded batch through an encoder-only model (core.batch.run_batch needs a decoder).
+
+    Cut like core.pipeline cuts an encoder-only run: [CLS] and the final [SEP] stay.
+    """
+    import torch
+
+    from core.batch import BatchRun, _pad
+    from core.masks import causal_mask, padding_mask
+
+    pad_id = pipe.config.pad_id
+    limit = min(MAX_BATCH_TOKENS, pipe.config.max_len)
+    labels, rows, truncated = [], [], []
+    for n, sentence in enumerate(sentences):
+        tokens, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+        if len(ids) <= 2:  # nothing between [CLS] and [SEP]
+            raise ValueError(f"sentence {n + 1} has no tokens")
+        truncated.append(len(ids) > limit)
+        if len(ids) > limit:
+            tokens, ids = tokens[: limit - 1] + tokens[-1:], ids[: limit - 1] + ids[-1:]
+        labels.append(list(tokens))
+        rows.append(list(ids))
+    src = _pad(rows, pad_id)  # (B, S)
+    B = src.size(0)
+    empty = torch.zeros((B, 0), dtype=torch.long)  # no decoder input
+    return BatchRun(
+        src_tokens=labels,
+        tgt_tokens=[[] for _ in range(B)],
+        src_ids=src,
+        tgt_ids=empty,
+        src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
+        tgt_padding=padding_mask(empty, pad_id),  # (B, 1, 1, 0)
+        causal=causal_mask(0),  # (1, 1, 0, 0)
+        trace=pipe.model.trace(src),
+        truncated=truncated,
+        pad_id=pad_id,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def batch_of(_pipe, key, sentences: tuple[str, ...], encoder: bool):
     from core.batch import run_batch
 
-    return run_batch(_pipe, list(sentences))
+    if encoder:
+        return _encoder_batch(_pipe, list(sentences))
+    return run_batch(_pipe, list(sentences), max_tokens=MAX_BATCH_TOKENS)
 
 
 def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, **kw):
     return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
 
 
-st.info(
-    "Convention: everywhere in Glassbox a mask value **True (1, blue) = may attend**, False (0, grey) = "
-    "hidden. PyTorch's `nn.MultiheadAttention` uses the opposite: there `True` means *masked out*.",
-    icon=":material/info:",
-)
-st.caption(
-    "Sentences of different lengths share one tensor only if the short ones are filled with [PAD]. "
-    "Masks make sure the filler changes nothing, and that the decoder cannot peek at the next token."
-)
+def kind_from_url(options: list[str]) -> None:
+    """A bound radio keeps its *label* in the URL, which depends on the language; take ``?mask_kind=``
+    as an option (``cross``) or its label in any language, so a shared link works in both."""
+    raw = st.query_params.get("mask_kind")
+    if raw is None or "mask_kind" in st.session_state:
+        return
+    for kind in options:
+        if raw == kind or raw in {fm.kind_label(kind, other) for other in LANGS}:
+            st.session_state["mask_kind"] = kind
 
-st.subheader("1. A padded batch")
+
+st.info(ui.t("masks.convention"), icon=":material/info:")
+st.caption(ui.t("masks.intro"))
+
+# -- 1. a padded batch ----------------------------------------------------------------------------
+st.subheader(ui.t("masks.batch.header"))
 a, b = st.columns(2)
 extras = []
 for col, key, default in ((a, "mask_extra_1", "你好"), (b, "mask_extra_2", "Hi there!")):
     with col:
         text = st.text_input(
-            f"Sentence {len(extras) + 2}", value=default, key=key, bind="query-params", max_chars=200
+            ui.t("masks.batch.sentence_n", n=len(extras) + 2), value=default, key=key, bind="query-params",
+            max_chars=200,
         )
-        extras.append(clean_text(text, "extra sentence", notices))
+        extras.append(clean_text(text, "sentence", notices, lang))
 sentences = [settings.sentence] + [t for t in extras if t.strip()]
 if len(sentences) < len(extras) + 1:
-    st.caption("Empty sentences are left out of the batch.")
+    st.caption(ui.t("masks.batch.left_out"))
 try:
-    batch = batch_of(pipe, settings.pipeline_settings(), tuple(sentences))
-except ValueError as exc:  # an extra sentence with no token (e.g. only spaces for the model)
-    st.info(f"This batch cannot run: {exc}. Type some text.")
+    with st.spinner(ui.t("masks.batch.running")):
+        batch = batch_of(pipe, cache_key(settings), tuple(sentences), encoder_only)
+except ValueError:  # an extra sentence with no token (e.g. only control characters for the model)
+    st.info(ui.t("masks.batch.cannot_run"))
     st.stop()
 if any(batch.truncated):
-    st.caption("Sentences longer than 32 tokens are cut to 32 on this page.")
+    st.caption(ui.t("masks.batch.truncated", n=MAX_BATCH_TOKENS))
 B, S = batch.src_ids.shape
 T = batch.tgt_ids.shape[1]
-st.caption(
-    f"Source ids (B, S) = ({B}, {S}): every row is padded with [PAD] (id {batch.pad_id}) to the longest. "
-    f"Row 1 is the sidebar sentence."
+st.markdown(ui.t("masks.batch.explain"))
+st.caption(ui.t("masks.batch.source", B=B, S=S, pad_id=batch.pad_id))
+st.dataframe(fm.token_table(batch.src_tokens, S, lang=lang), hide_index=True)
+ui.show_figure(
+    fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=ui.t("masks.fig.source_ids", B=B, S=S),
+                  lang=lang),
+    key="mask_src_ids",
+    name="masks-source-ids",
 )
-st.dataframe(fm.token_table(batch.src_tokens, S), hide_index=True)
-st.plotly_chart(
-    fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=f"source ids ({B}, {S})"),
-    width="stretch",
-    config={"displayModeBar": False},
-)
-decoder_in = (
-    "[BOS] + the sentence itself (random weights: the model's own output would be noise)"
-    if pipe.kind == "random"
-    else "[BOS] + the model's greedy pinyin output for that sentence"
-)
-st.caption(f"Decoder input (B, T) = ({B}, {T}): {decoder_in}, padded the same way.")
-st.plotly_chart(
-    fm.ids_figure(batch.tgt_ids, batch.tgt_tokens, batch.pad_id, title=f"target ids ({B}, {T})"),
-    width="stretch",
-    config={"displayModeBar": False},
-)
+if encoder_only:
+    st.info(ui.t("masks.encoder_only.batch", model=model_name), icon=":material/info:")
+else:
+    random_weights = pipe.kind == "random"
+    decoder_in = ui.t("masks.batch.decoder_random" if random_weights else "masks.batch.decoder_trained")
+    st.caption(ui.t("masks.batch.decoder", B=B, T=T, what=decoder_in))
+    ui.show_figure(
+        fm.ids_figure(batch.tgt_ids, batch.tgt_tokens, batch.pad_id,
+                      title=ui.t("masks.fig.target_ids", B=B, T=T), lang=lang),
+        key="mask_tgt_ids",
+        name="masks-target-ids",
+    )
 
-st.subheader("2. The two masks")
+# -- 2. the two masks -----------------------------------------------------------------------------
+st.subheader(ui.t("masks.two.header"))
 a, b = st.columns([1.4, 1])
 with a:
-    st.markdown("**Key padding**: no query may look at a [PAD] key.")
+    st.markdown(ui.t("masks.padding.explain"))
     st.latex(r"\mathrm{pad}[b, 0, 0, j] = (\mathrm{id}_{b,j} \neq \mathrm{PAD})")
-    st.plotly_chart(
-        fm.padding_figure(batch.src_padding, title=f"source key padding ({B}, 1, 1, {S})"),
-        width="stretch",
-        config={"displayModeBar": False},
+    ui.show_figure(
+        fm.padding_figure(batch.src_padding, title=ui.t("masks.fig.source_padding", B=B, S=S), lang=lang),
+        key="mask_padding",
+        name="masks-key-padding",
     )
 with b:
-    st.markdown("**Causal (look-ahead)**: query t sees keys 0…t only.")
+    st.markdown(ui.t("masks.causal.explain"))
     st.latex(r"\mathrm{causal}[0, 0, t, j] = (j \le t)")
-    st.plotly_chart(
-        fm.causal_figure(batch.causal, title=f"causal (1, 1, {T}, {T})"),
-        width="stretch",
-        config={"displayModeBar": False},
-    )
+    if encoder_only:
+        st.info(ui.t("masks.encoder_only.causal", model=model_name), icon=":material/info:")
+    else:
+        ui.show_figure(
+            fm.causal_figure(batch.causal, title=ui.t("masks.fig.causal", T=T), lang=lang),
+            key="mask_causal",
+            name="masks-causal",
+        )
 
-st.subheader("3. Merged and broadcast to [B, h, q, k]")
-st.latex(
-    r"\mathrm{mask} = \mathrm{pad}_{(B,1,1,T)} \wedge \mathrm{causal}_{(1,1,T,T)} "
-    r"\;\rightarrow\; (B, 1, T, T) \;\xrightarrow{\text{broadcast}}\; (B, h, T, T)"
-)
+# -- 3. merged and broadcast ----------------------------------------------------------------------
+st.subheader(ui.t("masks.merged.header"))
+kinds = ["encoder"] if encoder_only else list(fm.MASK_KINDS)
+kind_from_url(kinds)
 kind = choose(
     st.radio,
-    "Which attention",
+    ui.t("masks.kind.label"),
     "mask_kind",
-    list(fm.MASK_KINDS),
-    "decoder",
-    fmt=fm.MASK_KINDS.get,
+    kinds,
+    kinds[0] if encoder_only else "decoder",
+    fmt=lambda k: fm.kind_label(k, lang),
     horizontal=True,
 )
+if encoder_only:
+    st.caption(ui.t("masks.encoder_only.kinds", model=model_name))
+st.latex(MERGED_LATEX[kind])
+st.markdown(ui.t("masks.merged.explain"))
 attn = fa.attention_of(batch.trace, kind, 0)
 q_rows = batch.src_tokens if kind == "encoder" else batch.tgt_tokens
 k_rows = batch.tgt_tokens if kind == "decoder" else batch.src_tokens
 h = attn.mask.shape[1]
-st.caption(
-    f"The mask this attention really used, {tuple(attn.mask.shape)}: one picture per sentence; all {h} heads "
-    "share it. Rows are queries, columns keys; [PAD] rows are computed too, but nothing reads them."
-)
-st.plotly_chart(
-    fm.merged_figure(attn.mask, q_rows, k_rows), width="stretch", config={"displayModeBar": False}
+st.caption(ui.t("masks.merged.caption", shape=tuple(attn.mask.shape), h=h))
+ui.show_figure(
+    fm.merged_figure(attn.mask, q_rows, k_rows, lang=lang), key="mask_merged", name=f"masks-merged-{kind}"
 )
 
-st.subheader("4. What masking does to the weights")
+# -- 4. the effect on the weights -----------------------------------------------------------------
+st.subheader(ui.t("masks.effect.header"))
 st.latex(
-    r"\mathrm{softmax}\big(\mathrm{scores}\ \text{with}\ -\infty\ \text{where mask is False}\big)"
-    r"\ \Rightarrow\ \text{weight} = 0\ \text{there; each row still sums to 1}"
+    r"\text{weights} = \mathrm{softmax}\big(\text{scores} + M\big),\qquad "
+    r"M_{qk} = \begin{cases} 0 & \text{mask}_{qk} = \text{True} \\ -\infty & \text{mask}_{qk} = \text{False}"
+    r"\end{cases}"
 )
+st.markdown(ui.t("masks.effect.explain"))
 a, b = st.columns(2)
 with a:
-    row = choose(st.selectbox, "Sentence", "mask_row", list(range(1, B + 1)), 1, "sentence") - 1
+    row = choose(st.selectbox, ui.t("masks.effect.sentence"), "mask_row", list(range(1, B + 1)), 1,
+                 ui.t("masks.what.sentence")) - 1
 with b:
-    head = choose(st.selectbox, "Head (layer 1)", "mask_head", list(range(1, h + 1)), 1, "head") - 1
+    head = choose(st.selectbox, ui.t("masks.effect.head"), "mask_head", list(range(1, h + 1)), 1,
+                  ui.t("masks.what.head")) - 1
 steps = fa.head_steps(attn, head, row=row)
 q_tok = fm.padded_tokens(q_rows, steps.mask.shape[0])[row]
 k_tok = fm.padded_tokens(k_rows, steps.mask.shape[1])[row]
-st.plotly_chart(
-    fm.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, k_tok),
-    width="stretch",
-    config={"displayModeBar": False},
+ui.show_figure(
+    fm.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, k_tok, lang=lang),
+    key="mask_effect",
+    name=f"masks-effect-{kind}-sentence{row + 1}-head{head + 1}",
 )
 masked_max, row_error = fm.mask_check(steps.weights, steps.mask)
-st.caption(
-    f"Sentence {row + 1}, head {head + 1}: the largest weight on a masked cell is {masked_max:g} "
-    f"(exactly 0), and every row sums to 1 (largest deviation {row_error:.1e}, float rounding). "
-    "Without the mask, [PAD] keys and future tokens would take a share of every row."
-)
+st.caption(ui.t("masks.effect.check", row=row + 1, head=head + 1, masked=f"{masked_max:g}",
+                error=f"{row_error:.1e}"))
 if pipe.kind == "random":
-    st.caption("Random weights: the scores themselves are noise; what the mask does to them is not.")
+    st.caption(ui.t("masks.effect.random"))
 
 for notice in notices:
     notice_box.warning(notice, icon=":material/warning:")

@@ -7,27 +7,24 @@ from figures.overview import DiagramSizes, pipeline_diagram
 
 settings = ui.page_setup("nav.overview.title")
 
-st.caption(
-    "“Attention Is All You Need” (Vaswani et al., 2017): an encoder reads the sentence, a decoder "
-    "writes the output one token at a time while attending to the encoder's memory."
-)
+st.caption(ui.t("overview.caption"))
 run = ui.get_run(settings)
 pipe = ui.get_pipeline(settings) if run is not None else None
+config = pipe.config if pipe is not None else None
+has_decoder = getattr(config, "decoder", True)
 
 given = bool(settings.target.strip())
-if given:
-    target_source, target_note = "given target", settings.target
+if not has_decoder:
+    target_source, target_note = "given", ui.t("overview.target.none")
+elif given:
+    target_source, target_note = "given", settings.target
 elif pipe is not None and pipe.kind == "random":
-    target_source = "the sentence"
-    target_note = (
-        "(empty: random weights have no output worth feeding back, so the decoder reads the sentence)"
-    )
+    target_source, target_note = "sentence", ui.t("overview.target.sentence")
 else:
-    target_source, target_note = "greedy output", "(empty: the decoder is fed the model's own greedy output)"
+    target_source, target_note = "greedy", ui.t("overview.target.greedy")
 
 if run is not None:
     src_tokens, tgt_tokens = list(run.src_tokens), list(run.tgt_tokens)
-    config = pipe.config
     sizes = DiagramSizes(
         d_model=config.d_model,
         num_heads=config.num_heads,
@@ -38,6 +35,11 @@ if run is not None:
         src_vocab=config.src_vocab_size,
         tgt_vocab=config.tgt_vocab_size,
         target_source=target_source,
+        decoder=has_decoder,
+        scale_embeddings=getattr(config, "scale_embeddings", True),
+        positions=getattr(config, "positions", "sinusoidal"),
+        token_types=bool(getattr(config, "type_vocab_size", 0)),
+        embed_norm=getattr(config, "embed_norm", False),
     )
 else:
     src_tokens, tgt_tokens = [], []
@@ -51,17 +53,48 @@ else:
         T=0,
     )
 
-st.plotly_chart(pipeline_diagram(sizes), width="stretch", config={"displayModeBar": False})
+ui.show_figure(pipeline_diagram(sizes, lang=settings.lang), key="overview_diagram",
+               name="transformer-overview")
+
+# -- the equations the diagram draws ---------------------------------------------------------------
+st.subheader(ui.t("overview.explain.title"))
+norm = getattr(config, "norm", settings.norm)
+enc, dec = st.columns(2)
+with enc:
+    st.markdown(ui.t("overview.explain.encoder"))
+    if sizes.scale_embeddings:
+        st.latex(r"z_0 = E[x]\,\sqrt{d_\text{model}} + PE")
+    else:
+        st.latex(r"z_0 = \mathrm{LayerNorm}\big(E[x] + P[\text{pos}] + T[0]\big)")
+        st.caption(ui.t("overview.explain.bert_embedding"))
+    st.latex(r"\text{memory} = \mathrm{Encoder}_N(z_0) = \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))")
+    st.markdown(ui.t("overview.explain.sublayer"))
+    if norm == "pre":
+        st.latex(r"x \leftarrow x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
+        st.caption(ui.t("overview.explain.pre_norm"))
+    else:
+        st.latex(r"x \leftarrow \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)")
+with dec:
+    if has_decoder:
+        st.markdown(ui.t("overview.explain.decoder"))
+        st.latex(
+            r"P(y_{t+1} \mid x, y_{\le t}) = \mathrm{softmax}\big("
+            r"\mathrm{Decoder}_N(E[y]\,\sqrt{d_\text{model}} + PE,\ \text{memory})\; W\big)"
+        )
+        st.markdown(ui.t("overview.explain.softmax"))
+    else:
+        st.info(ui.t("overview.explain.no_decoder"), icon=":material/info:")
+        st.latex(r"\text{sentence vector} = \frac{1}{S}\sum_{i=1}^{S} \text{memory}_i")
 
 left, right = st.columns(2)
 with left:
-    ui.show_text(settings.sentence, "Sentence (as typed)")
+    ui.show_text(settings.sentence, ui.t("overview.sentence"))
     if src_tokens:
-        ui.show_tokens(src_tokens, f"{len(src_tokens)} source tokens")
+        ui.show_tokens(src_tokens, ui.t("overview.source_tokens", n=len(src_tokens)))
 with right:
-    ui.show_text(target_note, "Target")
+    ui.show_text(target_note, ui.t("overview.target"))
     if tgt_tokens:
-        ui.show_tokens(tgt_tokens, f"{len(tgt_tokens)} target tokens")
+        ui.show_tokens(tgt_tokens, ui.t("overview.target_tokens", n=len(tgt_tokens)))
 
-st.subheader("The stages, one page each")
+st.subheader(ui.t("overview.stages"))
 ui.page_links(skip="pages/overview.py")

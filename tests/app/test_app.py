@@ -60,7 +60,7 @@ def test_url_restores_the_state():
     assert at.number_input(key="seed").value == 5
     assert at.text_area(key="sentence").value == "你好 world"
     text = diagram_text(at)
-    assert "d_model = 128, h = 8" in text and "3× Encoder layer" in text
+    assert "d_model = 128<br>h = 8, N = 3" in text and "3× Encoder layer" in text
 
 
 @pytest.mark.parametrize("page", PAGE_SCRIPTS)
@@ -186,3 +186,32 @@ def test_overview_links_every_other_page():
 def test_every_page_file_is_in_the_navigation():
     """A new pages/*.py must be listed in ui/nav.py PAGES (else it is reachable only by URL)."""
     assert sorted(PAGE_SCRIPTS) == PAGE_FILES
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("weights", ["random", "trained", "minilm"])
+def test_overview_in_both_languages_for_every_model(weights, lang):
+    from i18n import t
+    from ui.settings import checkpoint_available, minilm_available
+
+    missing = {"trained": not checkpoint_available(), "minilm": not minilm_available()}.get(weights, False)
+    if missing:
+        pytest.skip(f"{weights} weights are not installed")
+    at = open_app({"lang": lang}, weights=weights)
+    assert_clean(at)
+    text = diagram_text(at)
+    layers = {"random": 2, "trained": 2, "minilm": 6}[weights]
+    assert t("overview.diagram.encoder", lang, n=layers) in text
+    assert at.subheader[0].value == t("overview.explain.title", lang)
+    latex = " ".join(m.value for m in at.latex)
+    if weights == "minilm":  # an encoder only: no decoder drawn, and the page says so
+        assert t("overview.diagram.decoder", lang, n=layers) not in text
+        assert t("overview.diagram.no_decoder", lang) in text and "d_model = 384" in text
+        assert t("overview.explain.no_decoder", lang) in messages(at)
+        assert r"\mathrm{LayerNorm}\big(E[x] + P[\text{pos}] + T[0]\big)" in latex
+        assert r"\sqrt{d_\text{model}}" not in latex
+    else:
+        assert t("overview.diagram.decoder", lang, n=layers) in text
+        assert r"\mathrm{softmax}" in latex and r"E[x]\,\sqrt{d_\text{model}} + PE" in latex
+    if lang == "zh":
+        assert "个词元" in text and "编码器" in text

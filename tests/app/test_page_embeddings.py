@@ -4,9 +4,12 @@ import json
 
 import apphelpers
 import numpy as np
+import pytest
 from apphelpers import ROOT, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from streamlit.testing.v1 import AppTest
+
+from i18n import t
 
 PAGE = str(ROOT / "pages" / "embeddings.py")
 
@@ -97,3 +100,80 @@ def test_changing_d_model_changes_the_width():
     assert arr(c["lookup"]["data"][0]["z"]).shape[1] == 128
     assert [m.value for m in at.metric if m.label == "Width of each row (d_model)"] == ["128"]
     assert "√128" in json.dumps(c["norms"]["data"][1]["name"], ensure_ascii=False)
+
+
+# -- 中文, trained and pretrained weights, 512 tokens ------------------------------------------------
+
+
+def test_chinese_page_has_chinese_titles_axes_and_texts():
+    at = open_page({"lang": "zh"})
+    assert_clean(at)
+    assert at.title[0].value == t("nav.embeddings.title", "zh")
+    assert at.header[0].value == t("embeddings.lookup.header", "zh")
+    c = charts(at)
+    assert c["lookup"]["layout"]["xaxis"]["title"]["text"] == t("embeddings.axis.dimension_j", "zh")
+    assert c["lookup"]["layout"]["yaxis"]["title"]["text"] == "词元"
+    assert c["norms"]["layout"]["yaxis"]["title"]["text"] == t("embeddings.axis.norm", "zh")
+    assert c["cosine"]["data"][0]["colorbar"]["title"]["text"] == "余弦"
+    assert c["histogram"]["layout"]["xaxis"]["title"]["text"] == t("embeddings.axis.entry", "zh")
+    assert c["pca"]["layout"]["yaxis"]["title"]["text"].startswith("PC2（占方差的")
+    assert [m.value for m in at.metric if m.label == t("embeddings.metric.width", "zh")] == ["64"]
+    assert list(at.dataframe[0].value.columns[:3]) == ["位置", "词元", "编号"]
+    assert r"\sqrt{64} = 8.00" in all_markdown(at)  # LaTeX stays LaTeX
+    assert any(m.startswith("随机权重：这些相似度没有意义") for m in messages(at))
+
+
+def test_trained_weights_say_so_and_unk_rows_are_one_row():
+    from ui.settings import checkpoint_available
+
+    if not checkpoint_available():
+        pytest.skip("assets/pinyin.pt is not there")
+    at = apphelpers.open_page("pages/embeddings.py", {"lang": "zh"}, weights="trained")
+    assert_clean(at)
+    assert not any("随机" in m for m in messages(at))
+    at = apphelpers.open_page("pages/embeddings.py", None, weights="trained")
+    assert_clean(at)
+    assert t("embeddings.rows.trained", "en") in [c.value for c in at.caption]
+    c = charts(at)
+    tokens = c["lookup"]["layout"]["yaxis"]["ticktext"]
+    unk = [i for i, tok in enumerate(tokens) if tok == "[UNK]"]
+    assert len(unk) >= 2  # the default sentence's English words are not in the character vocabulary
+    cos = arr(c["cosine"]["data"][0]["z"])
+    np.testing.assert_allclose(cos[np.ix_(unk, unk)], 1.0, atol=1e-6)  # one shared row
+    assert [m.value for m in at.metric if m.label == "Width of each row (d_model)"] == ["128"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pretrained_encoder_does_not_claim_sqrt_d_model(lang):
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 is an optional extra")
+    at = apphelpers.open_page("pages/embeddings.py", {"lang": lang}, weights="minilm")
+    assert_clean(at)
+    assert at.header[1].value == t("embeddings.bert.header", lang)
+    latex = " ".join(m.value for m in at.latex)
+    assert r"\mathrm{LayerNorm}\big(E[\text{id}] + P[pos] + T[0]\big)" in latex
+    assert r"\sqrt{d_\text{model}}" not in latex and r"\sqrt{384}" not in latex
+    labels = [m.label for m in at.metric]
+    assert t("embeddings.metric.norm_learned_pe", lang) in labels
+    assert t("embeddings.metric.norm_scaled", lang, d=384) not in labels
+    assert [m.value for m in at.metric if m.label == t("embeddings.metric.width", lang)] == ["384"]
+    c = charts(at)
+    assert c["lookup"]["layout"]["yaxis"]["ticktext"][0] == "[CLS]"
+    assert arr(c["lookup"]["data"][0]["z"]).shape[1] == 384
+    assert not any("√" in bar["name"] for bar in c["norms"]["data"])
+    assert t("embeddings.caption.bert", lang) in [c.value for c in at.caption]
+
+
+def test_512_tokens_stay_usable():
+    sentence = " ".join(f"w{i}" for i in range(400))
+    at = open_page({"sentence": sentence, "max_tokens": "512", "d_model": "16", "num_heads": "2"})
+    assert_clean(at)
+    c = charts(at)
+    z = arr(c["lookup"]["data"][0]["z"])
+    assert z.shape[0] > 64
+    assert c["lookup"]["layout"]["yaxis"]["tickmode"] == "auto"  # no 500 crowded labels
+    assert c["lookup"]["layout"]["height"] <= 720
+    assert c["pca"]["data"][0]["mode"] == "markers"
+    assert any(t("embeddings.many_tokens", "en", n=z.shape[0], limit=64) == m.value for m in at.caption)

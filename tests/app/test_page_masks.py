@@ -2,6 +2,7 @@
 
 import apphelpers
 import numpy as np
+import pytest
 from apphelpers import ROOT, TEST_WEIGHTS, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.batch import run_batch
 from core.pipeline import load_pipeline
+from i18n import t
 from ui.settings import DEFAULT_SENTENCE, Settings
 
 PAGE = str(ROOT / "pages" / "masks.py")
@@ -125,3 +127,99 @@ def test_heads_follow_the_sidebar():
     assert at.selectbox(key="mask_head").options == ["1", "2"]
     assert at.selectbox(key="mask_head").value == 2  # clamped
     assert "(3, 2, " in " ".join(c.value for c in at.caption)  # the merged mask is (B, h, T, T)
+
+
+def test_kind_in_the_url_as_option_or_label_in_either_language():
+    for query in ({"mask_kind": "cross"}, {"mask_kind": "解码器交叉注意力（源句填充）"},
+                  {"mask_kind": "Decoder cross-attention (source padding)", "lang": "zh"}):
+        at = open_page(query)
+        assert_clean(at)
+        assert at.radio(key="mask_kind").value == "cross", query
+        assert not at.warning, query
+
+
+# -- 中文, trained and pretrained weights ---------------------------------------------------------
+
+
+def test_chinese_page_has_chinese_titles_axes_and_texts():
+    at = open_page({"lang": "zh"})
+    assert_clean(at)
+    assert at.title[0].value == t("nav.masks.title", "zh")
+    batch = reference([DEFAULT_SENTENCE, "你好", "Hi there!"])
+    B, S = batch.src_ids.shape
+    T = batch.tgt_ids.shape[1]
+    ids = titled(at, t("masks.fig.source_ids", "zh", B=B, S=S))
+    assert ids["layout"]["xaxis"]["title"]["text"] == t("masks.fig.position", "zh")
+    pad = titled(at, t("masks.fig.source_padding", "zh", B=B, S=S))
+    assert pad["layout"]["xaxis"]["title"]["text"] == "键的位置"
+    causal = titled(at, t("masks.fig.causal", "zh", T=T))
+    assert causal["layout"]["yaxis"]["title"]["text"] == t("masks.fig.query_position", "zh")
+    notes = [[a["text"] for a in s["layout"].get("annotations", [])] for s in specs(at)]
+    assert sum("句子 1" in n for n in notes) == 1  # the merged masks, one picture per sentence
+    assert at.radio(key="mask_kind").label == t("masks.kind.label", "zh")
+    assert any(i.value.startswith("约定：") for i in at.info)
+    assert any(t("masks.fig.panel.with", "zh") in n for n in notes)
+
+
+def test_trained_weights_decoder_reads_the_greedy_output():
+    from ui.settings import checkpoint_available
+
+    if not checkpoint_available():
+        pytest.skip("assets/pinyin.pt is not there")
+    at = apphelpers.open_page("pages/masks.py", {"lang": "zh"}, weights="trained")
+    assert_clean(at)
+    at = apphelpers.open_page("pages/masks.py", None, weights="trained")
+    assert_clean(at)
+    assert any(t("masks.batch.decoder_trained", "en") in c.value for c in at.caption)
+    batch = run_batch(load_pipeline(Settings(weights="trained").pipeline_settings()),
+                      [DEFAULT_SENTENCE, "你好", "Hi there!"])
+    m = merged(at)
+    expected = (batch.tgt_padding & batch.causal)[:, 0].numpy().astype(float)
+    for b in range(len(m["data"])):
+        np.testing.assert_array_equal(arr(m["data"][b]["z"]), expected[b])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pretrained_encoder_shows_padding_and_says_there_is_no_decoder(lang):
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 is an optional extra")
+    at = apphelpers.open_page("pages/masks.py", {"lang": lang, "mask_row": "2"}, weights="minilm")
+    assert_clean(at)
+    name = "all-MiniLM-L6-v2"
+    shown = [i.value for i in at.info]
+    assert t("masks.encoder_only.batch", lang, model=name) in shown
+    assert t("masks.encoder_only.causal", lang, model=name) in shown
+    assert at.radio(key="mask_kind").options == [t("masks.kind.encoder", lang)]
+    assert len(specs(at)) == 4  # source ids, key padding, merged, effect: no target ids, no causal mask
+    # the reference: each sentence tokenized alone ([CLS] … [SEP]), padded with id 0
+    pipe = load_pipeline(Settings(weights="minilm").pipeline_settings())
+    rows = [pipe.src_encode(s)[1] for s in (DEFAULT_SENTENCE, "你好", "Hi there!")]
+    S = max(map(len, rows))
+    ids = np.array([r + [0] * (S - len(r)) for r in rows])
+    pad = arr(titled(at, t("masks.fig.source_padding", lang, B=3, S=S))["data"][0]["z"])
+    np.testing.assert_array_equal(pad, (ids != 0).astype(float))
+    m = [s for s in specs(at) if len(s["data"]) == 3 and s["data"][0].get("showscale")][0]
+    for b in range(3):
+        np.testing.assert_array_equal(arr(m["data"][b]["z"]), np.tile(ids[b] != 0, (S, 1)).astype(float))
+    # sentence 2 ("你好") in the batch computes what it computes alone: the padding changes nothing
+    import torch
+
+    alone = pipe.model.trace(torch.tensor([rows[1]])).encoder[0].self_attn.weights[0, 0].numpy()
+    after = arr(effect(at)["data"][2]["z"])
+    n = len(rows[1])
+    np.testing.assert_allclose(after[:n, :n], alone, atol=1e-5)
+    assert (after[:, n:] == 0).all()
+
+
+def test_a_sentence_without_tokens_for_the_encoder_says_so():
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 is an optional extra")
+    # a zero-width space: WordPiece drops it, leaving only [CLS] [SEP]
+    at = apphelpers.open_page("pages/masks.py", {"mask_extra_1": "\u200b", "lang": "zh"}, weights="minilm")
+    assert_clean(at)
+    assert t("masks.batch.cannot_run", "zh") in [i.value for i in at.info]
+    assert not at.get("plotly_chart")

@@ -9,6 +9,7 @@ import torch
 from core.config import ModelConfig
 from core.model import Transformer
 from figures.embeddings import (
+    TOKEN_TICKS_MAX,
     cosine_heatmap,
     cosine_matrix,
     embedding_arrays,
@@ -20,6 +21,7 @@ from figures.embeddings import (
     pca_scatter,
     scale_summary,
 )
+from i18n import t
 
 TOKENS = ["注意", "<b>", "🙂", "the", "the"]
 IDS = [7, 9, 11, 13, 13]  # the last two are the same token: same row, cosine 1
@@ -73,8 +75,13 @@ def test_scaling_summary_and_bars(arrays):
     np.testing.assert_allclose(fig.data[1].y, np.linalg.norm(arrays.scaled, axis=1))
     assert list(fig.layout.xaxis.ticktext)[1] == "&lt;b&gt;"
     hist = entry_histogram(arrays)
-    assert [len(t.x) for t in hist.data] == [80, 80, 80]
-    assert max(abs(v) for v in hist.data[2].x) <= 1.0  # PE entries
+    assert [int(sum(t.y)) for t in hist.data] == [80, 80, 80]  # every entry counted once (5 tokens × 16)
+    for trace, values in zip(hist.data, (arrays.lookup, arrays.scaled, arrays.pe), strict=True):
+        expected, _ = np.histogram(values, bins=len(trace.x), range=(trace.x[0] - trace.width / 2,
+                                                                     trace.x[-1] + trace.width / 2))
+        np.testing.assert_array_equal(trace.y, expected)
+    pe_bins = [x for x, n in zip(hist.data[2].x, hist.data[2].y, strict=True) if n]
+    assert max(abs(x) for x in pe_bins) <= 1.0 + hist.data[2].width  # PE entries lie in [-1, 1]
 
 
 def test_cosine_matrix_diagonal_is_one_and_repeated_tokens_match(arrays):
@@ -128,3 +135,92 @@ def test_pca_with_one_or_two_tokens(n):
 def test_pca_of_identical_rows_stays_at_the_origin():
     coords, _ = pca_2d(np.ones((3, 5)))
     assert (coords == 0).all()
+
+
+# -- 中文 / English --------------------------------------------------------------------------------
+
+
+def test_chinese_titles_and_labels(arrays):
+    zh = "zh"
+    heat = embedding_heatmap(arrays.lookup, TOKENS, lang=zh)
+    assert heat.layout.xaxis.title.text == t("embeddings.axis.dimension_j", zh) == "维度 j"
+    assert heat.layout.yaxis.title.text == t("embeddings.axis.token", zh)
+    assert heat.data[0].hovertemplate.startswith("词元: %{y}<br>维度: %{x}<br>数值:")
+    bars = norm_bars(arrays, TOKENS, lang=zh)
+    assert bars.layout.yaxis.title.text == t("embeddings.axis.norm", zh)
+    assert [b.name for b in bars.data] == [t("embeddings.series.lookup", zh), "E[id]·√16，乘以因子后",
+                                           t("embeddings.series.pe", zh)]
+    hist = entry_histogram(arrays, lang=zh)
+    assert (hist.layout.xaxis.title.text, hist.layout.yaxis.title.text) == ("数值", "个数")
+    assert hist.data[2].name == "位置编码的数值（在 [-1, 1] 内）"
+    cos = cosine_heatmap(arrays.lookup, TOKENS, lang=zh)
+    assert cos.data[0].colorbar.title.text == t("embeddings.axis.cosine", zh) == "余弦"
+    pca = pca_scatter(arrays.lookup, TOKENS, lang=zh)
+    assert pca.layout.xaxis.title.text.startswith("PC1（占方差的 ")
+    rows = lookup_rows(TOKENS, IDS, arrays.lookup, n_tokens=2, n_dims=2, lang=zh)
+    assert list(rows[0]) == ["位置", "词元", "编号", "E[id, 0]", "E[id, 1]", "…"]
+    assert rows[1]["词元"] == "<b>" and rows[1]["编号"] == 9
+    # English stays as it was
+    assert embedding_heatmap(arrays.lookup, TOKENS).layout.xaxis.title.text == "dimension j"
+
+
+# -- 512 tokens ------------------------------------------------------------------------------------
+
+
+def test_long_sentences_stay_light():
+    S, d = 300, 32
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(S, d))
+    tokens = [f"t{i}" for i in range(S)]
+    heat = embedding_heatmap(x, tokens)
+    assert heat.layout.yaxis.tickmode == "auto"  # plotly thins 300 labels; the hover names each row
+    assert heat.data[0].customdata is None and "%{y}" in heat.data[0].hovertemplate
+    assert list(heat.data[0].y[:2]) == ["t0·0", "t1·1"]
+    assert heat.layout.height <= 720
+    np.testing.assert_allclose(np.asarray(heat.data[0].z), x, rtol=1e-6)  # float32 for big grids
+    cos = cosine_heatmap(x, tokens)
+    assert np.asarray(cos.data[0].z).dtype == np.float32 and np.asarray(cos.data[0].z).shape == (S, S)
+    pca = pca_scatter(x, tokens)
+    assert pca.data[0].mode == "markers" and pca.data[0].text is None  # 300 labels would hide the points
+    assert pca.data[0].customdata[299] == "t299 ·299"
+    assert S > TOKEN_TICKS_MAX
+
+
+# -- an encoder that does not scale (BERT, all-MiniLM-L6-v2) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 is an optional extra (requirements-minilm.txt)")
+    from core.pretrained import load_minilm
+
+    model, tok = load_minilm()
+    ids = tok.encode("Attention is all you need")
+    return model, tok.convert_ids_to_tokens(ids), model.trace(torch.tensor([ids]))
+
+
+def test_bert_arrays_are_not_scaled_and_the_sum_is_layer_normed(minilm):
+    model, tokens, trace = minilm
+    a = embedding_arrays(trace, model.config)
+    assert not a.scale_embeddings and a.factor == 1.0 and a.positions == "learned"
+    np.testing.assert_array_equal(a.scaled, a.lookup)  # no × √384
+    emb = model.src_embed
+    S = len(tokens)
+    with torch.no_grad():
+        np.testing.assert_allclose(a.pe, emb.position.weight[:S].double().numpy())
+        # the reference: BERT's embedding, LayerNorm(E[id] + P[pos] + T[0]), from the model's own weights
+        total = torch.tensor(a.lookup + a.pe) + emb.token_type.weight[0].double()
+        ref = torch.nn.functional.layer_norm(total, (a.d_model,), emb.norm.weight.double(),
+                                             emb.norm.bias.double(), model.config.layer_norm_eps)
+    np.testing.assert_allclose(a.embedded, ref.numpy(), atol=1e-4)
+    s = scale_summary(a)
+    assert s.norm_scaled == pytest.approx(s.norm_lookup)
+    names = [b.name for b in norm_bars(a, tokens).data]
+    assert names == ["E[id], the table row", "LayerNorm(E + P + T), the encoder's input",
+                     "P[pos], the learned position"]
+    assert not any("√" in n for n in names)
+    np.testing.assert_allclose(norm_bars(a, tokens).data[1].y, np.linalg.norm(a.embedded, axis=1))
+    assert [h.name for h in entry_histogram(a, lang="zh").data][1:] == ["层归一化输出的数值", "P[pos] 的数值"]

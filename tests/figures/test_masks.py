@@ -7,6 +7,7 @@ import figures.attention as fa
 import figures.masks as fm
 from core.batch import run_batch
 from core.pipeline import PipelineSettings, load_pipeline
+from i18n import t
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -74,3 +75,33 @@ def test_masking_figure_before_and_after(batch):
     np.testing.assert_allclose(after.sum(-1), 1, atol=1e-6)
     assert fig.data[0].text[0][1] == "×" and fig.data[0].text[0][0] == ""
     assert fm.mask_check(s.weights, s.mask)[0] == 0.0
+
+
+def test_chinese_titles_axes_and_labels(batch):
+    zh = "zh"
+    pad = fm.padding_figure(batch.src_padding, lang=zh)
+    assert pad.layout.title.text == t("masks.fig.padding_title", zh) == "键填充掩码 (B, 1, 1, S)"
+    assert pad.layout.xaxis.title.text == t("masks.fig.key_position", zh)
+    assert list(pad.data[0].y) == ["句子 1", "句子 2", "句子 3"]
+    assert pad.data[0].colorbar.title.text == "可以关注"  # the ticks stay the code's words: 0 False, 1 True
+    causal = fm.causal_figure(batch.causal, lang=zh)
+    assert causal.layout.yaxis.title.text == t("masks.fig.query_position", zh)
+    assert causal.layout.title.text == t("masks.fig.causal_title", zh)
+    ids = fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title="源编号", lang=zh)
+    assert ids.layout.xaxis.title.text == "位置" and ids.data[0].colorbar.title.text == "真实词元"
+    assert ids.data[0].customdata[1][-1] == f"[PAD] (编号 {batch.pad_id})"
+    attn = batch.trace.decoder[0].self_attn
+    merged = fm.merged_figure(attn.mask, batch.tgt_tokens, batch.tgt_tokens, lang=zh)
+    assert [a.text for a in merged.layout.annotations] == ["句子 1", "句子 2", "句子 3"]
+    assert "查询: %{y}" in merged.data[0].hovertemplate
+    s = fa.head_steps(attn, 0, row=0)
+    effect = fm.masking_figure(s.scores, s.mask, s.weights, ["a"] * len(s.mask), ["b"] * len(s.mask), lang=zh)
+    assert [a.text for a in effect.layout.annotations] == [
+        t(f"masks.fig.panel.{p}", zh) for p in ("scores", "without", "with")
+    ]
+    assert effect.data[2].colorbar.title.text == "权重"
+    assert list(fm.token_table(batch.src_tokens, 2, lang=zh)) == ["行", "0", "1"]
+    assert fm.kind_label("decoder", zh) == "解码器带掩码的自注意力（填充 ∧ 因果）"
+    # English as before
+    assert fm.padding_figure(batch.src_padding).layout.title.text == "key-padding mask (B, 1, 1, S)"
+    assert fm.kind_label("cross") == "Decoder cross-attention (source padding)"

@@ -1,0 +1,74 @@
+"""“总览”页（pages/overview.py）及其示意图（figures/overview.py）。"""
+
+STRINGS = {
+    "overview.caption": (
+        "《Attention Is All You Need》（Vaswani 等，2017）：编码器读入句子，解码器一次写出一个词元，"
+        "同时关注编码器的输出（memory）。"
+    ),
+    "overview.target.none": "（无：这个模型只有编码器，没有可以输入的解码器）",
+    "overview.target.sentence": "（留空：随机权重的输出没有意义，不值得再送回模型，所以解码器读入的是句子本身）",
+    "overview.target.greedy": "（留空：把模型自己贪心解码的输出送入解码器）",
+    "overview.sentence": "句子（原样显示）",
+    "overview.source_tokens": "{n} 个源词元",
+    "overview.target": "目标",
+    "overview.target_tokens": "{n} 个目标词元",
+    "overview.stages": "各个阶段，每页讲一个",
+    "overview.explain.title": "用公式读懂这张图",
+    "overview.explain.encoder": (
+        "**编码器（上面一行）。** 每个词元的编号从表 E 中取出一行；再加上位置编码，模型才知道词序。"
+        "接着 N 个编码器层让每个词元去看其他所有词元（自注意力），不断改进自己的向量。"
+        "最后得到每个词元一个向量，合称 **memory**。"
+    ),
+    "overview.explain.bert_embedding": (
+        "这个预训练模型（BERT 式）不乘以 √d_model：它把可学习的位置行 P[pos] 和词元类型行 T[0] 加上去，"
+        "再做一次层归一化。"
+    ),
+    "overview.explain.sublayer": (
+        "每一层都有几个子层（先是注意力，然后是一个小的前馈网络），每个子层外面都包着残差连接和层归一化："
+    ),
+    "overview.explain.pre_norm": (
+        "侧边栏选择了“前置”层归一化：归一化放在每个子层之前（论文放在之后）。"
+        "如今大多数模型都这样做，更容易训练。"
+    ),
+    "overview.explain.decoder": (
+        "**解码器（下面一行）。** 它读入目前已经写出的输出 y₁ … y_t。它的自注意力带有掩码，"
+        "任何位置都看不到后面的内容；它的交叉注意力去看编码器的 memory。然后线性层 W 为词表中的每一项"
+        "给出一个分数，softmax 把这些分数变成下一个词元的概率："
+    ),
+    "overview.explain.softmax": (
+        "softmax(z)ᵢ = exp(zᵢ) / Σⱼ exp(zⱼ)：每个概率都是正数，而且加起来等于 1。"
+        "写一个句子，就是选出一个词元，把它接到 y 后面，再运行一次解码器。"
+    ),
+    "overview.explain.no_decoder": (
+        "这个模型只有编码器：没有解码器，也没有下一个词元的概率。它的输出就是 memory 本身，"
+        "每个词元一个向量；sentence-transformers 把这些向量取平均，得到一个句向量，用来比较句子的意思。"
+    ),
+    "overview.diagram.sentence": "句子",
+    "overview.diagram.encoder_input": "编码器的输入",
+    "overview.diagram.n_tokens": "{n} 个词元",
+    "overview.diagram.tokens_ids": "词元 → 编号",
+    "overview.diagram.vocab": "词表 {n}",
+    "overview.diagram.embedding": "嵌入 + 位置编码",
+    "overview.diagram.learned_pos": "可学习位置",
+    "overview.diagram.token_type": "类型",
+    "overview.diagram.layer_norm": "层归一化",
+    "overview.diagram.encoder": "{n}× 编码器层",
+    "overview.diagram.encoder_detail": "自注意力<br>h={h}, d_k={d_k}<br>前馈网络 d_ff={d_ff}",
+    "overview.diagram.target": "目标",
+    "overview.diagram.target.given": "给定的目标",
+    "overview.diagram.target.greedy": "贪心解码的输出",
+    "overview.diagram.target.sentence": "句子本身",
+    "overview.diagram.decoder": "{n}× 解码器层",
+    "overview.diagram.decoder_detail": "带掩码的自注意力、<br>交叉注意力、<br>前馈网络",
+    "overview.diagram.output": "线性层 + softmax",
+    "overview.diagram.output_detail": "下一个词元的概率",
+    "overview.diagram.memory": "memory {shape}",
+    "overview.diagram.key": (
+        "<b>S</b> = {S} 个源词元<br><b>T</b> = {T} 个目标词元<br>"
+        "d_model = {d_model}<br>h = {h}, N = {N}<br>d_ff = {d_ff}"
+    ),
+    "overview.diagram.key_encoder": "<b>S</b> = {S} 个词元<br>d_model = {d_model}<br>h = {h}, N = {N}<br>d_ff = {d_ff}",
+    "overview.diagram.vectors": "词元向量",
+    "overview.diagram.vectors_detail": "每个词元一个",
+    "overview.diagram.no_decoder": "没有解码器：这个模型只有编码器。<br>它的输出是每个词元一个向量。",
+}
