@@ -14,7 +14,9 @@ The decoder's input follows ``core.pipeline.run_pipeline`` (given no target), so
 sentence's row is the same run every other page shows:
 - random weights: [BOS] + the sentence's own tokens (an untrained model's output is noise);
 - trained weights: [BOS] + the model's greedy output for that sentence (pinyin), i.e. the prefix of
-  the last decoding step.
+  the last decoding step;
+- an encoder-only model (the pretrained all-MiniLM-L6-v2): no decoder input at all (T = 0); each
+  sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
     """
     if not sentences:
         raise ValueError("run_batch needs at least one sentence")
+    if not pipe.config.decoder:
+        return _encoder_batch(pipe, sentences, max_tokens)
     pad_id = pipe.config.pad_id
     limit = min(max_tokens, pipe.config.max_len - 2)
     src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
@@ -98,6 +102,36 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
         tgt_padding=padding_mask(tgt, pad_id),  # (B, 1, 1, T)
         causal=causal_mask(tgt.size(1)),  # (1, 1, T, T)
         trace=pipe.model.trace(src, tgt),
+        truncated=truncated,
+        pad_id=pad_id,
+    )
+
+
+def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int) -> BatchRun:
+    """The padded batch through an encoder-only model: source side only, an empty decoder input."""
+    pad_id = pipe.config.pad_id
+    limit = min(max_tokens, pipe.config.max_len)
+    labels, rows, truncated = [], [], []
+    for n, sentence in enumerate(sentences):
+        tokens, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+        if len(ids) <= 2:  # nothing between [CLS] and [SEP]
+            raise ValueError(f"sentence {n + 1} has no tokens")
+        truncated.append(len(ids) > limit)
+        if len(ids) > limit:  # keep the closing [SEP]
+            tokens, ids = tokens[: limit - 1] + tokens[-1:], ids[: limit - 1] + ids[-1:]
+        labels.append(list(tokens))
+        rows.append(list(ids))
+    src = _pad(rows, pad_id)  # (B, S)
+    empty = torch.zeros((src.size(0), 0), dtype=torch.long)  # (B, 0): no decoder input
+    return BatchRun(
+        src_tokens=labels,
+        tgt_tokens=[[] for _ in rows],
+        src_ids=src,
+        tgt_ids=empty,
+        src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
+        tgt_padding=padding_mask(empty, pad_id),  # (B, 1, 1, 0)
+        causal=causal_mask(0),  # (1, 1, 0, 0)
+        trace=pipe.model.trace(src),
         truncated=truncated,
         pad_id=pad_id,
     )

@@ -35,51 +35,10 @@ notices: list[str] = []
 notice_box = st.container()
 
 
-def _encoder_batch(pipe, sentences: list[str]):
-    """The padded batch through an encoder-only model (core.batch.run_batch needs a decoder).
-
-    Cut like core.pipeline cuts an encoder-only run: [CLS] and the final [SEP] stay.
-    """
-    import torch
-
-    from core.batch import BatchRun, _pad
-    from core.masks import causal_mask, padding_mask
-
-    pad_id = pipe.config.pad_id
-    limit = min(MAX_BATCH_TOKENS, pipe.config.max_len)
-    labels, rows, truncated = [], [], []
-    for n, sentence in enumerate(sentences):
-        tokens, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
-        if len(ids) <= 2:  # nothing between [CLS] and [SEP]
-            raise ValueError(f"sentence {n + 1} has no tokens")
-        truncated.append(len(ids) > limit)
-        if len(ids) > limit:
-            tokens, ids = tokens[: limit - 1] + tokens[-1:], ids[: limit - 1] + ids[-1:]
-        labels.append(list(tokens))
-        rows.append(list(ids))
-    src = _pad(rows, pad_id)  # (B, S)
-    B = src.size(0)
-    empty = torch.zeros((B, 0), dtype=torch.long)  # no decoder input
-    return BatchRun(
-        src_tokens=labels,
-        tgt_tokens=[[] for _ in range(B)],
-        src_ids=src,
-        tgt_ids=empty,
-        src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
-        tgt_padding=padding_mask(empty, pad_id),  # (B, 1, 1, 0)
-        causal=causal_mask(0),  # (1, 1, 0, 0)
-        trace=pipe.model.trace(src),
-        truncated=truncated,
-        pad_id=pad_id,
-    )
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def batch_of(_pipe, key, sentences: tuple[str, ...], encoder: bool):
-    from core.batch import run_batch
+    from core.batch import run_batch  # encoder-only models get an empty decoder side (``encoder``: cache key)
 
-    if encoder:
-        return _encoder_batch(_pipe, list(sentences))
     return run_batch(_pipe, list(sentences), max_tokens=MAX_BATCH_TOKENS)
 
 

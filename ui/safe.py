@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.sidebar import t
+
 
 def show_text(text: str, label: str | None = None) -> None:
     """User text, verbatim, wrapped, in a code block (which escapes everything)."""
     if label:
         st.caption(label)
-    st.code(text if text else "(empty)", language=None, wrap_lines=True)
+    st.code(text if text else t("common.empty"), language=None, wrap_lines=True)
 
 
 def show_tokens(tokens: list[str], label: str | None = None) -> None:
     """Tokens as a bracketed list, verbatim (repr shows spaces and control characters)."""
     if label:
         st.caption(label)
-    st.code(" ".join(f"[{t}]" for t in tokens) if tokens else "(no tokens)", language=None, wrap_lines=True)
+    st.code(" ".join(f"[{t}]" for t in tokens) if tokens else t("common.no_tokens"), language=None, wrap_lines=True)

@@ -19,6 +19,8 @@ STRINGS = {
     "nav.training.title": "Training",
     "nav.training.desc": "Train a small model live, then use it",
     "common.page_suffix": "Glassbox",
+    "common.empty": "(empty)",
+    "common.no_tokens": "(no tokens)",
     # the weights badge
     "weights.badge.trained": "Weights: {label}",
     "weights.badge.trained_default": "trained 汉字→拼音 checkpoint",

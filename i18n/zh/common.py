@@ -18,6 +18,8 @@ STRINGS = {
     "nav.training.title": "训练",
     "nav.training.desc": "现场训练一个小模型，然后使用它",
     "common.page_suffix": "Glassbox",
+    "common.empty": "（空）",
+    "common.no_tokens": "（没有词元）",
     "weights.badge.trained": "权重：{label}",
     "weights.badge.trained_default": "训练好的 汉字→拼音 检查点",
     "weights.badge.random": "权重：随机初始化（种子 {seed}）—— 注意力图案只是噪声",

@@ -118,3 +118,27 @@ def test_truncation_and_bad_input(pipe):
         run_batch(pipe, ["你好", "   "])
     with pytest.raises(ValueError, match="at least one sentence"):
         run_batch(pipe, [])
+
+
+def test_an_encoder_only_batch_pads_the_source_and_has_no_decoder_side():
+    """A pretrained-like encoder (decoder=False): padding changes nothing in a real row."""
+    from core.config import ModelConfig
+    from core.model import Transformer
+    from core.pipeline import Pipeline, PipelineSettings
+
+    model = Transformer(ModelConfig(50, 50, d_model=16, num_heads=2, decoder=False, seed=1)).eval()
+    words = {"[CLS]": 1, "[SEP]": 2, "a": 5, "b": 6, "c": 7}
+
+    def encode(text):
+        tokens = ["[CLS]", *text.split(), "[SEP]"]
+        return tokens, [words[t] for t in tokens]
+
+    pipe = Pipeline(PipelineSettings(weights="random"), model, "pretrained", "", encode, encode, [], [])
+    batch = run_batch(pipe, ["a b c a", "b"], max_tokens=4)
+    assert batch.src_tokens == [["[CLS]", "a", "b", "[SEP]"], ["[CLS]", "b", "[SEP]"]]
+    assert batch.truncated == [True, False]
+    assert batch.tgt_ids.shape == (2, 0) and batch.trace.decoder == []
+    alone = model.trace(torch.tensor([[1, 6, 2]]))
+    torch.testing.assert_close(batch.trace.memory[1, :3], alone.memory[0], atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="sentence 2 has no tokens"):
+        run_batch(pipe, ["a", ""], max_tokens=4)
