@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+import i18n
 from figures.style import (
     SIGNED_SCALE,
     WEIGHTS_SCALE,
@@ -24,19 +25,47 @@ from figures.style import (
     token_label,
 )
 
-# Kinds of rows in the residual diagram, and their colours.
+# Kinds of rows in the residual diagram, and their colours (names: i18n "model.fig.kind.<kind>").
 STREAM, SUBLAYER, NORMED = "stream", "sublayer", "normed"
 KIND_COLORS = {STREAM: "#2b6cb0", SUBLAYER: "#dd8452", NORMED: "#2f855a"}
-KIND_NAMES = {STREAM: "residual stream", SUBLAYER: "sublayer output", NORMED: "after LayerNorm"}
 NORM_COLORS = {"post": "#2b6cb0", "pre": "#c05621"}
 MAX_DIMS = 16  # dimensions shown per vector in the residual heatmap
+# With up to 512 tokens a grid can have 512 × 2048 cells: beyond these budgets a view shows a part
+# (the first hidden units) or a block-averaged overview, and token axes label every k-th token only.
+MAX_FFN_CELLS = 64 * 1024  # 64 tokens × d_ff = 1024 stay whole (≈ 350 kB sent to the browser)
+MAX_GRID_CELLS = 256 * 256  # cross-attention: larger grids are averaged over square blocks
+RICH_HOVER_CELLS = 64 * 64  # up to here every cell's hover names its two tokens (per-cell strings)
+MAX_TICKS = 24  # token labels on one axis: an axis of ≤ 620 px fits about this many 18 px labels
 
 
-def _np(t) -> np.ndarray:
+def _np(x) -> np.ndarray:
     """A (detached, CPU) tensor or array as float64 numpy."""
-    if hasattr(t, "detach"):
-        t = t.detach().cpu().numpy()
-    return np.asarray(t, dtype=np.float64)
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=np.float64)
+
+
+def _style(fig: go.Figure, **kwargs) -> go.Figure:
+    """``apply_style``, and margins that grow to fit the tick labels and axis titles: without a named
+    template plotly keeps fixed margins and cuts long labels off (tokens, stage names, CJK titles)."""
+    return _fit(apply_style(fig, **kwargs))
+
+
+def _fit(fig: go.Figure) -> go.Figure:
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def _tr(key: str, lang: str, **values: object) -> str:
+    return i18n.t(f"model.fig.{key}", lang, **values)
+
+
+def _ticks(labels: Sequence[str], max_ticks: int = MAX_TICKS) -> tuple[list[int], list[str]]:
+    """(tickvals, ticktext) for a token axis of integer positions: every k-th token when there are many."""
+    step = max(1, -(-len(labels) // max_ticks))
+    vals = list(range(0, len(labels), step))
+    return vals, [token_label(labels[i]) for i in vals]
 
 
 # -- residual + LayerNorm --------------------------------------------------------------------------
@@ -53,7 +82,7 @@ class Stage:
         return float(np.linalg.norm(self.vector))
 
 
-def residual_stages(layer, token: int, norm: str) -> list[Stage]:
+def residual_stages(layer, token: int, norm: str, *, lang: str = "en") -> list[Stage]:
     """One encoder layer's data flow for source position ``token``, top to bottom.
 
     post-norm (paper): x → MultiHead(x) → x + MultiHead(x) → LayerNorm(…) → FFN(…) → … + FFN → LayerNorm
@@ -65,29 +94,37 @@ def residual_stages(layer, token: int, norm: str) -> list[Stage]:
     after_attn = _np(layer.after_attn[0, token])
     ffn = _np(layer.ffn_output[0, token])
     out = _np(layer.output[0, token])
+    first = _tr("stage.input", lang)  # "x (layer input)"
+
+    def last(formula: str) -> str:
+        return _tr("stage.output", lang, formula=formula)  # "… (output)"
+
     if norm == "pre":
         return [
-            Stage("x (layer input)", STREAM, x),
+            Stage(first, STREAM, x),
             Stage("MultiHead(LN(x))", SUBLAYER, attn),
             Stage("x₁ = x + MultiHead(LN(x))", STREAM, after_attn),
             Stage("FFN(LN(x₁))", SUBLAYER, ffn),
-            Stage("x₁ + FFN(LN(x₁)) (output)", STREAM, out),
+            Stage(last("x₁ + FFN(LN(x₁))"), STREAM, out),
         ]
     return [
-        Stage("x (layer input)", STREAM, x),
+        Stage(first, STREAM, x),
         Stage("MultiHead(x)", SUBLAYER, attn),
         Stage("x + MultiHead(x)", STREAM, x + attn),  # dropout is off in a trace
         Stage("x₁ = LayerNorm(x + MultiHead(x))", NORMED, after_attn),
         Stage("FFN(x₁)", SUBLAYER, ffn),
         Stage("x₁ + FFN(x₁)", STREAM, after_attn + ffn),
-        Stage("LayerNorm(x₁ + FFN(x₁)) (output)", NORMED, out),
+        Stage(last("LayerNorm(x₁ + FFN(x₁))"), NORMED, out),
     ]
 
 
-def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, height: int = 420) -> go.Figure:
+def residual_figure(
+    layer, token: int, norm: str, *, dims: int = MAX_DIMS, height: int = 420, lang: str = "en"
+) -> go.Figure:
     """Left: ‖v‖ of each stage's vector; right: its first ``dims`` dimensions (signed colours)."""
-    stages = residual_stages(layer, token, norm)
+    stages = residual_stages(layer, token, norm, lang=lang)
     names = [escape_label(s.name) for s in stages]
+    kinds = {kind: _tr(f"kind.{kind}", lang) for kind in (STREAM, SUBLAYER, NORMED)}
     rows = list(range(len(stages)))
     d = stages[0].vector.shape[0]
     dims = min(dims, d)
@@ -97,7 +134,7 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
         column_widths=[0.42, 0.58],
         shared_yaxes=True,
         horizontal_spacing=0.03,
-        subplot_titles=("length ‖v‖", f"first {dims} of {d} dimensions"),
+        subplot_titles=(_tr("residual.length", lang), _tr("residual.dims", lang, dims=dims, d=d)),
     )
     fig.add_trace(
         go.Bar(
@@ -105,7 +142,7 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
             y=rows,
             orientation="h",
             marker_color=[KIND_COLORS[s.kind] for s in stages],
-            customdata=[[n, KIND_NAMES[s.kind]] for n, s in zip(names, stages, strict=True)],
+            customdata=[[n, kinds[s.kind]] for n, s in zip(names, stages, strict=True)],
             hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>‖v‖ = %{x:.4f}<extra></extra>",
             texttemplate="%{x:.2f}",
             textposition="auto",
@@ -116,6 +153,7 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
     )
     z = np.stack([s.vector[:dims] for s in stages])
     lim = float(np.abs(z).max()) or 1.0
+    value, dimension = _tr("value", lang), _tr("dimension", lang)
     fig.add_trace(
         go.Heatmap(
             z=z,
@@ -124,9 +162,9 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
             colorscale=SIGNED_SCALE,
             zmin=-lim,
             zmax=lim,
-            colorbar={"title": {"text": "value"}, "len": 0.9},
+            colorbar={"title": {"text": value}, "len": 0.9},
             customdata=np.array([[n] * dims for n in names], dtype=object),
-            hovertemplate="%{customdata}<br>dimension %{x}<br>value %{z:.4f}<extra></extra>",
+            hovertemplate=f"%{{customdata}}<br>{dimension} %{{x}}<br>{value} %{{z:.4f}}<extra></extra>",
         ),
         row=1,
         col=2,
@@ -135,13 +173,13 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
     for kind in (STREAM, SUBLAYER, NORMED):
         if any(s.kind == kind for s in stages):
             fig.add_trace(
-                go.Bar(x=[None], y=[None], marker_color=KIND_COLORS[kind], name=KIND_NAMES[kind]),
+                go.Bar(x=[None], y=[None], marker_color=KIND_COLORS[kind], name=kinds[kind]),
                 row=1,
                 col=1,
             )
     fig.update_yaxes(tickmode="array", tickvals=rows, ticktext=names, autorange="reversed", row=1, col=1)
-    fig.update_xaxes(title="dimension", title_standoff=4, row=1, col=2)
-    apply_style(fig, height=height)
+    fig.update_xaxes(title=dimension, title_standoff=4, row=1, col=2)
+    _style(fig, height=height)
     fig.update_layout(
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0.0},
         margin={"l": 20, "r": 20, "t": 40, "b": 70},
@@ -150,23 +188,25 @@ def residual_figure(layer, token: int, norm: str, *, dims: int = MAX_DIMS, heigh
     return fig
 
 
-def stream_norms(trace) -> tuple[list[str], np.ndarray]:
+def stream_norms(trace, *, lang: str = "en") -> tuple[list[str], np.ndarray]:
     """Per-token length of the encoder's residual stream at every stage: (labels, (stages, S)).
 
     Stages: the embedded input, then per layer after the attention half and after the FFN half,
-    then the memory ("memory": after the encoder's final LayerNorm).
+    then the memory (what the decoder reads: after the encoder's final LayerNorm, if it has one).
     """
-    labels = ["embedded"]
+    labels = [_tr("stream.embedded", lang)]
     vectors = [trace.encoder[0].input[0]]
     for i, layer in enumerate(trace.encoder, start=1):
-        labels += [f"L{i} attn", f"L{i} FFN"]
+        labels += [_tr("stream.attn", lang, i=i), _tr("stream.ffn", lang, i=i)]
         vectors += [layer.after_attn[0], layer.output[0]]
-    labels.append("memory")
+    labels.append(_tr("stream.memory", lang))
     vectors.append(trace.memory[0])
     return labels, np.stack([np.linalg.norm(_np(v), axis=-1) for v in vectors])
 
 
-def stream_norms_figure(traces: Mapping[str, object], d_model: int, *, height: int = 380) -> go.Figure:
+def stream_norms_figure(
+    traces: Mapping[str, object], d_model: int, *, height: int = 380, lang: str = "en"
+) -> go.Figure:
     """Mean ‖x‖ over the tokens through the encoder, one line per norm placement ("post", "pre").
 
     The dotted line is √d_model: a LayerNorm output with its initial scale (γ=1, β=0) has
@@ -175,21 +215,19 @@ def stream_norms_figure(traces: Mapping[str, object], d_model: int, *, height: i
     fig = go.Figure()
     labels: list[str] = []
     for name, trace in traces.items():
-        labels, norms = stream_norms(trace)
+        labels, norms = stream_norms(trace, lang=lang)
         mean = norms.mean(axis=1)
+        line_name = escape_label(_tr("stream.line", lang, norm=name))  # "post-norm"
         fig.add_trace(
             go.Scatter(
                 x=list(range(len(labels))),
                 y=mean,
                 mode="lines+markers",
-                name=f"{name}-norm",
+                name=line_name,
                 line={"color": NORM_COLORS.get(name), "width": 3},
                 marker={"size": 10},
                 customdata=np.stack([norms.min(axis=1), norms.max(axis=1)], axis=-1),
-                hovertemplate=(
-                    f"{escape_label(name)}-norm<br>mean ‖x‖ = %{{y:.4f}}<br>"
-                    "min %{customdata[0]:.4f}, max %{customdata[1]:.4f}<extra></extra>"
-                ),
+                hovertemplate=line_name + "<br>" + _tr("stream.hover", lang) + "<extra></extra>",
             )
         )
     root = float(np.sqrt(d_model))
@@ -203,10 +241,12 @@ def stream_norms_figure(traces: Mapping[str, object], d_model: int, *, height: i
             hoverinfo="skip",
         )
     )
+    # many stages: slanted labels ending at their tick (plotly's own slant starts there and pushes
+    # the last label out of the chart, where it is hidden)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels,
-                     title="encoder, stage by stage")
-    fig.update_yaxes(title="mean ‖x‖ over tokens", rangemode="tozero")
-    apply_style(fig, height=height)
+                     title=_tr("stream.x", lang), tickangle=-30 if len(labels) > 8 else None)
+    fig.update_yaxes(title=_tr("stream.y", lang), rangemode="tozero")
+    _style(fig, height=height)
     fig.update_layout(legend={"orientation": "h", "y": 1.12, "x": 0.0})
     return fig
 
@@ -220,41 +260,64 @@ def relu_zero_fraction(hidden) -> tuple[float, np.ndarray]:
     return float(zero.mean()), zero.mean(axis=-1)
 
 
-def ffn_hidden_figure(hidden, tokens: Sequence[str], *, height: int | None = None) -> go.Figure:
-    """Tokens × d_ff heatmap of max(0, x W₁ + b₁); white = switched off by ReLU.
+def ffn_units_shown(n_tokens: int, d_ff: int, max_cells: int = MAX_FFN_CELLS) -> int:
+    """How many hidden units (the first ones) the heatmap shows for ``n_tokens`` rows: all of them
+    up to ``max_cells`` cells, else as many as fit, a multiple of 64 (at least 64)."""
+    return min(d_ff, max(64, max_cells // max(n_tokens, 1) // 64 * 64))
 
-    One heatmap trace whatever d_ff is (64 tokens × 2048 units stays one trace). The hover names
-    the position and unit; the token is on the axis.
+
+def ffn_hidden_figure(
+    hidden,
+    tokens: Sequence[str],
+    *,
+    activation: str = "relu",
+    max_cells: int = MAX_FFN_CELLS,
+    height: int | None = None,
+    lang: str = "en",
+) -> go.Figure:
+    """Tokens × d_ff heatmap of the hidden layer act(x W₁ + b₁); with ReLU, white = switched off.
+
+    One heatmap trace; a long sentence shows the first ``ffn_units_shown`` units (the x axis title
+    says so) and labels every k-th token. GELU (BERT) has small negative values: orange below 0.
     """
     h = _np(hidden)
     n, d_ff = h.shape
     if len(tokens) != n:
         raise ValueError(f"{n} rows of hidden units but {len(tokens)} tokens")
-    zmax = float(h.max()) or 1.0
+    units = ffn_units_shown(n, d_ff, max_cells)
+    z = h[:, :units].astype(np.float32)  # float32: half the bytes sent to the browser
+    act = "GELU" if activation == "gelu" else "ReLU"
+    if activation == "gelu":
+        # GELU's negative values lie in [-0.17, 0] while a few positive ones reach 20+: orange below 0,
+        # white at 0, blue above, one scale both ways, the largest 0.5 % saturated (hover: exact values)
+        lim = max(float(np.percentile(np.abs(z), 99.5)), 1e-6)
+        colors = {"colorscale": [[0.0, "#c05621"], [0.5, "#ffffff"], [1.0, "#08306b"]],
+                  "zmin": -lim, "zmax": lim}
+    else:
+        colors = {"colorscale": [[0.0, "#ffffff"], [0.02, "#deebf7"], [1.0, "#08306b"]],
+                  "zmin": 0.0, "zmax": float(z.max()) or 1.0}
     fig = go.Figure(
         go.Heatmap(
-            z=np.round(h, 4),
-            x=list(range(d_ff)),
+            z=z,
+            x=list(range(units)),
             y=list(range(n)),
-            colorscale=[[0.0, "#ffffff"], [0.02, "#deebf7"], [1.0, "#08306b"]],
-            zmin=0.0,
-            zmax=zmax,
-            colorbar={"title": {"text": "ReLU(xW₁+b₁)"}},
-            hovertemplate="token #%{y}<br>unit %{x}<br>value %{z:.4f}<extra></extra>",
+            colorbar={"title": {"text": f"{act}(xW₁+b₁)"}},
+            hovertemplate=_tr("ffn.hover", lang) + "<extra></extra>",
+            **colors,
         )
     )
-    fig.update_xaxes(title=f"hidden unit (d_ff = {d_ff})", showgrid=False)
-    fig.update_yaxes(
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=[token_label(t) for t in tokens],
-        autorange="reversed",
-        showgrid=False,
-    )
-    return apply_style(fig, height=height or max(260, min(620, 60 + 26 * n)))
+    title = (_tr("ffn.x", lang, d_ff=d_ff) if units == d_ff
+             else _tr("ffn.x_part", lang, units=units, d_ff=d_ff))
+    fig.update_xaxes(title=title, showgrid=False)
+    tickvals, ticktext = _ticks(tokens)
+    fig.update_yaxes(tickmode="array", tickvals=tickvals, ticktext=ticktext, autorange="reversed",
+                     showgrid=False)
+    return _style(fig, height=height or max(260, min(620, 60 + 26 * n)))
 
 
-def zero_fraction_figure(hidden, tokens: Sequence[str], *, height: int | None = None) -> go.Figure:
+def zero_fraction_figure(
+    hidden, tokens: Sequence[str], *, height: int | None = None, lang: str = "en"
+) -> go.Figure:
     """Per token, the fraction of the d_ff hidden units that are exactly 0 after ReLU."""
     overall, per_token = relu_zero_fraction(hidden)
     n = len(per_token)
@@ -264,20 +327,17 @@ def zero_fraction_figure(hidden, tokens: Sequence[str], *, height: int | None = 
             y=list(range(n)),
             orientation="h",
             marker_color="#7f7f7f",
-            customdata=[escape_label(t) for t in tokens],
-            hovertemplate="%{customdata} #%{y}<br>%{x:.1%} of units are 0<extra></extra>",
+            customdata=[escape_label(tok) for tok in tokens],
+            hovertemplate=_tr("zero.hover", lang) + "<extra></extra>",
         )
     )
     fig.add_vline(x=overall, line={"dash": "dot", "color": "#c05621"},
-                  annotation_text=f"all: {overall:.0%}", annotation_position="top")
-    fig.update_xaxes(range=[0, 1], tickformat=".0%", title="units off (= 0)")
-    fig.update_yaxes(
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=[token_label(t) for t in tokens],
-        autorange="reversed",
-    )
-    return apply_style(fig, height=height or max(260, min(620, 60 + 26 * n)))
+                  annotation_text=_tr("zero.all", lang, share=f"{overall:.0%}"),
+                  annotation_position="top left" if overall > 0.5 else "top right")  # inside a narrow chart
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", title=_tr("zero.x", lang))
+    tickvals, ticktext = _ticks(tokens)
+    fig.update_yaxes(tickmode="array", tickvals=tickvals, ticktext=ticktext, autorange="reversed")
+    return _style(fig, height=height or max(260, min(620, 60 + 26 * n)))
 
 
 # -- output probabilities --------------------------------------------------------------------------
@@ -311,6 +371,7 @@ def topk_figure(
     chosen: int | None = None,
     title: str | None = None,
     height: int | None = None,
+    lang: str = "en",
 ) -> go.Figure:
     """Horizontal bars of the k most probable next tokens, most probable on top.
 
@@ -321,13 +382,14 @@ def topk_figure(
     rows = list(range(len(ids)))
     names = [escape_label(labels[i]) for i in ids]
     colors = ["#2f855a" if chosen is not None and i == chosen else "#2b6cb0" for i in ids]
+    probability = _tr("probability", lang)
     fig = go.Figure(
         go.Bar(
             x=p,
             y=rows,
             orientation="h",
             marker_color=colors,
-            name="probability",
+            name=probability,
             customdata=np.stack([np.array(names, dtype=object), ids.astype(object)], axis=-1),
             hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>p = %{x:.4f}<extra></extra>",
             texttemplate="%{x:.3g}",
@@ -355,8 +417,8 @@ def topk_figure(
     )
     top = max(float(p.max()), float(_np(reference)[ids].max()) if reference is not None else 0.0)
     # Autoscaled (not 0..1): an untrained model spreads ~1/vocab over every token.
-    fig.update_xaxes(range=[0, min(1.0, top * 1.3) or 1.0], title="probability")
-    apply_style(fig, height=height or max(240, 60 + 30 * len(ids)), title=title)
+    fig.update_xaxes(range=[0, min(1.0, top * 1.3) or 1.0], title=probability)
+    _style(fig, height=height or max(240, 60 + 30 * len(ids)), title=title)
     fig.update_layout(showlegend=reference is not None, legend={"orientation": "h", "y": -0.18, "x": 0},
                       margin={"r": 80})  # room for the value printed after the longest bar
     return fig
@@ -374,28 +436,78 @@ def cross_attention(step_trace, head: int | None = None, layer: int = -1) -> np.
     return w.mean(axis=0) if head is None else w[head]
 
 
+def block_mean(z: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Average ``z`` over blocks of ``rows`` × ``cols`` cells (the last blocks may be smaller)."""
+    z = np.asarray(z, dtype=np.float64)
+    r0, c0 = np.arange(0, z.shape[0], rows), np.arange(0, z.shape[1], cols)
+    sums = np.add.reduceat(np.add.reduceat(z, r0, axis=0), c0, axis=1)
+    sizes = np.outer(np.diff(np.append(r0, z.shape[0])), np.diff(np.append(c0, z.shape[1])))
+    return sums / sizes
+
+
+def _blocks(tokens: Sequence[str], size: int) -> list[str]:
+    """One label per block of ``size`` tokens: its first token (the hover gives the range)."""
+    return [tokens[i] for i in range(0, len(tokens), size)]
+
+
 def cross_attention_figure(
     step_trace,
     src_tokens: Sequence[str],
     prefix_tokens: Sequence[str],
     head: int | None = None,
     *,
+    max_cells: int = MAX_GRID_CELLS,
     height: int | None = None,
+    lang: str = "en",
 ) -> go.Figure:
-    """Rows: the decoder positions so far (the prefix); columns: the source tokens."""
+    """Rows: the decoder positions so far (the prefix); columns: the source tokens.
+
+    Small grids name both tokens in every cell's hover. A grid of more than ``max_cells`` cells
+    (hundreds of tokens on both sides) is an overview: each axis longer than 256 is averaged over
+    blocks of k tokens, and the axis titles say so.
+    """
     z = cross_attention(step_trace, head)
-    return heatmap(
-        z,
-        list(src_tokens),
-        list(prefix_tokens),
-        colorscale=WEIGHTS_SCALE,
-        zmin=0.0,
-        zmax=1.0,
-        x_title="source token (memory)",
-        y_title="decoder position",
-        height=height or max(260, min(560, 160 + 34 * len(prefix_tokens))),
-        colorbar_title="weight",
+    x_title, y_title, weight = _tr("cross.x", lang), _tr("cross.y", lang), _tr("weight", lang)
+    n_rows, n_cols = z.shape
+    if n_rows * n_cols <= RICH_HOVER_CELLS:
+        fig = heatmap(z, list(src_tokens), list(prefix_tokens), colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=1.0,
+                      x_title=x_title, y_title=y_title, colorbar_title=weight,
+                      height=height or max(260, min(560, 160 + 34 * n_rows)))
+        fig.data[0].hovertemplate = (
+            f"{escape_label(y_title)}: %{{customdata[0]}}<br>{escape_label(x_title)}: %{{customdata[1]}}<br>"
+            f"{weight}: %{{z:.4f}}<extra></extra>"
+        )
+        return _fit(fig)
+    rows = cols = 1
+    if n_rows * n_cols > max_cells:
+        side = max(1, int(np.sqrt(max_cells)))
+        rows, cols = -(-n_rows // side), -(-n_cols // side)
+        z = block_mean(z, rows, cols)
+    y_labels, x_labels = _blocks(list(prefix_tokens), rows), _blocks(list(src_tokens), cols)
+    if rows > 1:
+        y_title = _tr("blocks", lang, title=y_title, k=rows)
+    if cols > 1:
+        x_title = _tr("blocks", lang, title=x_title, k=cols)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z.astype(np.float32),
+            x=[i * cols for i in range(z.shape[1])],  # the first position of each block
+            y=[i * rows for i in range(z.shape[0])],
+            colorscale=WEIGHTS_SCALE,
+            zmin=0.0,
+            zmax=1.0 if rows == cols == 1 else float(z.max()) or 1.0,
+            colorbar={"title": {"text": weight}},
+            hovertemplate=(f"{escape_label(y_title)}: #%{{y}}<br>{escape_label(x_title)}: #%{{x}}<br>"
+                           f"{weight}: %{{z:.4f}}<extra></extra>"),
+        )
     )
+    xv, xt = _ticks(x_labels)
+    yv, yt = _ticks(y_labels)
+    fig.update_xaxes(tickmode="array", tickvals=[v * cols for v in xv], ticktext=xt,
+                     title=escape_label(x_title), side="top", showgrid=False)
+    fig.update_yaxes(tickmode="array", tickvals=[v * rows for v in yv], ticktext=yt,
+                     title=escape_label(y_title), autorange="reversed", showgrid=False)
+    return _style(fig, height=height or max(260, min(620, 160 + 34 * z.shape[0])))
 
 
 # -- small helpers for the page (no tensor arithmetic in pages) ------------------------------------

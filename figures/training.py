@@ -1,36 +1,129 @@
-"""Training curves and the trained-vs-random comparison: pure plotly figures."""
+"""Training curves, the learning-rate schedule and the trained-vs-random comparison: pure plotly figures."""
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from figures.style import apply_style, heatmap
+import i18n
+from figures.style import apply_style, escape_label, heatmap
+
+SCHEDULE_POINTS = 400  # points of the planned learning-rate curve (a budget has up to 5,000 steps)
 
 
-def curves(history: list[dict]) -> go.Figure:
+def _style(fig: go.Figure, **kwargs) -> go.Figure:
+    """``apply_style``, and margins that grow to fit the tick labels and axis titles: without a named
+    template plotly keeps fixed margins and cuts long labels off (tokens, stage names, CJK titles)."""
+    return _fit(apply_style(fig, **kwargs))
+
+
+def _fit(fig: go.Figure) -> go.Figure:
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def _tr(key: str, lang: str, **values: object) -> str:
+    return i18n.t(f"training.fig.{key}", lang, **values)
+
+
+def curves(history: list[dict], *, lang: str = "en") -> go.Figure:
     """Loss and accuracy against the step, from ``core.train`` progress reports (live or final)."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("training loss", "accuracy"), horizontal_spacing=0.12)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(_tr("loss_title", lang), _tr("acc_title", lang)),
+                        horizontal_spacing=0.12)
     steps = [h["step"] for h in history]
-    fig.add_trace(go.Scatter(x=steps, y=[h["loss"] for h in history], mode="lines", name="loss",
+    fig.add_trace(go.Scatter(x=steps, y=[h["loss"] for h in history], mode="lines", name=_tr("loss", lang),
                              line={"width": 3}), row=1, col=1)
-    fig.add_trace(go.Scatter(x=steps, y=[h["acc"] for h in history], mode="lines", name="train token acc",
-                             line={"width": 3}), row=1, col=2)
+    fig.add_trace(go.Scatter(x=steps, y=[h["acc"] for h in history], mode="lines",
+                             name=_tr("train_acc", lang), line={"width": 3}), row=1, col=2)
     val = [h for h in history if h.get("val")]
     if val:
         fig.add_trace(go.Scatter(x=[h["step"] for h in val], y=[h["val"]["token_acc"] for h in val],
-                                 mode="lines+markers", name="validation token acc (greedy)",
+                                 mode="lines+markers", name=_tr("val_acc", lang),
                                  marker={"size": 10}), row=1, col=2)
-    fig.update_xaxes(title_text="step")
+    fig.update_xaxes(title_text=_tr("step", lang))
     fig.update_yaxes(range=[0, 1.02], row=1, col=2)
     fig.update_layout(legend={"orientation": "h", "y": -0.25})
-    return apply_style(fig, height=380)
+    return _style(fig, height=380)
 
 
-def cross_attention(weights, tgt_tokens: list[str], src_tokens: list[str], title: str) -> go.Figure:
-    """Head-averaged cross-attention of the last decoder layer: rows = decoder positions, columns = source."""
-    return heatmap(weights, src_tokens, tgt_tokens, title=title, zmin=0, zmax=1, colorbar_title="weight",
-                   x_title="source token (key)", y_title="decoder input (query)", height=420)
+# -- the learning rate -----------------------------------------------------------------------------
+
+
+def planned_rate(
+    step: int, steps: int, d_model: int, warmup: int, cooldown: float, factor: float = 1.0
+) -> float:
+    """The rate ``core.train`` uses at ``step`` of a ``steps`` budget when the steps run out first:
+    the paper's warm-up schedule, lowered linearly to 0 over the last ``cooldown`` of the budget."""
+    from core.train import noam_lr
+
+    rate = noam_lr(step, d_model, warmup, factor)
+    if cooldown:
+        spent = (step - 1) / steps
+        rate *= min(1.0, max(0.0, 1.0 - spent) / cooldown)
+    return rate
+
+
+def task_warmup(task: str) -> int:
+    """The warm-up steps ``core.train`` uses for ``task`` (its default)."""
+    from core.train import DEFAULT_TRAIN
+
+    return int(DEFAULT_TRAIN[task]["warmup"])
+
+
+def lr_schedule(
+    steps: int,
+    d_model: int,
+    warmup: int,
+    cooldown: float,
+    history: list[dict] | None = None,
+    *,
+    lang: str = "en",
+) -> go.Figure:
+    """The planned learning rate over a ``steps`` budget (line), and the rates a run really used
+    (markers, from its progress reports) when ``history`` is given. The warm-up's end is marked."""
+    xs = np.unique(np.linspace(1, steps, min(steps, SCHEDULE_POINTS)).round().astype(int))
+    xs = np.union1d(xs, [min(warmup, steps)])  # the peak is a point of the curve
+    rates = [planned_rate(int(s), steps, d_model, warmup, cooldown) for s in xs]
+    hover = _tr("lr_hover", lang) + "<extra></extra>"
+    fig = go.Figure(
+        go.Scatter(x=xs, y=rates, mode="lines", name=_tr("lr_planned", lang),
+                   line={"width": 3, "color": "#2b6cb0"}, hovertemplate=hover)
+    )
+    if history:
+        fig.add_trace(
+            go.Scatter(x=[h["step"] for h in history], y=[h["lr"] for h in history], mode="markers",
+                       name=_tr("lr_used", lang), marker={"size": 9, "color": "#c05621"},
+                       hovertemplate=hover)
+        )
+    if warmup < steps:
+        fig.add_vline(x=warmup, line={"dash": "dot", "color": "#555555"},
+                      annotation_text=_tr("lr_warmup", lang, warmup=warmup), annotation_position="top right")
+    fig.update_xaxes(title=_tr("step", lang), rangemode="tozero")
+    fig.update_yaxes(title=_tr("lr", lang), rangemode="tozero", exponentformat="e")
+    _style(fig, height=340)
+    fig.update_layout(legend={"orientation": "h", "y": -0.3, "x": 0.0})
+    return fig
+
+
+# -- trained vs random -----------------------------------------------------------------------------
+
+
+def cross_attention(
+    weights, tgt_tokens: list[str], src_tokens: list[str], title: str, *, lang: str = "en"
+) -> go.Figure:
+    """Head-averaged cross-attention of the last decoder layer: rows = decoder positions, columns = source.
+
+    ``title`` (e.g. "trained weights") sits above the subtitle "last decoder layer, heads averaged";
+    the source tokens go below the grid, so the title never meets them in a half-width column.
+    """
+    fig = heatmap(weights, src_tokens, tgt_tokens, title=title, zmin=0, zmax=1,
+                  colorbar_title=_tr("weight", lang), x_title=_tr("cross_x", lang),
+                  y_title=_tr("cross_y", lang), height=440)
+    fig.update_layout(title_subtitle_text=escape_label(_tr("cross_subtitle", lang)), margin_t=80)
+    fig.update_xaxes(side="bottom")
+    return _fit(fig)
 
 
 def last_cross_attention(trace):

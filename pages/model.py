@@ -1,5 +1,8 @@
 """Whole model & decoding: residual + LayerNorm, the feed-forward layer, the output softmax and
-greedy decoding step by step, each with the real numbers of the sentence in the sidebar."""
+greedy decoding step by step, each with the real numbers of the sentence in the sidebar.
+
+An encoder-only model (the pretrained all-MiniLM-L6-v2) shows sections 1–3 (its encoder) and says
+why sections 4–5 (decoder, output layer, decoding) have nothing to show."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from figures.model import (
     cross_attention_figure,
     decoded_ids,
     ffn_hidden_figure,
+    ffn_units_shown,
     position_logits,
     relu_zero_fraction,
     residual_figure,
@@ -25,12 +29,17 @@ from figures.model import (
 )
 from ui.settings import literal
 
-CHART = {"displayModeBar": False}
-PLOT = {"width": "stretch", "config": CHART, "theme": None}  # theme=None: keep the projector fonts
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
 TEMP_RANGE, TEMP_DEFAULT = (0.1, 3.0), 1.0
 STEP_TOPK = 10  # bars per decoding step
+# Decoding on demand keeps one full trace per step (O(steps² · vocabulary) numbers): with 512 source
+# tokens and no [EOS] from random weights that would be gigabytes, so it stops after this many steps.
+DECODE_STEPS = 64
+
+
+def show(fig, key: str, name: str) -> None:
+    ui.show_figure(fig, key=key, name=name, theme=None)  # theme=None: keep the projector fonts
 
 
 # -- URL-bound sliders: a tampered ?model_…= falls back with a message, never a traceback ----------
@@ -39,7 +48,7 @@ STEP_TOPK = 10  # bars per decoding step
 def _shown(raw: str) -> str:
     """A URL value safe to put in a message (messages are Markdown): odd values are not repeated,
     plain ones go in a code span (``_a_`` would otherwise be italic)."""
-    return literal(raw) if re.fullmatch(r"[\w.+-]{1,20}", raw) else "an invalid value"
+    return literal(raw) if re.fullmatch(r"[\w.+-]{1,20}", raw) else ui.t("model.url.invalid")
 
 
 def _parse(raw: str, integer: bool) -> float | None:
@@ -67,16 +76,16 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
         value = _parse(raw, integer)
         if value is None:
             state[key] = default
-            why = f"must be a {'whole number' if integer else 'number'} from {lo} to {hi}"
+            why = ui.t("model.url.whole" if integer else "model.url.number", lo=lo, hi=hi)
         elif not lo <= value <= hi:
             state[key] = type(lo)(min(max(value, lo), hi))
-            why = f"must be from {lo} to {hi} for this sentence and these sizes"
+            why = ui.t("model.url.range", lo=lo, hi=hi)
     if key in state and not lo <= state[key] <= hi:
         state[key] = min(max(state[key], lo), hi)
     value = st.slider(label, lo, hi, key=key, step=step, help=help, bind="query-params",
                       **({} if key in state else {"value": default}))
     if why is not None:
-        st.warning(f"Ignored {key}={_shown(raw)} in the URL ({why}); showing {value}.",
+        st.warning(ui.t("model.url.ignored", key=key, raw=_shown(raw), why=why, value=value),
                    icon=":material/warning:")
     return value
 
@@ -87,16 +96,16 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 # These objects are only read, so sharing one copy between reruns and sessions is safe.
 
 
-@st.cache_resource(max_entries=16, show_spinner="Decoding greedily…")
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
     from core.pipeline import greedy
 
     limit = min(max_tokens, _pipe.config.max_len - 2)  # as run_pipeline cuts the sentence
     ids = _pipe.src_encode(sentence)[1][:limit]
-    return greedy(_pipe, ids, limit)
+    return greedy(_pipe, ids, min(limit, DECODE_STEPS))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Running the other LayerNorm placement…")
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _trace(_pipe, key, sentence: str, target: str, max_tokens: int):
     from core.pipeline import run_pipeline
 
@@ -106,10 +115,8 @@ def _trace(_pipe, key, sentence: str, target: str, max_tokens: int):
 # -- the page ----------------------------------------------------------------------------------------
 
 settings = ui.page_setup("nav.model.title")
-st.caption(
-    "Attention is one sublayer. Around it: a residual connection and LayerNorm, a feed-forward "
-    "network, and at the end a softmax over the vocabulary that the decoder reads one token at a time."
-)
+lang = settings.lang
+st.caption(ui.t("model.intro"))
 run = ui.get_run(settings)
 if run is None:
     st.stop()
@@ -118,7 +125,10 @@ if pipe is None:
     st.stop()
 config = pipe.config
 trained = pipe.kind == "trained"
-NOISE = "Random weights: these numbers are real but the pattern is noise — no meaning yet."
+random_weights = pipe.kind == "random"
+has_decoder = getattr(config, "decoder", True) and bool(run.trace.decoder)
+gelu = getattr(config, "activation", "relu") == "gelu"
+NOISE = ui.t("model.noise")
 
 # 1. Residual + LayerNorm, 2. feed-forward (one fragment: both follow the chosen layer) ------------
 # Each section is an st.fragment: moving one of its sliders reruns and redraws that section only.
@@ -126,184 +136,201 @@ NOISE = "Random weights: these numbers are real but the pattern is noise — no 
 
 @st.fragment
 def residual_and_ffn() -> None:
-    st.header("1 · Residual connection + LayerNorm")
+    st.header(ui.t("model.residual.header"))
     left, right = st.columns([1, 1])
     with left:
-        st.markdown(
-            "Every sublayer (self-attention, feed-forward) is wrapped the same way: its output is "
-            "**added** to its input (the *residual stream*) and a **LayerNorm** rescales each vector to "
-            "mean 0, variance 1 (then a learned scale γ and shift β)."
-        )
+        st.markdown(ui.t("model.residual.intro"))
     with right:
         if config.norm == "post":
-            st.markdown("**post-norm** (the paper, section 5.4): normalise the sum.")
+            st.markdown(ui.t("model.residual.post"))
             st.latex(r"x_{\text{out}} = \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)")
         else:
-            st.markdown("**pre-norm** (later models, e.g. GPT-2): normalise the branch input only.")
+            st.markdown(ui.t("model.residual.pre"))
             st.latex(r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
-        st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu(v)}{\sigma(v)} + \beta")
-
+        st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
+        st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i,\qquad "
+                 r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
     c1, c2 = st.columns(2)
     with c1:
-        layer_no = url_slider("Encoder layer", "model_layer", 1, config.num_layers, 1)
+        layer_no = url_slider(ui.t("model.residual.layer"), "model_layer", 1, config.num_layers, 1)
     with c2:
-        token = url_slider(
-            "Source token (position)", "model_token", 0, len(run.src_tokens) - 1, 0,
-            help="Which token's vector to follow through the layer.",
-        )
+        token = url_slider(ui.t("model.residual.token"), "model_token", 0, len(run.src_tokens) - 1, 0,
+                           help=ui.t("model.residual.token.help"))
     layer = run.trace.encoder[layer_no - 1]
-    st.caption(f"One vector through encoder layer {layer_no} of {config.num_layers} ({config.norm}-norm), "
-               f"the token at position {token}:")
+    st.caption(ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm,
+                    token=token))
     st.code(run.src_tokens[token], language=None, wrap_lines=True)
-    st.plotly_chart(residual_figure(layer, token, config.norm), **PLOT)
+    show(residual_figure(layer, token, config.norm, lang=lang), "model_residual",
+         f"residual-layer{layer_no}-token{token}")
+    st.caption(ui.t("model.residual.reading", root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model))
 
-    st.header("2 · Position-wise feed-forward network")
+    st.header(ui.t("model.ffn.header"))
+    hidden = layer.ffn_hidden[0]
     left, right = st.columns([1, 1])
     with left:
         st.latex(r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2")
-        st.markdown(
-            f"The same two-layer network is applied to every token separately: d_model = {config.d_model} "
-            f"→ d_ff = {config.d_ff} → d_model. The heatmap shows the hidden layer max(0, xW₁ + b₁) of "
-            f"encoder layer {layer_no}; white cells are units the ReLU switched off (exactly 0)."
-        )
-    overall, _ = relu_zero_fraction(layer.ffn_hidden[0])
+        if gelu:
+            st.latex(r"\mathrm{FFN}_{\mathrm{BERT}}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2")
+            st.latex(r"\mathrm{GELU}(z) = z\,\Phi(z)")
+        st.markdown(ui.t("model.ffn.gelu" if gelu else "model.ffn.relu", d_model=config.d_model,
+                         d_ff=config.d_ff, layer=layer_no))
+    overall, _ = relu_zero_fraction(hidden)
     with right:
-        st.metric("Hidden units switched off by ReLU", f"{overall:.1%}",
-                  help="Fraction of the tokens × d_ff hidden activations that are exactly 0.")
-        if not trained:
-            st.caption("With random weights about half the units are off: xW₁ + b₁ is symmetric around 0.")
-    c1, c2 = st.columns([3, 1])
+        st.metric(ui.t("model.ffn.metric"), f"{overall:.1%}", help=ui.t("model.ffn.metric.help"))
+        if gelu:
+            st.caption(ui.t("model.ffn.gelu_zero"))
+        elif random_weights:
+            st.caption(ui.t("model.ffn.random_half"))
+    units = ffn_units_shown(len(run.src_tokens), config.d_ff)
+    if units < config.d_ff:
+        st.caption(ui.t("model.ffn.part", units=units, d_ff=config.d_ff, n=len(run.src_tokens)))
+    heat = ffn_hidden_figure(hidden, run.src_tokens, activation="gelu" if gelu else "relu", lang=lang)
+    if gelu:  # hardly any unit is exactly 0: the per-token bars would all be empty
+        show(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
+        return
+    c1, c2 = st.columns([2.3, 1])
     with c1:
-        st.plotly_chart(ffn_hidden_figure(layer.ffn_hidden[0], run.src_tokens), **PLOT)
+        show(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
     with c2:
-        st.plotly_chart(zero_fraction_figure(layer.ffn_hidden[0], run.src_tokens), **PLOT)
+        show(zero_fraction_figure(hidden, run.src_tokens, lang=lang), "model_ffn_zero",
+             f"ffn-zero-fraction-layer{layer_no}")
 
 
 def stream_through_layers() -> None:
-    st.header("3 · The residual stream through the layers: post- vs pre-norm")
+    st.header(ui.t("model.stream.header"))
+    left, right = st.columns([1, 1])
+    with left:
+        st.markdown(ui.t("model.stream.intro"))
+    with right:
+        st.latex(r"\text{post: } x_{l+1} = \mathrm{LayerNorm}\big(x_l + F(x_l)\big)")
+        st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
+        st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
     traces = {config.norm: run.trace}
     if trained:
-        st.caption(
-            f"Trained weights: the LayerNorm placement is fixed by the checkpoint ({config.norm}-norm). "
-            "Switch the sidebar to random weights to compare post- and pre-norm side by side."
-        )
+        st.caption(ui.t("model.stream.trained", norm=config.norm))
+    elif not random_weights:
+        st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
         other = "pre" if config.norm == "post" else "post"
         other_settings = replace(settings, norm=other)
         other_pipe = ui.get_pipeline(other_settings)
         if other_pipe is not None:
-            traces[other] = _trace(other_pipe, other_settings.pipeline_settings(), settings.sentence,
-                                   settings.target, ui.MAX_TOKENS)
+            with st.spinner(ui.t("model.spinner.other_norm")):
+                traces[other] = _trace(other_pipe, other_settings.pipeline_settings(), settings.sentence,
+                                       settings.target, settings.max_tokens)
             traces = {k: traces[k] for k in ("post", "pre")}
-        st.caption(
-            f"The same random weights (seed {settings.seed}) with LayerNorm after (post) and before (pre) "
-            "each sublayer. Post-norm brings the stream back to about √d_model after every sublayer; "
-            "pre-norm keeps adding to it, so it grows with depth (try 6 layers)."
-        )
-    st.plotly_chart(stream_norms_figure(traces, config.d_model), **PLOT)
+        st.caption(ui.t("model.stream.random", seed=settings.seed))
+    show(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream", "residual-stream-norms")
+
+
+def encoder_only() -> None:
+    """Sections 4–5 of an encoder-only model: what it lacks, in place of the charts."""
+    name = getattr(pipe, "name", "") or "all-MiniLM-L6-v2"
+    st.header(ui.t("model.output.header"))
+    st.info(ui.t("model.encoder_only", model=name), icon=":material/info:")
 
 
 @st.fragment
 def output_probabilities() -> None:
-    st.header("4 · Output probabilities")
+    st.header(ui.t("model.output.header"))
     left, right = st.columns([1, 1])
     with left:
         st.latex(r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
-        st.markdown(
-            "The decoder's last vector at position *i* goes through a linear layer (one score, a *logit*, "
-            "per target token) and a softmax. The temperature *T* divides the logits first: *T* < 1 "
-            "sharpens, *T* > 1 flattens. **Greedy decoding takes the argmax, which no temperature "
-            "changes**; sampling would draw from these bars, so it depends on *T*."
-        )
+        st.latex(r"\mathrm{softmax}(z)_w = \frac{e^{z_w}}{\sum_{v} e^{z_v}}")
+        st.markdown(ui.t("model.output.intro"))
     with right:
-        position = url_slider("Decoder position", "model_position", 0, len(run.tgt_tokens) - 1, 0)
-        k = url_slider("Top-k tokens shown", "model_topk", *TOPK_RANGE, TOPK_DEFAULT)
-        temperature = url_slider("Temperature T", "model_temperature", *TEMP_RANGE, TEMP_DEFAULT, step=0.1)
+        position = url_slider(ui.t("model.output.position"), "model_position", 0, len(run.tgt_tokens) - 1, 0)
+        k = url_slider(ui.t("model.output.topk"), "model_topk", *TOPK_RANGE, TOPK_DEFAULT)
+        temperature = url_slider(ui.t("model.output.temperature"), "model_temperature", *TEMP_RANGE,
+                                 TEMP_DEFAULT, step=0.1)
     if run.target_given:
-        reads = "the target sentence given in the sidebar (teacher forcing)"
+        reads = ui.t("model.output.reads.target")
     elif run.decoded is not None:
-        reads = "the model's own greedy output"
+        reads = ui.t("model.output.reads.own")
     else:
-        reads = "the sentence itself (random weights: their own output is not worth feeding back)"
-    st.caption(f"The decoder reads {reads}. Position {position} has seen these tokens "
-               "and proposes the next one:")
+        reads = ui.t("model.output.reads.sentence")
+    st.caption(ui.t("model.output.caption", reads=reads, position=position))
     st.code(" ".join(run.tgt_tokens[: position + 1]), language=None, wrap_lines=True)
     logits = position_logits(run.trace, position)
-    st.plotly_chart(
+    show(
         topk_figure(softmax_t(logits, temperature), pipe.tgt_labels, k, reference=softmax_t(logits, 1.0),
-                    reference_name="T = 1"),
-        **PLOT,
+                    reference_name="T = 1", lang=lang),
+        "model_output", f"output-probabilities-position{position}",
     )
-    if not trained:
+    if random_weights:
         st.caption(NOISE)
 
 
 @st.fragment
 def greedy_decoding() -> None:
-    st.header("5 · Greedy decoding, step by step")
-    st.latex(r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)")
+    st.header(ui.t("model.greedy.header"))
+    left, right = st.columns([1, 1])
+    with left:
+        st.latex(r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)")
+    with right:
+        st.markdown(ui.t("model.greedy.intro"))
     if run.decoded is not None:
         decoded = run.decoded
-        st.caption("The decoder started from [BOS] and fed each chosen token back in as its next input.")
+        st.caption(ui.t("model.greedy.own"))
     else:
-        decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, ui.MAX_TOKENS)
-        st.caption(
-            "Decoded here on demand (the sidebar "
-            + ("gives a target, so the other views are teacher-forced)." if run.target_given
-               else "has random weights, so the other views read the sentence).")
-        )
-    if not trained:
-        st.warning("Random weights: an untrained model's output is noise (often one token repeated).",
-                   icon=":material/casino:")
+        with st.spinner(ui.t("model.spinner.greedy")):
+            decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
+        why = "target" if run.target_given else "random"
+        st.caption(ui.t(f"model.greedy.on_demand_{why}"))
+    if random_weights:
+        st.warning(ui.t("model.greedy.noise"), icon=":material/casino:")
     ids = decoded_ids(decoded)
     labels = [pipe.tgt_labels[i] for i in ids]
     n_steps = len(decoded.steps)
+    natural = len(run.src_tokens) + (0 if trained else 2)  # as core.pipeline.greedy decides
+    if run.decoded is None and natural > n_steps == DECODE_STEPS and "[EOS]" not in labels:
+        st.caption(ui.t("model.greedy.capped", steps=DECODE_STEPS))
     c1, c2 = st.columns(2)
     with c1:
-        step = url_slider("Step t", "model_step", 1, n_steps, n_steps,
-                          help="Step t generates the t-th token from the prefix [BOS] y₁ … y_{t−1}.")
+        step = url_slider(ui.t("model.greedy.step"), "model_step", 1, n_steps, n_steps,
+                          help=ui.t("model.greedy.step.help"))
     with c2:
-        head = url_slider(f"Cross-attention head (0 = average of the {config.num_heads})", "model_head",
-                          0, config.num_heads, 0)
+        head = url_slider(ui.t("model.greedy.head", h=config.num_heads), "model_head", 0, config.num_heads, 0)
     prefix = labels[:step]
     c1, c2 = st.columns(2)
     with c1:
-        st.caption(f"Step {step} of {n_steps}: the prefix so far")
+        st.caption(ui.t("model.greedy.prefix", step=step, n=n_steps))
         st.code(" ".join(prefix), language=None, wrap_lines=True)
     with c2:
-        st.caption("the chosen (most probable) next token")
+        st.caption(ui.t("model.greedy.chosen"))
         st.code(labels[step], language=None, wrap_lines=True)
-    c1, c2 = st.columns([2, 3])
+    # side by side while the source is short; a long one gets the full width for its columns
+    c1, c2 = st.columns([2, 3]) if len(run.src_tokens) <= 12 else (st.container(), st.container())
     with c1:
-        st.plotly_chart(
+        show(
             topk_figure(step_probs(decoded, step - 1), pipe.tgt_labels, STEP_TOPK, chosen=ids[step],
-                        title=f"next token at step {step} (T = 1)"),
-            **PLOT,
+                        title=ui.t("model.greedy.bars_title", step=step), lang=lang),
+            "model_step_probs", f"greedy-step{step}-probabilities",
         )
     with c2:
-        which = "average of the heads" if head == 0 else f"head {head}"
-        st.caption(f"Cross-attention at step {step}, last decoder layer ({which}): "
-                   "rows = decoder positions so far, columns = source tokens")
-        st.plotly_chart(
+        which = ui.t("model.greedy.heads_mean") if head == 0 else ui.t("model.greedy.head_no", head=head)
+        st.caption(ui.t("model.greedy.cross_caption", step=step, which=which))
+        show(
             cross_attention_figure(decoded.steps[step - 1], run.src_tokens, prefix,
-                                   None if head == 0 else head - 1),
-            **PLOT,
+                                   None if head == 0 else head - 1, lang=lang),
+            "model_step_cross", f"greedy-step{step}-cross-attention",
         )
-    st.caption(
-        "Each row is one decoder position of this step; the last row is the one that chose the token. "
-        + ("A trained 汉字→拼音 model looks at the character it is reading aloud: a diagonal."
-           if trained else NOISE)
-    )
+    st.caption(ui.t("model.greedy.rows") + " "
+               + (ui.t("model.greedy.diagonal") if trained and pipe.task == "pinyin"
+                  else NOISE if random_weights else ""))
 
-    st.subheader("Decoded output")
-    output = [t for t in labels[1:] if t not in SPECIAL]
-    st.caption(f"Source tokens ({len(run.src_tokens)}; unknown characters are [UNK])")
+    st.subheader(ui.t("model.greedy.output.header"))
+    output = [tok for tok in labels[1:] if tok not in SPECIAL]
+    st.caption(ui.t("model.greedy.source", n=len(run.src_tokens)))
     st.code(" ".join(run.src_tokens), language=None, wrap_lines=True)
-    st.caption(f"Greedy output ({len(output)} tokens" + (", stopped at [EOS])" if "[EOS]" in labels else ")"))
-    st.code(" ".join(output) if output else "(nothing before [EOS])", language=None, wrap_lines=True)
+    st.caption(ui.t("model.greedy.output_eos" if "[EOS]" in labels else "model.greedy.output", n=len(output)))
+    st.code(" ".join(output) if output else ui.t("model.greedy.nothing"), language=None, wrap_lines=True)
 
 
 residual_and_ffn()
 stream_through_layers()
-output_probabilities()
-greedy_decoding()
+if has_decoder:
+    output_probabilities()
+    greedy_decoding()
+else:
+    encoder_only()

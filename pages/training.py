@@ -8,77 +8,84 @@ import ui
 from figures import training as fig
 from ui.settings import checkpoint_available, literal
 from ui.sidebar import SESSION_MODEL, SESSION_TAG, use_session_model
-from ui.training_jobs import MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
+from ui.training_jobs import COOLDOWN, MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
 
-TASKS = {
-    "reverse": "Reverse a digit sequence (learns in a minute or two)",
-    "copy": "Copy a digit sequence",
-    "pinyin": "汉字 → 拼音: Chinese characters to pinyin (needs minutes, not seconds)",
-}
+TASKS = ("reverse", "copy", "pinyin")
 COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
 
+
+def show(figure, key: str, name: str) -> None:
+    ui.show_figure(figure, key=key, name=name, theme=None)  # theme=None: keep the projector fonts
+
+
 settings = ui.page_setup("nav.training.title")
-st.markdown(
-    "A Transformer learns by **teacher forcing**: the decoder reads the right answer shifted by one "
-    "(`[BOS] y₁ … yₙ`) and is scored, token by token, on predicting `y₁ … yₙ [EOS]` with cross-entropy. "
-    "Adam follows the paper's warm-up schedule:"
-)
-st.latex(r"lrate = d_{model}^{-0.5}\cdot\min(step^{-0.5},\ step\cdot warmup^{-1.5})")
+lang = settings.lang
+st.markdown(ui.t("training.intro"))
 st.caption(
-    f"The model has the sidebar's sizes: d_model={settings.d_model}, {settings.num_heads} heads, "
-    f"{settings.num_layers} layers, d_ff={settings.d_ff_value}, {settings.norm}-norm, seed {settings.seed}. "
-    f"Training runs on this server's CPU, at most one per browser session and {MAX_CONCURRENT_TRAININGS} "
-    "per server."
+    ui.t("training.sizes", d_model=settings.d_model, h=settings.num_heads, n=settings.num_layers,
+         d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed, limit=MAX_CONCURRENT_TRAININGS)
 )
 
-task = st.radio("Task", list(TASKS), format_func=TASKS.get, key="train_task")
+# Labels computed now: a format_func that looked the language up later could run outside this session.
+task_labels = {name: ui.t(f"training.task.{name}") for name in TASKS}
+task = st.radio(ui.t("training.task"), list(TASKS), format_func=task_labels.__getitem__, key="train_task")
 left, right = st.columns(2)
-steps = left.slider("Steps (at most)", 50, 5000, 400, step=50, key="train_steps")
-minutes = right.slider("Time limit (minutes)", 1, 15, 2, key="train_minutes")
+steps = left.slider(ui.t("training.steps"), 50, 5000, 400, step=50, key="train_steps")
+minutes = right.slider(ui.t("training.minutes"), 1, 15, 2, key="train_minutes")
 
 job = st.session_state.get("train_job")
 start_col, stop_col, use_col = st.columns(3)
 busy = job is not None and job.running
-if start_col.button("Start training", type="primary", disabled=busy, key="train_start"):
+if start_col.button(ui.t("training.start"), type="primary", disabled=busy, key="train_start"):
     config = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
                   d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed,
                   dropout=0.1 if task == "pinyin" else 0.0)
     try:
         job = st.session_state["train_job"] = start_training(task, config, steps, minutes)
-    except ServerBusy as busy:
-        st.warning(str(busy))
-if stop_col.button("Stop", disabled=job is None or not job.running, key="train_stop"):
+    except ServerBusy:
+        st.warning(ui.t("training.busy", n=MAX_CONCURRENT_TRAININGS))
+if stop_col.button(ui.t("training.stop"), disabled=job is None or not job.running, key="train_stop"):
     job.stop()
     job.wait(timeout=30)  # the callback sees the flag within one step; the model so far is kept
+
+# -- the loss, next to its curves -------------------------------------------------------------------
+
+st.header(ui.t("training.loss.header"))
+left, right = st.columns([1, 1])
+with left:
+    st.latex(r"\mathcal{L} = -\frac{1}{N}\sum_{t=1}^{N}\sum_{w=1}^{V} q_t(w)\,"
+             r"\log p_\theta(w \mid y_{<t},\, x)")
+    st.latex(r"q_t(w) = (1-\varepsilon)\,[\,w = y_t\,] + \frac{\varepsilon}{V},\qquad \varepsilon = 0.1")
+with right:
+    st.markdown(ui.t("training.loss.text"))
 
 
 def show_job() -> None:
     job = st.session_state.get("train_job")
     if job is None:
-        st.info("No training in this session yet: choose a task and press Start.")
+        st.info(ui.t("training.none"))
         return
     last = job.history[-1] if job.history else None
     if job.running:
         fraction = last["fraction"] if last else 0.0
-        text = "starting…" if last is None else (
-            f"step {last['step']}: loss {last['loss']:.3f}, accuracy {last['acc']:.1%}, "
-            f"{last['tokens_per_s']:,.0f} tokens/s, {last['elapsed']:.0f} s"
+        text = ui.t("training.starting") if last is None else ui.t(
+            "training.progress", step=last["step"], loss=f"{last['loss']:.3f}", acc=f"{last['acc']:.1%}",
+            speed=f"{last['tokens_per_s']:,.0f}", seconds=f"{last['elapsed']:.0f}",
         )
         st.progress(min(max(fraction, 0.0), 1.0), text=text)
     if job.history:
-        st.plotly_chart(fig.curves(job.history), width="stretch", theme=None, key="train_curves")
+        show(fig.curves(job.history, lang=lang), "train_curves", f"training-curves-{job.task}")
     if job.running:
         return
     if job.error:
-        st.error(f"Training failed: {literal(job.error, 300)}")
+        st.error(ui.t("training.failed", error=literal(job.error, 300)))
     elif job.result is not None:
         m = job.result.metrics
-        how = "stopped by you" if job.stopped_by_user else "finished"
-        st.success(
-            f"Training {how} after {m.get('steps', 0)} steps ({m.get('seconds', 0)} s): "
-            f"test token accuracy {m.get('test_token_acc', 0):.1%}, "
-            f"whole sequences right {m.get('test_exact_acc', 0):.1%}."
-        )
+        st.success(ui.t(
+            "training.done.stopped" if job.stopped_by_user else "training.done.finished",
+            steps=m.get("steps", 0), seconds=m.get("seconds", 0),
+            acc=f"{m.get('test_token_acc', 0):.1%}", exact=f"{m.get('test_exact_acc', 0):.1%}",
+        ))
     if st.session_state.get("train_was_running"):
         st.session_state["train_was_running"] = False
         st.rerun(scope="app")  # the buttons above change once the job is over
@@ -89,16 +96,32 @@ st.session_state["train_was_running"] = running
 st.fragment(run_every=1.0 if running else None)(show_job)()
 
 if job is not None and not job.running and job.result is not None:
-    if use_col.button("Use this model on every page", key="train_use"):
+    if use_col.button(ui.t("training.use"), key="train_use"):
         use_session_model(job.result)
         st.rerun()  # the sidebar and the badge now show the session's model
 
-st.header("Trained vs random weights, side by side")
-st.markdown(
-    "The same sizes, the same input: on the left a trained model, on the right a random initialisation. "
-    "Each row is one decoder position; a trained 汉字→拼音 model looks at the character it is spelling "
-    "(a diagonal), the random one spreads its attention without meaning."
-)
+# -- the learning rate, next to its schedule ------------------------------------------------------
+
+st.header(ui.t("training.lr.header"))
+warmup = fig.task_warmup(task)
+left, right = st.columns([1, 1])
+with left:
+    st.latex(r"lrate = d_{model}^{-0.5}\cdot\min(step^{-0.5},\ step\cdot warmup^{-1.5})")
+    st.latex(r"lrate \times \min\!\Big(1,\ \frac{1 - s}{" + f"{COOLDOWN:g}" + r"}\Big)")
+    st.markdown(ui.t("training.lr.text", warmup=warmup, cooldown=f"{COOLDOWN:.0%}"))
+with right:
+    same_run = job is not None and (job.task, job.steps, job.config.get("d_model")) == (
+        task, steps, settings.d_model)
+    history = list(job.history) if same_run else None  # the rates that run really used
+    show(fig.lr_schedule(steps, settings.d_model, warmup, COOLDOWN, history, lang=lang), "train_lr",
+         f"learning-rate-{task}")
+    st.caption(ui.t("training.lr.caption", task=task_labels[task], steps=steps, warmup=warmup,
+                    d_model=settings.d_model))
+
+# -- trained vs random -----------------------------------------------------------------------------
+
+st.header(ui.t("training.compare.header"))
+st.markdown(ui.t("training.compare.text"))
 trained_settings, trained_task = None, "pinyin"
 if st.session_state.get(SESSION_MODEL) is not None:
     trained_settings = replace(settings, weights="session", session_tag=st.session_state[SESSION_TAG])
@@ -106,10 +129,10 @@ if st.session_state.get(SESSION_MODEL) is not None:
 elif checkpoint_available():
     trained_settings = replace(settings, weights="trained")
 if trained_settings is None:
-    st.info("No trained model yet: train one above (and press “Use this model”), or ship assets/pinyin.pt.")
+    st.info(ui.t("training.compare.none"))
 else:
     trained_pipe = ui.get_pipeline(trained_settings)
-    text = st.text_input("Input for both models", value=COMPARE_DEFAULT[trained_task], max_chars=200,
+    text = st.text_input(ui.t("training.compare.input"), value=COMPARE_DEFAULT[trained_task], max_chars=200,
                          key="train_compare")
     if trained_pipe is not None:
         cfg = trained_pipe.config
@@ -120,12 +143,12 @@ else:
         for column, chosen, name in ((columns[0], trained_settings, "trained"),
                                      (columns[1], random_settings, "random")):
             with column:
-                run = ui.get_run(replace(chosen, sentence=text, target=""))
+                run = ui.get_run(replace(chosen, sentence=text, target=""), needs_decoder=True)
                 if run is None:
                     continue
-                st.plotly_chart(
+                show(
                     fig.cross_attention(fig.last_cross_attention(run.trace), run.tgt_tokens, run.src_tokens,
-                                        f"{name} weights: last decoder layer, heads averaged"),
-                    width="stretch", theme=None, key=f"train_compare_{name}",
+                                        ui.t(f"training.compare.title.{name}"), lang=lang),
+                    f"train_compare_{name}", f"cross-attention-{name}",
                 )
-                ui.show_tokens(run.predicted, f"What the {name} model predicts at each position")
+                ui.show_tokens(run.predicted, ui.t(f"training.compare.predicts.{name}"))

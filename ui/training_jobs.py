@@ -13,7 +13,10 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from i18n import t
+
 MAX_CONCURRENT_TRAININGS = 2  # per server process; each one wants a core
+COOLDOWN = 0.3  # the rate falls linearly to 0 over the last 30% of the budget (core.train's cooldown)
 
 
 @dataclass
@@ -55,10 +58,8 @@ _slots = threading.BoundedSemaphore(MAX_CONCURRENT_TRAININGS)
 def start_training(task: str, config: dict, steps: int, minutes: float) -> TrainingJob:
     """Start a training thread, or raise ServerBusy when the server's trainings are all taken."""
     if not _slots.acquire(blocking=False):
-        raise ServerBusy(
-            f"The server is already running {MAX_CONCURRENT_TRAININGS} trainings (its limit): "
-            "try again in a minute, or use the shipped checkpoint."
-        )
+        # English here (logs); the page shows the same key in the visitor's language
+        raise ServerBusy(t("training.busy", "en", n=MAX_CONCURRENT_TRAININGS))
     job = TrainingJob(task, dict(config), steps, minutes)
 
     def on_progress(progress) -> bool:
@@ -72,7 +73,7 @@ def start_training(task: str, config: dict, steps: int, minutes: float) -> Train
             # num_threads=None: torch's thread count is process-wide, a session must not change it for all
             job.result = train(task, config, steps=steps, minutes=minutes, num_threads=None,
                                log_every=max(1, min(50, steps // 40)), eval_every=max(steps // 4, 1),
-                               cooldown=0.3, eval_limit=200, on_progress=on_progress,
+                               cooldown=COOLDOWN, eval_limit=200, on_progress=on_progress,
                                seed=int(config.get("seed", 0)))
         except Exception as exc:  # shown on the page; the session stays usable
             job.error = f"{type(exc).__name__}: {exc}"

@@ -12,7 +12,8 @@ from apphelpers import plotly_specs as specs
 
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
 from figures.style import token_label
-from ui.settings import DEFAULT_SENTENCE
+from i18n import t
+from ui.settings import DEFAULT_SENTENCE, minilm_available
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "model.py")
 
@@ -187,3 +188,76 @@ def test_step_slider_and_shrinking_sizes(default):
     at.sidebar.select_slider(key="num_heads").set_value(8).run()
     assert not at.exception
     assert at.slider(key="model_head").max == 8
+
+
+# -- 中文, every kind of weights, up to 512 tokens ----------------------------------------------------
+
+HEADERS = ["model.residual.header", "model.ffn.header", "model.stream.header", "model.output.header",
+           "model.greedy.header"]
+
+
+@pytest.mark.parametrize("weights", ["random", "trained"])
+def test_the_page_in_chinese(weights):
+    at = apphelpers.open_page("pages/model.py", {"lang": "zh"}, weights=weights)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == t("nav.model.title", "zh")
+    assert [h.value for h in at.header] == [t(key, "zh") for key in HEADERS]
+    figs = specs(at)
+    assert len(figs) == 7
+    cross = [s for s in figs
+             if s["layout"].get("xaxis", {}).get("title", {}).get("text") == t("model.fig.cross.x", "zh")]
+    assert len(cross) == 1 and cross[0]["layout"]["yaxis"]["title"]["text"] == t("model.fig.cross.y", "zh")
+    assert figs[0]["layout"]["xaxis2"]["title"]["text"] == t("model.fig.dimension", "zh")
+    assert figs[3]["layout"]["yaxis"]["title"]["text"] == t("model.fig.stream.y", "zh")
+    assert at.slider(key="model_step").label == t("model.greedy.step", "zh")
+    latex = " ".join(m.value for m in at.latex)
+    for formula in (r"\mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)",
+                    r"\max(0,\ xW_1 + b_1)\,W_2 + b_2", r"\mathrm{softmax}\big(h_i W_{\text{out}} / T\big)",
+                    r"\arg\max_{w}"):
+        assert formula in latex
+    if weights == "trained":
+        assert t("model.greedy.diagonal", "zh") in " ".join(c.value for c in at.caption)
+    else:
+        assert t("model.greedy.noise", "zh") in warnings(at)
+
+
+def test_a_bad_url_value_is_explained_in_chinese():
+    at = open_page({"lang": "zh", "model_layer": "abc"})
+    want = t("model.url.ignored", "zh", key="model_layer", raw="`abc`",
+             why=t("model.url.whole", "zh", lo=1, hi=2), value=1)
+    assert want in warnings(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pretrained_encoder_shows_its_encoder_and_says_it_has_no_decoder(lang):
+    if not minilm_available():
+        pytest.skip("all-MiniLM-L6-v2 (optional extra) is not installed")
+    at = apphelpers.open_page("pages/model.py", {"lang": lang}, weights="minilm")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert [h.value for h in at.header] == [t(key, lang) for key in HEADERS[:4]]
+    assert t("model.encoder_only", lang, model="all-MiniLM-L6-v2") in [m.value for m in at.info]
+    figs = specs(at)
+    assert len(figs) == 3  # residual, FFN (GELU: no zero-fraction bars), the stream
+    assert figs[1]["data"][0]["colorbar"]["title"]["text"] == "GELU(xW₁+b₁)"
+    tokens = figs[1]["layout"]["yaxis"]["ticktext"]
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
+    assert len(arr(figs[1]["data"][0]["z"])[0]) == 1536  # d_ff of all-MiniLM-L6-v2
+    assert at.slider(key="model_layer").max == 6
+    assert "GELU" in " ".join(m.value for m in at.latex)
+
+
+def test_512_tokens_stay_usable():
+    sentence = "Attention is all you need, and every token is read at once. " * 60
+    at = open_page({"max_tokens": "512", "sentence": sentence})
+    assert any("the model sees only the first 510" in w for w in warnings(at))
+    figs = specs(at)
+    ffn = arr(figs[1]["data"][0]["z"])
+    assert ffn.shape == (510, 128)  # d_ff = 256: the first 128 units of 510 tokens
+    assert len(figs[1]["layout"]["yaxis"]["ticktext"]) <= 24
+    captions = " ".join(c.value for c in at.caption)
+    assert "the heatmap shows the first 128 units" in captions
+    assert t("model.greedy.capped", "en", steps=64) in captions  # random weights never say [EOS]
+    cross = cross_attention(at)
+    assert arr(cross["data"][0]["z"]).shape == (64, 510)
+    assert sum(len(json.dumps(s)) for s in figs) < 2_000_000

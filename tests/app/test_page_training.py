@@ -1,6 +1,22 @@
 """The Training page: a tiny real run in the background, then its model on every page of the session."""
 
-from apphelpers import PAGE_SCRIPTS, assert_clean, badges, messages, open_app, plotly_specs
+import re
+
+import pytest
+from apphelpers import PAGE_SCRIPTS, assert_clean, badges, messages, open_app, plotly_array, plotly_specs
+
+from i18n import t
+
+
+@pytest.fixture
+def zh_reruns(monkeypatch):
+    """AppTest formats the sidebar's radios (format_func) after a run, outside the session, where
+    ui.sidebar.current_lang() cannot see the session's language and says "en": the Chinese labels
+    are then not found and a rerun raises. Until the sidebar binds the language when it draws the
+    widget, a Chinese-only test pins the language here (the URL says lang=zh as well)."""
+    import ui.sidebar
+
+    monkeypatch.setattr(ui.sidebar, "current_lang", lambda: "zh")
 
 
 def train_tiny(at):
@@ -26,6 +42,11 @@ def test_a_tiny_run_shows_curves_and_results():
     loss = next(t for t in curves[0]["data"] if t["name"] == "loss")
     assert loss["x"][-1] == 50 and len(loss["y"]) == len(job.history)
     assert any(s.value.startswith("Training finished after 50 steps") for s in at.success)
+    # the learning-rate chart: the planned schedule, and the rates this run really used as dots
+    (schedule,) = [s for s in plotly_specs(at) if s["layout"].get("yaxis", {}).get("title", {}).get("text")
+                   == "learning rate"]
+    used = next(tr for tr in schedule["data"] if tr["name"] == "rate used by your run")
+    assert used["x"] == [h["step"] for h in job.history] and used["y"] == [h["lr"] for h in job.history]
 
 
 def test_use_this_model_puts_it_on_every_page_of_this_session_only():
@@ -35,9 +56,10 @@ def test_use_this_model_puts_it_on_every_page_of_this_session_only():
     assert_clean(at)
     assert at.radio(key="weights").value == "session"
     # side by side: the session's model and a random one of the same sizes, on the same digits
-    titles = [(s, s["layout"].get("title", {}).get("text", "")) for s in plotly_specs(at)]
-    compare = [s for s, title in titles if "weights: last decoder layer" in title]
-    assert [s["layout"]["title"]["text"].split()[0] for s in compare] == ["trained", "random"]
+    subtitle = "last decoder layer, heads averaged"
+    titles = [(s, s["layout"].get("title", {})) for s in plotly_specs(at)]
+    compare = [s for s, title in titles if title.get("subtitle", {}).get("text") == subtitle]
+    assert [s["layout"]["title"]["text"] for s in compare] == ["trained weights", "random weights"]
     for spec in compare:
         assert "3" in spec["layout"]["xaxis"]["ticktext"]
     for page in PAGE_SCRIPTS:
@@ -62,3 +84,64 @@ def test_the_url_cannot_ask_for_a_session_model_that_does_not_exist():
     assert_clean(at)
     assert at.radio(key="weights").value in ("random", "trained")
     assert any(m.startswith("Ignored weights=`session`") for m in messages(at))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_explains_its_equations_in_both_languages(lang, request):
+    if lang == "zh":
+        request.getfixturevalue("zh_reruns")
+    at = open_app({"lang": lang}, page="pages/training.py")
+    assert_clean(at)
+    headers = [h.value for h in at.header]
+    assert headers[:2] == [t("training.loss.header", lang), t("training.lr.header", lang)]
+    latex = " ".join(m.value for m in at.latex)
+    assert r"lrate = d_{model}^{-0.5}\cdot\min(step^{-0.5},\ step\cdot warmup^{-1.5})" in latex
+    assert r"\varepsilon = 0.1" in latex and r"\log p_\theta" in latex
+    # the schedule of the chosen task (reverse: warmup 200) for the default 400 steps
+    (schedule,) = [s for s in plotly_specs(at) if any(tr.get("name") == t("training.fig.lr_planned", lang)
+                                                       for tr in s["data"])]
+    assert schedule["layout"]["xaxis"]["title"]["text"] == t("training.fig.step", lang)
+    assert schedule["layout"]["yaxis"]["title"]["text"] == t("training.fig.lr", lang)
+    x, y = plotly_array(schedule["data"][0]["x"]), plotly_array(schedule["data"][0]["y"])
+    assert x[-1] == 400 and x[y.argmax()] == 200  # the rate peaks where the warm-up ends
+    assert y[-1] < y.max() / 50  # the cooldown brings it down to about 0 at the end of the budget
+    assert at.radio(key="train_task").options[0] == t("training.task.reverse", lang)
+
+
+
+def test_a_tiny_run_in_chinese(zh_reruns):
+    at = open_app({"lang": "zh"}, page="pages/training.py")
+    assert t("training.none", "zh") in messages(at)
+    job = train_tiny(at)
+    assert job.result is not None
+    (curves,) = [s for s in plotly_specs(at) if any(tr.get("name") == "损失" for tr in s["data"])]
+    titles = [a["text"] for a in curves["layout"]["annotations"]]
+    assert titles == [t("training.fig.loss_title", "zh"), t("training.fig.acc_title", "zh")]
+    assert curves["layout"]["xaxis"]["title"]["text"] == t("training.fig.step", "zh")
+    names = {tr["name"] for tr in curves["data"]}
+    assert names >= {t("training.fig.train_acc", "zh"), t("training.fig.val_acc", "zh")}
+    (done,) = [s.value for s in at.success]
+    assert re.match(r"训练完成，共 50 步（[\d.]+ 秒）：测试集词元准确率 [\d.]+%", done), done
+    assert at.button(key="train_use").label == t("training.use", "zh")
+    at.button(key="train_use").click().run()
+    assert_clean(at)
+    titled = {s["layout"].get("title", {}).get("text", ""): s for s in plotly_specs(at)}
+    compare = [titled[t(f"training.compare.title.{name}", "zh")] for name in ("trained", "random")]
+    assert compare[0]["layout"]["xaxis"]["title"]["text"] == t("training.fig.cross_x", "zh")
+    assert compare[1]["layout"]["yaxis"]["title"]["text"] == t("training.fig.cross_y", "zh")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_full_server_is_explained_in_the_visitors_language(lang, monkeypatch, request):
+    from ui import training_jobs
+
+    if lang == "zh":
+        request.getfixturevalue("zh_reruns")
+    def busy(*args, **kwargs):
+        raise training_jobs.ServerBusy("busy")
+
+    monkeypatch.setattr(training_jobs, "start_training", busy)
+    at = open_app({"lang": lang}, page="pages/training.py")
+    at.button(key="train_start").click().run()
+    assert_clean(at)
+    assert t("training.busy", lang, n=training_jobs.MAX_CONCURRENT_TRAININGS) in messages(at)

@@ -4,6 +4,8 @@ import time
 
 import pytest
 
+from figures.training import planned_rate, task_warmup
+from i18n import t
 from ui import training_jobs as tj
 
 TINY = dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0, seed=0)
@@ -16,6 +18,12 @@ def test_tiny_run_finishes_with_history_and_a_model():
     assert job.result is not None and job.result.metrics["steps"] == 40
     assert job.history and job.history[-1]["step"] == 40
     assert job.history[0]["loss"] > job.history[-1]["loss"]  # it learned something
+    # the Training page's schedule chart draws the rates this run really used (warm-up, then cooldown)
+    for h in job.history:
+        want = planned_rate(h["step"], 40, TINY["d_model"], task_warmup("reverse"), tj.COOLDOWN)
+        assert h["lr"] == pytest.approx(want, rel=1e-9), h["step"]
+    uncooled = planned_rate(40, 40, TINY["d_model"], task_warmup("reverse"), cooldown=0.0)
+    assert job.history[-1]["lr"] < 0.1 * uncooled  # the cooldown takes the last step's rate near 0
 
 
 def test_stop_ends_the_run_early_and_keeps_the_model():
@@ -33,8 +41,9 @@ def test_the_server_runs_at_most_a_few_trainings():
     n = tj.MAX_CONCURRENT_TRAININGS
     jobs = [tj.start_training("reverse", TINY, steps=100_000, minutes=5) for _ in range(n)]
     try:
-        with pytest.raises(tj.ServerBusy, match=f"already running {tj.MAX_CONCURRENT_TRAININGS} trainings"):
+        with pytest.raises(tj.ServerBusy, match=f"already running {n} trainings") as busy:
             tj.start_training("reverse", TINY, steps=10, minutes=1)
+        assert str(busy.value) == t("training.busy", "en", n=n)  # the page shows the same key translated
     finally:
         for job in jobs:
             job.stop()
