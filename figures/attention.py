@@ -11,6 +11,14 @@ computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation
 Heatmap axes that carry tokens are categories named ``token·index`` (unique, so two "the" keep
 their own rows, and the hover names the token) with the plain tokens as tick text. Matrices are
 sent as float32 (plotly encodes numpy arrays in binary), so d_model = 512 stays light.
+
+Long sentences (up to 512 tokens): in a matrix of more than MAX_CELLS cells, an axis longer than
+POOL_MAX is shown as an overview of blocks of f neighbouring positions (f = ⌈n / POOL_MAX⌉), each
+cell the mean of its block (weights: the largest value, so one sharp weight is not averaged away).
+A 512 × 512 weight matrix is then 128 × 128 cells instead of 1 MB per heatmap; exact numbers stay
+a hover away in the one-query bars and the neuron view.
+
+Every text comes from ``i18n`` in the language ``lang``.
 """
 
 from __future__ import annotations
@@ -34,9 +42,10 @@ from figures.style import (
     token_label,
     unique_labels,
 )
+from i18n import t
 from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
-# The three attentions of the model: URL value -> what the page calls it.
+# The three attentions of the model: URL value -> its English name (``kind_label`` translates it).
 KINDS: dict[str, str] = {
     "encoder": "Encoder self-attention",
     "decoder": "Decoder masked self-attention",
@@ -45,13 +54,29 @@ KINDS: dict[str, str] = {
 ANNOTATE_MAX = 12  # write the values into the cells only up to 12 × 12: beyond, hover and colour
 VALUE_FORMAT = ".7g"  # float32 has about 7 significant digits: the hover shows all of them
 CELL_FONT_SIZE = 15
+POOL_MAX = 128  # a big matrix's axes longer than this are drawn as blocks (an overview): 512² cells are 1 MB
+MAX_CELLS = 65_536  # ... a matrix is big beyond this many cells (256 kB of float32)
+HEADS_POOL_MAX = 64  # every head of a layer: up to 16 heatmaps side by side
+GRID_POOL_MAX = 32  # layers × heads: up to 6 × 16 small multiples
+MAX_TICKS = 40  # more tick labels than this would overlap: every n-th is written, the hover names all
+
+
+def kind_label(kind: str, lang: str = "en") -> str:
+    """ "Encoder self-attention", "编码器自注意力"…: what the page calls one kind of attention."""
+    return t(f"attention.kind.{kind}", lang)
 
 
 # -- choosing what to show -------------------------------------------------------------------------
 
 
 def check_choice(
-    key: str, raw, options: Sequence, default, what: str = "", fmt: Callable[[object], str] = str
+    key: str,
+    raw,
+    options: Sequence,
+    default,
+    what: str = "",
+    fmt: Callable[[object], str] = str,
+    lang: str = "en",
 ) -> tuple[object, str | None]:
     """A value from the URL (a widget's label, ``fmt(option)``) or from an earlier run (an option),
     checked against today's options.
@@ -79,8 +104,11 @@ def check_choice(
     if ints and options:
         allowed, showing = f"{what} {min(options)}–{max(options)}".strip(), f"{what} {value}".strip()
     else:
-        allowed, showing = "one of: " + ", ".join(map(fmt, options)), fmt(value)
-    return value, f"{key}={literal(shown)} is not available ({allowed}): showing {showing}."
+        allowed = t("attention.choice.one_of", lang, options=", ".join(map(str, map(fmt, options))))
+        showing = fmt(value)
+    return value, t(
+        "attention.choice.unavailable", lang, key=key, value=literal(shown), allowed=allowed, showing=showing
+    )
 
 
 def attention_of(trace, kind: str, layer: int):
@@ -233,9 +261,9 @@ def _scale(name: str) -> list:
 
 
 def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> go.Figure:
-    for t in traces:
-        if isinstance(t.get("colorscale"), str):
-            t["colorscale"] = _scale(t["colorscale"])
+    for trace in traces:
+        if isinstance(trace.get("colorscale"), str):
+            trace["colorscale"] = _scale(trace["colorscale"])
     base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
     if title is not None:
         base["title"] = {
@@ -255,14 +283,21 @@ def domains(n: int, gap: float) -> list[tuple[float, float]]:
     return [(i * (size + gap), i * (size + gap) + size) for i in range(n)]
 
 
-def token_axis(tokens: Sequence[str], title: str = "", **kw) -> tuple[list[str], dict]:
-    """(category values ``token·i``, axis dict with the plain tokens as tick text)."""
+def token_axis(
+    tokens: Sequence[str], title: str = "", *, max_ticks: int | None = None, **kw
+) -> tuple[list[str], dict]:
+    """(category values ``token·i``, axis dict with the plain tokens as tick text).
+
+    ``max_ticks``: with more tokens than this, only every n-th token is written on the axis (the
+    hover still names every one).
+    """
     values = unique_labels(tokens)
+    every = math.ceil(len(values) / max_ticks) if max_ticks and len(values) > max_ticks else 1
     axis = {
         "type": "category",
         "tickmode": "array",
-        "tickvals": values,
-        "ticktext": [token_label(t) for t in tokens],
+        "tickvals": values[::every],
+        "ticktext": [token_label(tok) for tok in list(tokens)[::every]],
         "showgrid": False,
         **kw,
     }
@@ -282,25 +317,89 @@ def hover_template(*lines: str, value: str = "value", var: str = "z") -> str:
     return "<br>".join(lines) + f"<br>{value}: %{{{var}:{VALUE_FORMAT}}}<extra></extra>"
 
 
+# -- long sentences: blocks of neighbouring positions ----------------------------------------------
+
+
+def pool_factor(n: int, limit: int = POOL_MAX) -> int:
+    """How many neighbouring positions one cell stands for when an axis of ``n`` is drawn: 1 up to ``limit``.
+
+    >>> pool_factor(512), pool_factor(128), pool_factor(129)
+    (4, 1, 2)
+    """
+    return max(1, math.ceil(n / limit))
+
+
+def block_reduce(z: np.ndarray, f_rows: int, f_cols: int, how: str = "mean") -> np.ndarray:
+    """(R, C) -> (⌈R/f_rows⌉, ⌈C/f_cols⌉): the mean (or max) of each block; the last block may be smaller.
+
+    >>> block_reduce(np.arange(6.0).reshape(2, 3), 1, 2, "max").tolist()
+    [[1.0, 2.0], [4.0, 5.0]]
+    """
+    z = np.asarray(z, dtype=np.float32)
+    if f_rows == f_cols == 1:
+        return z
+    r, c = z.shape
+    rb, cb = math.ceil(r / f_rows), math.ceil(c / f_cols)
+    padded = np.full((rb * f_rows, cb * f_cols), np.nan, dtype=np.float32)  # NaN: ignored by nanmean
+    padded[:r, :c] = z
+    blocks = padded.reshape(rb, f_rows, cb, f_cols)
+    reduce = np.nanmax if how == "max" else np.nanmean
+    return reduce(blocks, axis=(1, 3)).astype(np.float32)
+
+
+def block_axis(
+    labels: Sequence[str] | int, f: int, title: str = "", max_ticks: int = MAX_TICKS, **kw
+) -> tuple[list[str], dict]:
+    """Category values for blocks of ``f`` positions: ``first token…·a–b`` (tokens) or ``a–b`` (dims)."""
+    n = labels if isinstance(labels, int) else len(labels)
+    starts = list(range(0, n, f))
+    spans = [(a, min(a + f, n) - 1) for a in starts]
+    if isinstance(labels, int):
+        values = [f"{a}–{b}" for a, b in spans]
+        axis = {"type": "category", "showgrid": False, "tickmode": "auto", "nticks": 8, **kw}
+    else:
+        values = [f"{token_label(labels[a])}…·{a}–{b}" for a, b in spans]
+        every = math.ceil(len(values) / max_ticks) if len(values) > max_ticks else 1
+        axis = {
+            "type": "category",
+            "tickmode": "array",
+            "tickvals": values[::every],
+            "ticktext": [token_label(labels[a]) for a, _ in spans][::every],
+            "showgrid": False,
+            **kw,
+        }
+    if title:
+        axis["title"] = {"text": escape_label(title)}
+    return values, axis
+
+
 # -- one matrix ------------------------------------------------------------------------------------
 
 
 W_O_FULL_MAX = 128  # a bigger W_O is shown as the rows one head multiplies: 512² cells are 1.5 MB a redraw
 
 
-def w_o_figure(w_o: np.ndarray, head: int, d_k: int, d_model: int) -> go.Figure:
+def w_o_figure(w_o: np.ndarray, head: int, d_k: int, d_model: int, *, lang: str = "en") -> go.Figure:
     """W_O whole when it is small; otherwise the d_k rows that head ``head`` (0-based) multiplies.
 
     Concat · W_O = Σ_j head_j · W_O[j·d_k:(j+1)·d_k], so one head's block of rows is its whole say
     in the output.
     """
+    dims = {
+        "row_title": t("attention.axis.concat_dim", lang),
+        "col_title": t("attention.axis.output_dim", lang),
+        "lang": lang,
+    }
     if d_model <= W_O_FULL_MAX:
-        return matrix_figure(w_o, d_model, d_model, title="W_O (all heads)", row_title="concat dim",
-                             col_title="output dim")
+        return matrix_figure(w_o, d_model, d_model, title=t("attention.step.w_o_all", lang), **dims)
     rows = [str(i) for i in range(head * d_k, (head + 1) * d_k)]
-    return matrix_figure(w_o[head * d_k:(head + 1) * d_k], rows, d_model,
-                         title=f"W_O rows {rows[0]}…{rows[-1]}: head {head + 1}'s share",
-                         row_title="concat dim", col_title="output dim")
+    return matrix_figure(
+        w_o[head * d_k : (head + 1) * d_k],
+        rows,
+        d_model,
+        title=t("attention.step.w_o_rows", lang, first=rows[0], last=rows[-1], head=head + 1),
+        **dims,
+    )
 
 
 def matrix_figure(
@@ -317,17 +416,39 @@ def matrix_figure(
     colorbar_title: str = "",
     height: int | None = None,
     text_format: str = ".2f",
+    pool: str = "mean",
+    lang: str = "en",
 ) -> go.Figure:
     """A matrix as a heatmap, first row on top. ``rows``/``cols``: tokens, or a number of dimensions.
 
     Values are written into the cells when the matrix is at most ANNOTATE_MAX × ANNOTATE_MAX; the
-    hover always gives the exact value. A signed scale is centred on 0.
+    hover always gives the exact value. A signed scale is centred on 0. In a matrix of more than
+    MAX_CELLS cells, an axis longer than POOL_MAX is drawn in blocks (``pool``: "mean" or "max" of
+    each block), and the hover says so.
     """
     z = np.asarray(z, dtype=np.float32)
-    ys, y_axis = dim_axis(rows, row_title) if isinstance(rows, int) else token_axis(rows, row_title)
-    xs, x_axis = dim_axis(cols, col_title) if isinstance(cols, int) else token_axis(cols, col_title)
-    if z.shape != (len(ys), len(xs)):
-        raise ValueError(f"z has shape {z.shape}, labels need ({len(ys)}, {len(xs)})")
+    n_rows = rows if isinstance(rows, int) else len(rows)
+    n_cols = cols if isinstance(cols, int) else len(cols)
+    if z.shape != (n_rows, n_cols):
+        raise ValueError(f"z has shape {z.shape}, labels need ({n_rows}, {n_cols})")
+    big = n_rows * n_cols > MAX_CELLS  # up to 256 kB of float32 a matrix is sent whole, cell for cell
+    f_rows, f_cols = (pool_factor(n_rows), pool_factor(n_cols)) if big else (1, 1)
+    value_name = escape_label(t("attention.hover.value", lang))
+    if f_rows > 1 or f_cols > 1:
+        z = block_reduce(z, f_rows, f_cols, pool)
+        value_name = escape_label(t(f"attention.hover.block_{pool}", lang))
+    if f_rows > 1:
+        ys, y_axis = block_axis(rows, f_rows, row_title)
+    elif isinstance(rows, int):
+        ys, y_axis = dim_axis(rows, row_title)
+    else:
+        ys, y_axis = token_axis(rows, row_title, max_ticks=MAX_TICKS)
+    if f_cols > 1:
+        xs, x_axis = block_axis(cols, f_cols, col_title)
+    elif isinstance(cols, int):
+        xs, x_axis = dim_axis(cols, col_title)
+    else:
+        xs, x_axis = token_axis(cols, col_title, max_ticks=MAX_TICKS)
     if colorscale == SIGNED_SCALE and zmin is None and zmax is None:
         top = float(np.abs(z).max()) if z.size else 0.0
         zmin, zmax = -(top or 1.0), top or 1.0
@@ -342,7 +463,7 @@ def matrix_figure(
         "zmax": zmax,
         "colorbar": {"title": {"text": escape_label(colorbar_title)}, "thickness": 14},
         "hovertemplate": hover_template(
-            f"{escape_label(row_title)}: %{{y}}", f"{escape_label(col_title)}: %{{x}}"
+            f"{escape_label(row_title)}: %{{y}}", f"{escape_label(col_title)}: %{{x}}", value=value_name
         ),
     }
     if small:
@@ -352,6 +473,7 @@ def matrix_figure(
     return build_figure(
         [trace],
         {
+            "meta": {"pooled": [f_rows, f_cols]},
             "height": height,
             "xaxis": {**x_axis, "side": "top"},
             "yaxis": {**y_axis, "autorange": "reversed"},
@@ -361,6 +483,12 @@ def matrix_figure(
     )
 
 
+def is_pooled(fig: go.Figure) -> bool:
+    """Is this matrix figure an overview of blocks (not every cell its own)?"""
+    meta = fig.layout.meta
+    return isinstance(meta, dict) and max(meta.get("pooled", [1])) > 1
+
+
 def annotated_columns(fig: go.Figure) -> int:
     """The number of columns of a matrix figure whose values are written in its cells, else 0."""
     trace = fig.data[0]
@@ -368,39 +496,44 @@ def annotated_columns(fig: go.Figure) -> int:
 
 
 def step_figures(
-    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str]
+    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, lang: str = "en"
 ) -> dict[str, go.Figure]:
     """Every step of head ``s.head``, in the order of the computation."""
     j, dk, d_model = s.head + 1, s.d_k, s.x_q.shape[1]
-    m = {"row_title": "query", "col_title": "key"}
-    w_dims = {"row_title": "d_model dim", "col_title": "d_k dim"}
+
+    def tr(key: str, **values) -> str:
+        return t(f"attention.{key}", lang, **values)
+
+    token, dim, dk_dim = tr("axis.token"), tr("axis.dimension"), tr("axis.dk_dim")
+    query, key = tr("axis.query"), tr("axis.key")
+    m = {"row_title": query, "col_title": key, "lang": lang}
+    w_dims = {"row_title": tr("axis.d_model_dim"), "col_title": dk_dim, "lang": lang}
     figs = {
         "x_q": matrix_figure(
-            s.x_q, q_tokens, d_model, title="X: the layer input", row_title="token", col_title="dimension"
+            s.x_q, q_tokens, d_model, title=tr("step.x"), row_title=token, col_title=dim, lang=lang
         ),
         "x_kv": matrix_figure(
-            s.x_kv,
-            k_tokens,
-            d_model,
-            title="memory: the encoder output",
-            row_title="token",
-            col_title="dimension",
+            s.x_kv, k_tokens, d_model, title=tr("step.memory"), row_title=token, col_title=dim, lang=lang
         ),
-        "w_q": matrix_figure(w.w_q, d_model, dk, title=f"W_Q, head {j}", **w_dims),
-        "w_k": matrix_figure(w.w_k, d_model, dk, title=f"W_K, head {j}", **w_dims),
-        "w_v": matrix_figure(w.w_v, d_model, dk, title=f"W_V, head {j}", **w_dims),
+        "w_q": matrix_figure(w.w_q, d_model, dk, title=tr("step.w_q", head=j), **w_dims),
+        "w_k": matrix_figure(w.w_k, d_model, dk, title=tr("step.w_k", head=j), **w_dims),
+        "w_v": matrix_figure(w.w_v, d_model, dk, title=tr("step.w_v", head=j), **w_dims),
         "q": matrix_figure(
-            s.q, q_tokens, dk, title="Q = X W_Q + b_Q", row_title="query", col_title="d_k dim"
+            s.q, q_tokens, dk, title="Q = X W_Q + b_Q", row_title=query, col_title=dk_dim, lang=lang
         ),
-        "k": matrix_figure(s.k, k_tokens, dk, title="K = X W_K + b_K", row_title="key", col_title="d_k dim"),
-        "v": matrix_figure(s.v, k_tokens, dk, title="V = X W_V + b_V", row_title="key", col_title="d_k dim"),
+        "k": matrix_figure(
+            s.k, k_tokens, dk, title="K = X W_K + b_K", row_title=key, col_title=dk_dim, lang=lang
+        ),
+        "v": matrix_figure(
+            s.v, k_tokens, dk, title="V = X W_V + b_V", row_title=key, col_title=dk_dim, lang=lang
+        ),
         "qk": matrix_figure(s.qk, q_tokens, k_tokens, title="Q Kᵀ", text_format=".1f", **m),
         "scores": matrix_figure(s.scores, q_tokens, k_tokens, title=f"Q Kᵀ / √{dk}", **m),
         "mask": matrix_figure(
             s.mask.astype(np.float32),
             q_tokens,
             k_tokens,
-            title="mask (1 = may attend)",
+            title=tr("step.mask"),
             colorscale=MASK_SCALE,
             zmin=0,
             zmax=1,
@@ -411,42 +544,46 @@ def step_figures(
             s.weights,
             q_tokens,
             k_tokens,
-            title="softmax → weights",
+            title=tr("step.weights"),
             colorscale=WEIGHTS_SCALE,
             zmin=0,
             zmax=1,
-            colorbar_title="weight",
+            colorbar_title=tr("axis.weight"),
+            pool="max",  # an overview keeps each block's strongest weight visible
             **m,
         ),
         "head_out": matrix_figure(
-            s.head_out, q_tokens, dk, title=f"head {j} = weights · V", row_title="query", col_title="d_k dim"
+            s.head_out,
+            q_tokens,
+            dk,
+            title=tr("step.head_out", head=j),
+            row_title=query,
+            col_title=dk_dim,
+            lang=lang,
         ),
         "concat": matrix_figure(
             s.concat,
             q_tokens,
             d_model,
-            title=f"Concat(head 1…{d_model // dk})",
-            row_title="query",
-            col_title="dimension",
+            title=tr("step.concat", h=d_model // dk),
+            row_title=query,
+            col_title=dim,
+            lang=lang,
         ),
-        "w_o": w_o_figure(w.w_o, s.head, dk, d_model),
+        "w_o": w_o_figure(w.w_o, s.head, dk, d_model, lang=lang),
         "output": matrix_figure(
-            s.output,
-            q_tokens,
-            d_model,
-            title="output = Concat · W_O + b_O",
-            row_title="query",
-            col_title="dimension",
+            s.output, q_tokens, d_model, title=tr("step.output"), row_title=query, col_title=dim, lang=lang
         ),
     }
-    # Outline head j's block inside the concatenation.
+    # Outline head j's block inside the concatenation (in cells: blocks of f dimensions when pooled).
+    f = pool_factor(d_model)
     figs["concat"].layout.shapes = [
         {
             "type": "rect",
             "xref": "x",
             "yref": "paper",
-            "x0": s.head * dk - 0.5,
-            "x1": (s.head + 1) * dk - 0.5,
+            "x0": s.head * dk / f - 0.5,
+            "x1": (s.head + 1) * dk / f - 0.5,
             "y0": 0,
             "y1": 1,
             "line": {"color": "#e07b00", "width": 3},
@@ -471,24 +608,40 @@ def heads_figure(
     row: int = 0,
     selected: int | None = None,
     height: int | None = None,
+    lang: str = "en",
 ) -> go.Figure:
-    """One heatmap per head (rows = queries, columns = keys), one shared 0–1 colour scale."""
+    """One heatmap per head (rows = queries, columns = keys), one shared 0–1 colour scale.
+
+    Beyond HEADS_POOL_MAX tokens each heatmap is an overview: a cell is the largest weight of its
+    block of neighbouring positions (the hover says which).
+    """
     weights = as_numpy(attn.weights[row])  # (h, L_q, L_k)
-    h = weights.shape[0]
+    h, n_q, n_k = weights.shape
+    f_q, f_k = pool_factor(n_q, HEADS_POOL_MAX), pool_factor(n_k, HEADS_POOL_MAX)
     n_rows, n_cols = _grid_shape(h)
-    show_ticks = max(len(q_tokens), len(k_tokens)) <= 24  # beyond, labels would overlap: hover names them
-    ys, y_axis = token_axis(q_tokens, autorange="reversed")
-    xs, x_axis = token_axis(k_tokens, tickangle=-90 if len(k_tokens) > 5 else 0)
+    show_ticks = max(n_q, n_k) <= 24  # beyond, labels would overlap: hover names them
+    if f_q > 1:
+        ys, y_axis = block_axis(q_tokens, f_q, autorange="reversed")
+    else:
+        ys, y_axis = token_axis(q_tokens, autorange="reversed")
+    if f_k > 1:
+        xs, x_axis = block_axis(k_tokens, f_k, tickangle=-90)
+    else:
+        xs, x_axis = token_axis(k_tokens, tickangle=-90 if n_k > 5 else 0)
+    value = t("attention.axis.weight", lang) if f_q == f_k == 1 else t("attention.hover.block_max", lang)
+    query = t("attention.axis.query", lang)
+    key = t("attention.axis.key", lang)
     col_dom = domains(n_cols, 0.05)
     row_dom = list(reversed(domains(n_rows, 0.16 if show_ticks else 0.08)))  # first row on top
     traces, layout, notes = [], {}, []
     for j in range(h):
         r, c = divmod(j, n_cols)
         n = "" if j == 0 else str(j + 1)
+        name = t("attention.head_n", lang, n=j + 1)
         traces.append(
             {
                 "type": "heatmap",
-                "z": weights[j],
+                "z": block_reduce(weights[j], f_q, f_k, "max"),
                 "x": xs,
                 "y": ys,
                 "xaxis": f"x{n}",
@@ -497,9 +650,14 @@ def heads_figure(
                 "zmax": 1,
                 "colorscale": WEIGHTS_SCALE,
                 "showscale": j == 0,
-                "name": f"head {j + 1}",
-                "colorbar": {"title": {"text": "weight"}, "thickness": 14},
-                "hovertemplate": hover_template(f"head {j + 1}", "query: %{y}", "key: %{x}", value="weight"),
+                "name": escape_label(name),
+                "colorbar": {
+                    "title": {"text": escape_label(t("attention.axis.weight", lang))},
+                    "thickness": 14,
+                },
+                "hovertemplate": hover_template(
+                    escape_label(name), f"{query}: %{{y}}", f"{key}: %{{x}}", value=escape_label(value)
+                ),
             }
         )
         layout[f"xaxis{n}"] = {
@@ -517,7 +675,7 @@ def heads_figure(
         picked = j == selected
         notes.append(
             {
-                "text": f"head {j + 1}" + (" (step by step)" if picked else ""),
+                "text": escape_label(name + (t("attention.step_by_step_mark", lang) if picked else "")),
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",
@@ -529,7 +687,7 @@ def heads_figure(
             }
         )
     if height is None:
-        per_row = max(220, min(420, 90 + 16 * len(q_tokens))) + (70 if show_ticks else 0)
+        per_row = max(220, min(420, 90 + 16 * len(ys))) + (70 if show_ticks else 0)
         height = n_rows * per_row + 40
     layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return build_figure(traces, layout)
@@ -542,19 +700,30 @@ def grid_figure(
     row: int = 0,
     q_tokens: Sequence[str] | None = None,
     k_tokens: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> go.Figure:
     """Small multiples: one weight heatmap per (layer, head) of one kind of attention; no tick labels.
 
     It does not depend on the layer and head on screen, so choosing another head leaves its spec
-    unchanged and the browser does not redraw its 48 heatmaps.
+    unchanged and the browser does not redraw its 48 heatmaps. Beyond GRID_POOL_MAX tokens a cell is
+    the largest weight of a block of neighbouring positions.
     """
     n_layers = len(trace.encoder if kind == "encoder" else trace.decoder)
     weights = [
         as_numpy(attention_of(trace, kind, i).weights[row]) for i in range(n_layers)
     ]  # (h, L_q, L_k) each
     h, L_q, L_k = weights[0].shape if weights else (0, 0, 0)
-    ys = unique_labels(q_tokens) if q_tokens is not None else list(range(L_q))
-    xs = unique_labels(k_tokens) if k_tokens is not None else list(range(L_k))
+    f_q, f_k = pool_factor(L_q, GRID_POOL_MAX), pool_factor(L_k, GRID_POOL_MAX)
+    if f_q > 1:
+        ys = block_axis(q_tokens if q_tokens is not None else L_q, f_q)[0]
+    else:
+        ys = unique_labels(q_tokens) if q_tokens is not None else list(range(L_q))
+    if f_k > 1:
+        xs = block_axis(k_tokens if k_tokens is not None else L_k, f_k)[0]
+    else:
+        xs = unique_labels(k_tokens) if k_tokens is not None else list(range(L_k))
+    value = t("attention.axis.weight", lang) if f_q == f_k == 1 else t("attention.hover.block_max", lang)
+    query, key = t("attention.axis.query", lang), t("attention.axis.key", lang)
     col_dom, row_dom = domains(h, 0.012), list(reversed(domains(n_layers, 0.03)))
     traces, layout, notes = [], {}, []
     hidden = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}
@@ -564,7 +733,7 @@ def grid_figure(
             traces.append(
                 {
                     "type": "heatmap",
-                    "z": weights[i][j],
+                    "z": block_reduce(weights[i][j], f_q, f_k, "max"),
                     "x": xs,
                     "y": ys,
                     "xaxis": f"x{n}",
@@ -573,9 +742,15 @@ def grid_figure(
                     "zmax": 1,
                     "colorscale": WEIGHTS_SCALE,
                     "showscale": i == j == 0,
-                    "colorbar": {"title": {"text": "weight"}, "thickness": 14},
+                    "colorbar": {
+                        "title": {"text": escape_label(t("attention.axis.weight", lang))},
+                        "thickness": 14,
+                    },
                     "hovertemplate": hover_template(
-                        f"layer {i + 1}, head {j + 1}", "query: %{y}", "key: %{x}", value="weight"
+                        escape_label(t("attention.layer_head", lang, layer=i + 1, head=j + 1)),
+                        f"{query}: %{{y}}",
+                        f"{key}: %{{x}}",
+                        value=escape_label(value),
                     ),
                 }
             )
@@ -590,7 +765,7 @@ def grid_figure(
     for j in range(h):
         notes.append(
             {
-                "text": f"head {j + 1}" if h <= 8 else f"{j + 1}",
+                "text": escape_label(t("attention.head_n", lang, n=j + 1)) if h <= 8 else f"{j + 1}",
                 "x": sum(col_dom[j]) / 2,
                 "y": 1,
                 "yanchor": "bottom",
@@ -602,7 +777,7 @@ def grid_figure(
     for i in range(n_layers):
         notes.append(
             {
-                "text": f"layer {i + 1}",
+                "text": escape_label(t("attention.layer_n", lang, n=i + 1)),
                 "x": 0,
                 "y": sum(row_dom[i]) / 2,
                 "xanchor": "right",
@@ -619,7 +794,12 @@ def grid_figure(
 
 # -- one query -------------------------------------------------------------------------------------
 
+# How the bars of one query are drawn: URL value -> English name (``bar_mode_label`` translates it).
 BAR_MODES: dict[str, str] = {"head": "the selected head", "mean": "average of all heads", "all": "every head"}
+
+
+def bar_mode_label(mode: str, lang: str = "en") -> str:
+    return t(f"attention.bars.{mode}", lang)
 
 
 def query_weights(attn, query: int, *, row: int = 0) -> np.ndarray:
@@ -637,26 +817,34 @@ def query_bars(
     head: int = 0,
     row: int = 0,
     height: int = 380,
+    lang: str = "en",
 ) -> go.Figure:
-    """One bar per key token: the chosen query's weights for one head, the mean over heads, or every head."""
+    """One bar per key token: the chosen query's weights for one head, the mean over heads, or every head.
+
+    Exact at any length (512 keys are 512 bars); beyond MAX_TICKS keys every n-th is written on the axis.
+    """
     w = query_weights(attn, query, row=row)  # (h, L_k)
     if mode == "head":
-        series = [(f"head {head + 1}", w[head])]
+        series = [(t("attention.head_n", lang, n=head + 1), w[head])]
     elif mode == "mean":
-        series = [(f"mean of {w.shape[0]} heads", w.mean(axis=0))]
+        series = [(t("attention.bars.mean_of", lang, h=w.shape[0]), w.mean(axis=0))]
     elif mode == "all":
-        series = [(f"head {j + 1}", w[j]) for j in range(w.shape[0])]
+        series = [(t("attention.head_n", lang, n=j + 1), w[j]) for j in range(w.shape[0])]
     else:
         raise ValueError(f"mode={mode!r} must be one of {tuple(BAR_MODES)}")
-    xs, x_axis = token_axis(k_tokens, "key token")
+    xs, x_axis = token_axis(k_tokens, t("attention.axis.key_token", lang), max_ticks=MAX_TICKS)
     q_name = f"{token_label(q_tokens[query])}·{query}"
+    query_word, key_word = t("attention.axis.query", lang), t("attention.axis.key", lang)
+    weight = escape_label(t("attention.axis.weight", lang))
     traces = [
         {
             "type": "bar",
             "x": xs,
             "y": values,
-            "name": name,
-            "hovertemplate": hover_template(name, f"query: {q_name}", "key: %{x}", value="weight", var="y"),
+            "name": escape_label(name),
+            "hovertemplate": hover_template(
+                escape_label(name), f"{query_word}: {q_name}", f"{key_word}: %{{x}}", value=weight, var="y"
+            ),
         }
         for name, values in series
     ]
@@ -668,7 +856,10 @@ def query_bars(
             "showlegend": len(series) > 1,
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "xaxis": x_axis,
-            "yaxis": {"range": [0, 1], "title": {"text": "attention weight"}},
+            "yaxis": {
+                "range": [0, 1],
+                "title": {"text": escape_label(t("attention.axis.attention_weight", lang))},
+            },
             "margin": {"l": 10, "r": 10, "t": 50 if len(series) > 1 else 20, "b": 10},
         },
     )

@@ -1,49 +1,243 @@
-"""Attention: one head step by step with the real numbers, every head of a layer, every layer × head."""
+"""Attention: the head view and the neuron view, one head step by step with the real numbers, every
+head of a layer, every layer × head, and where one token looks."""
 
+import math
+
+import numpy as np
 import streamlit as st
 
 import figures.attention as fa
+import figures.attention_views as fv
 import ui
 import ui.widgets
+from ui.components.head_view import show_head_view
 
 settings = ui.page_setup("nav.attention.title")
+lang = settings.lang
 run = ui.get_run(settings)
 if run is None:
     st.stop()
 pipe = ui.get_pipeline(settings)
 config = pipe.config
-trained = pipe.kind == "trained"
+trace = run.trace
+noisy = pipe.kind == "random"  # untrained: every pattern below is noise
+kinds = [
+    k for k in fa.KINDS if fa.has_kind(trace, k)
+]  # an encoder-only model has encoder self-attention only
+layers = list(range(1, config.num_layers + 1))
+heads = list(range(1, config.num_heads + 1))
+d_k = config.d_model // config.num_heads
 notices: list[str] = []
 
 
-def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, **kw):
-    return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
+def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, into=None, **kw):
+    return ui.widgets.choose(
+        widget, label, key, options, default, notices if into is None else into, what, fmt, **kw
+    )
 
 
-st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V")
-st.caption(
-    "Every token asks a question (its query q), every token offers a label (its key k) and a content "
-    "(its value v). A query's weights say how much of each value it takes: softmax turns the scores "
-    "q·k/√d_k into positive weights that sum to 1. The model does this h times in parallel (h heads), "
-    f"each in its own d_k = {config.d_model}/{config.num_heads} = {config.d_model // config.num_heads} "
-    "dimensional space."
-)
+def kind_name(kind: str) -> str:
+    return fa.kind_label(kind, lang)
 
+
+def warn(found: list[str], box=st) -> None:
+    for notice in found:
+        box.warning(notice, icon=":material/warning:")
+    found.clear()
+
+
+def noise_caption() -> None:
+    if noisy:
+        st.caption(ui.t("attention.noise"))
+
+
+ATTENTION = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V"
+
+st.latex(ATTENTION)
+st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
+if kinds == ["encoder"]:
+    st.info(
+        ui.t("attention.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
+        icon=":material/info:",
+    )
+longest = max(len(run.src_tokens), len(run.tgt_tokens))
+if longest > fa.GRID_POOL_MAX:  # the layers × heads overview draws blocks from here on
+    st.info(ui.t("attention.long", n=longest), icon=":material/zoom_in:")
 notice_box = st.container()  # filled at the end, shown here: what a URL or a size change altered
+
+
+# -- head view ----------------------------------------------------------------------------------------
+@st.fragment
+def head_view() -> None:
+    """Its own fragment: another layer or kind redraws this view only."""
+    found: list[str] = []
+    st.subheader(ui.t("attention.hv.title"))
+    text, formula = st.columns([3, 2], vertical_alignment="center")
+    text.markdown(ui.t("attention.hv.explain"))
+    with formula:
+        st.latex(r"\alpha_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt{d_k}}\right)")
+    a, b = st.columns([2.2, 1])
+    with a:
+        kind = choose(
+            st.radio,
+            ui.t("attention.widget.kind"),
+            "hv_kind",
+            kinds,
+            "encoder",
+            fmt=kind_name,
+            into=found,
+            horizontal=True,
+        )
+    with b:
+        layer = (
+            choose(
+                st.selectbox,
+                ui.t("attention.widget.layer", n=config.num_layers),
+                "hv_layer",
+                layers,
+                1,
+                ui.t("attention.what.layer"),
+                into=found,
+            )
+            - 1
+        )
+    warn(found)
+    attn = fa.attention_of(trace, kind, layer)
+    q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
+    data = fv.head_view_data(attn, q_tokens, k_tokens, kind=kind, layer=layer, lang=lang)
+    show_head_view(data, alt=ui.t("attention.hv.title"))
+    st.caption(ui.t(f"attention.where.{kind}"))
+    if not data["all_lines"]:
+        st.caption(ui.t("attention.hv.sparse", n=len(q_tokens), k=data["keep"]))
+    noise_caption()
+
+
+# -- neuron view --------------------------------------------------------------------------------------
+@st.fragment
+def neuron_view() -> None:
+    """Its own fragment: choosing a pair of tokens redraws this view only."""
+    found: list[str] = []
+    st.subheader(ui.t("attention.nv.title"))
+    st.markdown(ui.t("attention.nv.explain", d_k=d_k))
+    st.latex(
+        r"q \cdot k = \sum_{i=1}^{d_k} q_i\, k_i \qquad s = \frac{q \cdot k}{\sqrt{d_k}}"
+        r"\qquad \alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
+    )
+    a, b, c = st.columns([2.2, 1, 1])
+    with a:
+        kind = choose(
+            st.radio,
+            ui.t("attention.widget.kind"),
+            "nv_kind",
+            kinds,
+            "encoder",
+            fmt=kind_name,
+            into=found,
+            horizontal=True,
+        )
+    with b:
+        layer = (
+            choose(
+                st.selectbox,
+                ui.t("attention.widget.layer", n=config.num_layers),
+                "nv_layer",
+                layers,
+                1,
+                ui.t("attention.what.layer"),
+                into=found,
+            )
+            - 1
+        )
+    with c:
+        head = (
+            choose(
+                st.selectbox,
+                ui.t("attention.widget.head", n=config.num_heads),
+                "nv_head",
+                heads,
+                1,
+                ui.t("attention.what.head"),
+                into=found,
+            )
+            - 1
+        )
+    attn = fa.attention_of(trace, kind, layer)
+    q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
+    a, b = st.columns(2)
+    with a:
+        query = choose(
+            st.selectbox,
+            ui.t("attention.widget.query"),
+            "nv_query",
+            list(range(len(q_tokens))),
+            0,
+            ui.t("attention.what.position"),
+            fmt=lambda i: f"{i + 1} · {q_tokens[i]}",
+            into=found,
+        )
+    with b:
+        key = choose(
+            st.selectbox,
+            ui.t("attention.widget.key"),
+            "nv_key",
+            list(range(len(k_tokens))),
+            int(fa.query_weights(attn, 0)[head].argmax()),  # by default: where the first query looks most
+            ui.t("attention.what.position"),
+            fmt=lambda i: f"{i + 1} · {k_tokens[i]}",
+            into=found,
+        )
+    warn(found)
+    nums = fv.neuron_numbers(attn, head, query, key)
+    ui.show_figure(
+        fv.neuron_figure(nums, q_tokens[query], k_tokens[key], lang=lang),
+        key="attn_neuron",
+        name=f"attention-neuron-{kind}-layer{layer + 1}-head{head + 1}-q{query + 1}-k{key + 1}",
+    )
+    scores, allowed, _ = fv.score_row(attn, head, query)
+    # e^s of every key this query may see; shifted by the largest score only if e^s would be huge (same ratio)
+    shift = float(scores[allowed].max()) if allowed.any() else 0.0
+    shift = shift if shift > 80 else 0.0
+    if nums.allowed:
+        top, bottom = (
+            math.exp(nums.score - shift),
+            float(np.exp(scores[allowed].astype(np.float64) - shift).sum()),
+        )
+        shifted = "" if abs(shift) < 5e-5 else rf"-\,({shift:.4f})"
+        softmax = (
+            rf"\alpha = \frac{{e^{{s{shifted}}}}}{{\sum_l e^{{s_l{shifted}}}}} = "
+            rf"\frac{{{top:.4g}}}{{{bottom:.4g}}} = {nums.weight:.4f}"
+        )
+    else:
+        softmax = r"\alpha = 0"
+    st.latex(
+        rf"q \cdot k = {nums.dot:.4f} \qquad s = \frac{{{nums.dot:.4f}}}{{\sqrt{{{d_k}}}}} = {nums.score:.4f}"
+        rf"\qquad {softmax}"
+    )
+    if nums.allowed:
+        st.caption(ui.t("attention.nv.softmax", n=int(allowed.sum())))
+    else:
+        st.info(ui.t("attention.nv.masked"), icon=":material/visibility_off:")
+
+
+head_view()
+neuron_view()
+
+# -- one head, step by step ---------------------------------------------------------------------------
+st.subheader(ui.t("attention.steps.choose"))
 left, mid, right = st.columns([2.2, 1, 1])
 with left:
     kind = choose(
-        st.radio, "Which attention", "attn_kind", list(fa.KINDS), "encoder", fmt=fa.KINDS.get, horizontal=True
+        st.radio, ui.t("attention.widget.kind"), "attn_kind", kinds, "encoder", fmt=kind_name, horizontal=True
     )
 with mid:
     layer = (
         choose(
             st.selectbox,
-            f"Layer (1…{config.num_layers})",
+            ui.t("attention.widget.layer", n=config.num_layers),
             "attn_layer",
-            list(range(1, config.num_layers + 1)),
+            layers,
             1,
-            "layer",
+            ui.t("attention.what.layer"),
         )
         - 1
     )
@@ -51,47 +245,33 @@ with right:
     head = (
         choose(
             st.selectbox,
-            f"Head (1…{config.num_heads})",
+            ui.t("attention.widget.head", n=config.num_heads),
             "attn_head",
-            list(range(1, config.num_heads + 1)),
+            heads,
             1,
-            "head",
+            ui.t("attention.what.head"),
         )
         - 1
     )
 
-attn = fa.attention_of(run.trace, kind, layer)
+attn = fa.attention_of(trace, kind, layer)
 q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
-where = {
-    "encoder": "Queries, keys and values all come from the source sentence.",
-    "decoder": (
-        "Queries, keys and values all come from the decoder's input; the causal mask hides the "
-        "future: position t sees positions 0…t only."
-    ),
-    "cross": (
-        "Queries come from the decoder (target tokens, rows), keys and values from the encoder's "
-        "output, the memory (source tokens, columns)."
-    ),
-}[kind]
-st.caption(f"{fa.KINDS[kind]}, layer {layer + 1}: {where}")
-noise = (
-    "Random weights: these patterns are noise — the model has learned nothing yet. "
-    "Switch to the trained checkpoint in the sidebar to see attention that means something."
-)
-
-# -- one head, step by step ---------------------------------------------------------------------------
-steps = fa.head_steps(attn, head)
-figs = fa.step_figures(steps, fa.head_weights(pipe.model, kind, layer, head), q_tokens, k_tokens)
-dk = steps.d_k
-st.subheader(f"Head {head + 1}, step by step (real numbers)")
 st.caption(
-    "Every matrix below is the model's own tensor for this sentence. Hover a cell for its exact value; "
-    "values are written in the cells of small matrices (up to 12 × 12)."
+    ui.t("attention.kind_layer", kind=kind_name(kind), layer=layer + 1)
+    + " "
+    + ui.t(f"attention.where.{kind}")
 )
+steps = fa.head_steps(attn, head)
+figs = fa.step_figures(steps, fa.head_weights(pipe.model, kind, layer, head), q_tokens, k_tokens, lang=lang)
+file_stem = f"attention-{kind}-layer{layer + 1}-head{head + 1}"
+st.subheader(ui.t("attention.steps.title", head=head + 1))
+st.caption(ui.t("attention.steps.explain", n=fa.ANNOTATE_MAX))
+if any(fa.is_pooled(fig) for fig in figs.values()):
+    st.caption(ui.t("attention.steps.pooled", max=fa.POOL_MAX))
 
 
-def show(fig) -> None:
-    st.plotly_chart(fig, width="stretch", config={"displayModeBar": False})
+def show(name: str) -> None:
+    ui.show_figure(figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}")
 
 
 FITS = {1: 12, 2: 7, 3: 4}  # columns of written values that stay readable in 1, 2 or 3 page columns
@@ -104,113 +284,113 @@ def show_row(*names: str) -> None:
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=True):
             with col:
-                show(figs[name])
+                show(name)
 
 
-st.markdown("**1. The input.** Each row is one token's vector from the previous layer.")
+st.markdown(ui.t("attention.steps.input"))
 show_row(*(("x_q", "x_kv") if kind == "cross" else ("x_q",)))
 
-st.markdown(f"**2. This head's projections** ({config.d_model} → {dk} dimensions).")
+st.markdown(ui.t("attention.steps.projections", d_model=config.d_model, d_k=d_k))
 st.latex(r"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V")
 show_row("w_q", "w_k", "w_v")
 show_row("q", "k", "v")
 
-st.markdown("**3. Scores: how well each query matches each key,** scaled so softmax does not saturate.")
+st.markdown(ui.t("attention.steps.scores"))
 st.latex(
-    rf"Q K^\top \quad\rightarrow\quad \frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{dk}}}}}"
+    rf"Q K^\top \quad\rightarrow\quad \frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}"
 )
 show_row("qk", "scores")
 
-st.markdown(
-    "**4. Mask, then softmax.** Masked cells (0 in the mask) get −∞ before softmax, so their weight "
-    "is exactly 0; every row of weights sums to 1."
-)
+st.markdown(ui.t("attention.steps.softmax"))
 st.latex(r"\mathrm{weights} = \mathrm{softmax}\big(\mathrm{mask}(Q K^\top / \sqrt{d_k})\big)")
 show_row("mask", "weights")
-if not trained:
-    st.caption(noise)
+noise_caption()
 
-st.markdown("**5. Weighted sum of the values, then all heads together.**")
+st.markdown(ui.t("attention.steps.heads"))
 st.latex(
     r"\mathrm{head}_j = \mathrm{weights}\cdot V,\qquad "
     r"\mathrm{MultiHead} = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O + b_O"
 )
 show_row("head_out", "concat")
-st.caption(f"The orange frame in the concatenation is head {head + 1}'s block of {dk} columns.")
+st.caption(ui.t("attention.steps.frame", head=head + 1, d_k=d_k))
 show_row("w_o", "output")
 
 # -- every head of this layer ---------------------------------------------------------------------------
-st.subheader(f"All {config.num_heads} heads of layer {layer + 1}")
-st.caption(
-    f"{fa.KINDS[kind]}: rows are queries, columns are keys; each row sums to 1. Hover for exact weights."
+st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=layer + 1))
+st.caption(ui.t("attention.all_heads.explain", kind=kind_name(kind)))
+ui.show_figure(
+    fa.heads_figure(attn, q_tokens, k_tokens, selected=head, lang=lang),
+    key="attn_heads",
+    name=f"attention-{kind}-layer{layer + 1}-all-heads",
 )
-show(fa.heads_figure(attn, q_tokens, k_tokens, selected=head))
-if not trained:
-    st.caption(noise)
-elif kind == "cross":
+if noisy:
+    noise_caption()
+elif pipe.kind == "trained" and kind == "cross":
     share = fa.diagonal_share(steps.weights)
-    st.info(
-        "Trained 汉字→拼音: in cross-attention each pinyin syllable attends to its own character — the "
-        "bright diagonal. (Decoder position t writes syllable t, so it looks at character t.) "
-        f"In head {head + 1}, {share:.0%} of the rows have their strongest weight on the diagonal.",
-        icon=":material/school:",
-    )
+    st.info(ui.t("attention.trained.cross", head=head + 1, share=f"{share:.0%}"), icon=":material/school:")
     top = fa.argmax_keys(steps.weights)
     st.dataframe(
         {
-            "decoder input": q_tokens,
-            "writes": list(run.predicted[: len(q_tokens)]),
-            "looks most at": [k_tokens[i] for i in top],
-            "weight": [float(steps.weights[t, i]) for t, i in enumerate(top)],
+            ui.t("attention.table.input"): q_tokens,
+            ui.t("attention.table.writes"): list(run.predicted[: len(q_tokens)]),
+            ui.t("attention.table.looks_at"): [k_tokens[i] for i in top],
+            ui.t("attention.table.weight"): [float(steps.weights[t, i]) for t, i in enumerate(top)],
         },
         hide_index=True,
     )
-else:
+elif pipe.kind == "trained":
+    st.caption(ui.t("attention.trained.other"))
+else:  # trained in this session, or the pretrained encoder
     st.caption(
-        "Trained weights: compare heads — some look at the previous or the same position, some spread out. "
-        "The clearest pattern is in the decoder cross-attention (choose it above)."
+        ui.t("attention.trained.compare")
+        + (" " + ui.t("attention.trained.bert") if pipe.kind == "pretrained" else "")
     )
 
 # -- every layer, every head ----------------------------------------------------------------------------
-st.subheader(f"Every layer × every head: {config.num_layers} × {config.num_heads}")
-st.caption(
-    f"{fa.KINDS[kind]} of all layers at a glance (rows: layers, columns: heads). "
-    f"The head shown step by step above is layer {layer + 1}, head {head + 1}."
+st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
+st.caption(ui.t("attention.grid.explain", kind=kind_name(kind), layer=layer + 1, head=head + 1))
+ui.show_figure(
+    fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
+    key="attn_grid",
+    name=f"attention-{kind}-layers-heads",
 )
-show(fa.grid_figure(run.trace, kind, q_tokens=q_tokens, k_tokens=k_tokens))
 
 
-# -- one query token ------------------------------------------------------------------------------------
+# -- one query ------------------------------------------------------------------------------------------
 @st.fragment
 def one_query() -> None:
     """Its own fragment: choosing a token or a bar mode redraws this chart only."""
-    st.subheader("Where does one token look?")
+    st.subheader(ui.t("attention.query.title"))
     a, b = st.columns([1, 2])
     with a:
         query = choose(
             st.selectbox,
-            "Query token",
+            ui.t("attention.widget.query"),
             "attn_query",
             list(range(len(q_tokens))),
             0,
-            "position",
+            ui.t("attention.what.position"),
             fmt=lambda i: f"{i + 1} · {q_tokens[i]}",
         )
     with b:
         mode = choose(
-            st.radio, "Bars", "attn_bar", list(fa.BAR_MODES), "head", fmt=fa.BAR_MODES.get, horizontal=True
+            st.radio,
+            ui.t("attention.widget.bars"),
+            "attn_bar",
+            list(fa.BAR_MODES),
+            "head",
+            fmt=lambda m: fa.bar_mode_label(m, lang),
+            horizontal=True,
         )
-    for notice in notices:
-        st.warning(notice, icon=":material/warning:")
-    notices.clear()
-    show(fa.query_bars(attn, query, q_tokens, k_tokens, mode=mode, head=head))
+    warn(notices)
+    ui.show_figure(
+        fa.query_bars(attn, query, q_tokens, k_tokens, mode=mode, head=head, lang=lang),
+        key="attn_query_bars",
+        name=f"{file_stem}-query{query + 1}",
+    )
     if kind == "decoder":
-        st.caption(
-            "Keys after the query token get weight 0: the causal mask keeps the decoder from peeking ahead."
-        )
+        st.caption(ui.t("attention.query.causal"))
 
 
-for notice in notices:
-    notice_box.warning(notice, icon=":material/warning:")
-notices.clear()  # the fragment shows its own
+warn(notices, notice_box)  # the fragment shows its own
 one_query()

@@ -1,5 +1,7 @@
 """The Attention page through AppTest, opened cold: real numbers, one heatmap per head, safe URL params."""
 
+import json
+
 import apphelpers
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.pipeline import load_pipeline, run_pipeline
 from figures.style import token_label
-from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings
+from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 
 PAGE = str(ROOT / "pages" / "attention.py")
 
@@ -32,6 +34,17 @@ def heads_chart(at: AppTest) -> dict:
         notes = [a["text"] for a in s["layout"].get("annotations", [])]
         if any(n.startswith("head 1") for n in notes) and not any(n.startswith("layer") for n in notes):
             found.append(s)
+    assert len(found) == 1
+    return found[0]
+
+
+def query_bars(at: AppTest) -> dict:
+    """The "Where does one token look?" bars: the only chart whose y axis is the attention weight."""
+    found = [
+        s
+        for s in specs(at)
+        if s["layout"].get("yaxis", {}).get("title", {}).get("text") == "attention weight"
+    ]
     assert len(found) == 1
     return found[0]
 
@@ -79,7 +92,7 @@ def test_switching_kind_layer_head_follows():
     np.testing.assert_array_equal(arr(by_title(at, "K = X W_K + b_K")["data"][0]["z"]), attn.k[0, 2].numpy())
     at.selectbox(key="attn_query").set_value(2).run()
     at.radio(key="attn_bar").set_value("mean").run()
-    bars = [s for s in specs(at) if s["data"][0]["type"] == "bar"][0]
+    bars = query_bars(at)
     np.testing.assert_allclose(arr(bars["data"][0]["y"]), attn.weights[0, :, 2].mean(0).numpy(), atol=1e-6)
 
 
@@ -136,3 +149,170 @@ def test_sizes_changed_heads_follow(heads):
     assert at.selectbox(key="attn_layer").value == 1  # layer 3 no longer exists: clamped
     assert at.selectbox(key="attn_head").value == min(4, heads)
     assert any("attn_layer=`3`" in m for m in messages(at))
+
+
+# -- head view and neuron view ---------------------------------------------------------------------------
+
+
+def head_view(at: AppTest) -> tuple[dict, str]:
+    """(the data the head-view component draws, its whole HTML), read back from the iframe's srcdoc."""
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    html = frames[0].proto.srcdoc
+    blob = html.split('<script type="application/json" id="hv-data">')[1].split("</script>")[0]
+    return json.loads(blob), html
+
+
+def neuron_chart(at: AppTest) -> dict:
+    found = [s for s in specs(at) if "dot" in (s["layout"].get("meta") or {})]
+    assert len(found) == 1
+    return found[0]
+
+
+def lines_of(data: dict, head: int) -> dict[tuple[int, int], float]:
+    h = data["heads"][head]
+    return {(q, k): w for q, k, w in zip(h["q"], h["k"], h["w"], strict=True)}
+
+
+def test_head_view_draws_the_trace_weights_for_every_kind():
+    at = open_page()
+    assert_clean(at)
+    assert at.radio(key="hv_kind").options == ["Encoder self-attention", "Decoder masked self-attention",
+                                               "Decoder cross-attention"]  # fmt: skip
+    assert at.selectbox(key="hv_layer").options == ["1", "2"]
+    run = reference()
+    data, _ = head_view(at)
+    assert data["title"] == "Encoder self-attention, layer 1" and len(data["heads"]) == 4
+    weights = run.trace.encoder[0].self_attn.weights[0]
+    for (q, k), w in lines_of(data, 3).items():
+        assert w == pytest.approx(float(weights[3, q, k]), abs=5e-5)
+    at.radio(key="hv_kind").set_value("cross").run()
+    at.selectbox(key="hv_layer").set_value(2).run()
+    assert_clean(at)
+    data, _ = head_view(at)
+    assert data["title"] == "Decoder cross-attention, layer 2"
+    assert len(data["left"]) == len(run.tgt_tokens) and len(data["right"]) == len(run.src_tokens)
+    cross = run.trace.decoder[1].cross_attn.weights[0]
+    for (q, k), w in lines_of(data, 1).items():
+        assert w == pytest.approx(float(cross[1, q, k]), abs=5e-5)
+    assert any("keys and values from the encoder" in c.value for c in at.caption)
+
+
+def test_neuron_view_numbers_are_the_trace():
+    at = open_page()
+    for key, value in [
+        ("nv_kind", "decoder"),
+        ("nv_layer", 2),
+        ("nv_head", 3),
+        ("nv_query", 3),
+        ("nv_key", 1),
+    ]:
+        getattr(at, "radio" if key == "nv_kind" else "selectbox")(key=key).set_value(value).run()
+    assert_clean(at)
+    attn = reference().trace.decoder[1].self_attn
+    chart = neuron_chart(at)
+    q, k = attn.q[0, 2, 3].numpy(), attn.k[0, 2, 1].numpy()
+    np.testing.assert_array_equal(arr(chart["data"][0]["y"]), q)
+    np.testing.assert_array_equal(arr(chart["data"][1]["y"]), k)
+    np.testing.assert_allclose(arr(chart["data"][2]["y"]), q * k)
+    meta = chart["layout"]["meta"]
+    assert meta["score"] == float(attn.scores[0, 2, 3, 1]) and meta["weight"] == float(
+        attn.weights[0, 2, 3, 1]
+    )
+    assert meta["dot"] == pytest.approx(float(attn.scores[0, 2, 3, 1]) * 4, abs=1e-5)  # × √d_k, d_k = 16
+    assert any(f"{meta['weight']:.4f}" in x.value and r"\alpha" in x.value for x in at.latex)
+    at.selectbox(key="nv_key").set_value(5).run()  # a key after the query: masked
+    assert neuron_chart(at)["layout"]["meta"]["weight"] == 0.0
+    assert any("causal mask" in m for m in messages(at))
+
+
+def test_the_page_explains_with_the_equation_next_to_the_views():
+    at = open_page()
+    formulas = [x.value for x in at.latex]
+    assert any(r"\mathrm{softmax}" in f and r"\sqrt{d_k}" in f and "V" in f for f in formulas[:1])  # on top
+    assert any(r"\alpha_{ij}" in f for f in formulas)  # the head view's weight
+    assert any(r"\sum_{i=1}^{d_k} q_i" in f for f in formulas)  # the neuron view's dot product
+    assert any("**query**" in m.value and "**key**" in m.value for m in at.markdown)
+
+
+def test_chinese_page():
+    at = open_page({"lang": "zh"})
+    assert_clean(at)
+    assert at.radio(key="hv_kind").label == "哪一种注意力"
+    assert at.radio(key="hv_kind").options == ["编码器自注意力", "解码器掩码自注意力", "解码器交叉注意力"]
+    assert at.selectbox(key="nv_query").label == "查询词元"
+    data, _ = head_view(at)
+    assert data["title"] == "编码器自注意力，第 1 层" and data["texts"]["keys"] == "键（被看）"
+    assert "头 1（逐步展示）" in [a["text"] for a in heads_chart_zh(at)["layout"]["annotations"]]
+    assert any("查询" in m.value and "softmax" in m.value for m in at.markdown)
+    assert by_title(at, "softmax → 权重")
+
+
+def heads_chart_zh(at: AppTest) -> dict:
+    found = [
+        s for s in specs(at) if "头 1（逐步展示）" in [a["text"] for a in s["layout"].get("annotations", [])]
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_a_chinese_url_kind_is_read_back():
+    at = open_page({"lang": "zh", "hv_kind": "解码器交叉注意力", "attn_kind": "解码器掩码自注意力"})
+    assert_clean(at)
+    assert at.radio(key="hv_kind").value == "cross" and at.radio(key="attn_kind").value == "decoder"
+    assert not [m for m in messages(at) if "kind" in m]
+
+
+def test_script_sentence_is_text_in_the_head_view():
+    at = open_page({"sentence": "<script>alert(1)</script> 你好 🙂"})
+    assert_clean(at)
+    data, html = head_view(at)
+    assert "<script>alert" not in html and "alert(1)" not in html.split("hv-data")[0]
+    assert "<" in "".join(data["left"])  # the "<" token is there, as text for textContent
+    assert "你" in data["left"] and any("f0" in tok for tok in data["left"])  # 🙂 as its UTF-8 bytes
+
+
+needs_minilm = pytest.mark.skipif(not minilm_available(), reason="all-MiniLM-L6-v2 is an optional extra")
+
+
+@needs_minilm
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_minilm_offers_encoder_self_attention_only(lang):
+    at = open_page({"weights": "minilm", "lang": lang, "attn_kind": "Decoder cross-attention"})
+    assert_clean(at)
+    for key in ("hv_kind", "nv_kind", "attn_kind"):
+        assert at.radio(key=key).value == "encoder" and len(at.radio(key=key).options) == 1
+    note = "encoder only" if lang == "en" else "只有编码器"
+    assert any(note in m for m in messages(at)), messages(at)
+    data, _ = head_view(at)
+    assert len(data["heads"]) == 12 and data["left"][0] == "[CLS]" and data["left"][-1] == "[SEP]"
+    assert at.selectbox(key="hv_layer").options == [str(i) for i in range(1, 7)]
+    assert neuron_chart(at)["layout"]["meta"]["d_k"] == 32
+    assert not any("noise" in c.value for c in at.caption)
+
+
+def test_512_tokens_keep_the_page_light():
+    """max_tokens=512: overviews instead of 512² cells, a bounded head view, and a quick rerun."""
+    import time
+
+    sentence = ("注意力就是一切我们研究模型如何看待每个词元" * 40)[:700]
+    start = time.perf_counter()
+    at = open_page({"sentence": sentence, "max_tokens": "512"})
+    first = time.perf_counter() - start
+    assert_clean(at)
+    charts = at.get("plotly_chart")
+    sizes = [len(c.proto.spec) for c in charts]
+    assert sum(sizes) < 3_000_000 and max(sizes) < 400_000, sizes  # was 26 MB before the overviews
+    data, html = head_view(at)
+    assert len(data["left"]) > 500 and not data["all_lines"] and len(html) < 1_000_000
+    assert sum(len(h["w"]) for h in data["heads"]) <= 24_000
+    for s in specs(at):
+        for t in s["data"]:
+            if t.get("type") == "heatmap" and t.get("texttemplate"):
+                assert len(t["x"]) <= 12 and len(t["y"]) <= 12  # no per-cell text on a big grid
+    assert any("blocks" in m for m in messages(at))
+    start = time.perf_counter()
+    at.selectbox(key="hv_layer").set_value(2).run()
+    rerun = time.perf_counter() - start
+    assert_clean(at)
+    assert first < 90 and rerun < 15, (first, rerun)  # measured: ~3 s and ~0.5 s on a quiet machine

@@ -178,3 +178,69 @@ def test_a_big_w_o_shows_the_rows_of_the_selected_head():
     assert "head 3" in fig.layout.title.text
     small = fa.w_o_figure(w_o[:64, :64], head=2, d_k=16, d_model=64)
     np.testing.assert_array_equal(spec_z(small), w_o[:64, :64])
+
+
+# -- long sentences: overviews of blocks, exact where it is cheap ---------------------------------------
+
+
+def test_block_reduce_mean_and_max_with_a_partial_last_block():
+    z = np.arange(100, dtype=np.float32).reshape(10, 10)
+    mean = fa.block_reduce(z, 4, 4, "mean")
+    assert mean.shape == (3, 3)
+    assert mean[0, 0] == z[:4, :4].mean() and mean[2, 2] == z[8:, 8:].mean()  # last block: 2 × 2
+    assert fa.block_reduce(z, 4, 4, "max")[2, 1] == z[8:, 4:8].max()
+    assert fa.block_reduce(z, 1, 1) is not None and (fa.block_reduce(z, 1, 1) == z).all()
+    assert [fa.pool_factor(n) for n in (16, 128, 129, 512)] == [1, 1, 2, 4]
+
+
+def test_a_512_token_weight_matrix_is_a_max_overview_without_cell_text():
+    rng = np.random.default_rng(0)
+    w = rng.random((512, 512)).astype(np.float32)
+    tokens = [f"t{i}" for i in range(512)]
+    fig = fa.matrix_figure(w, tokens, tokens, title="w", row_title="query", col_title="key", pool="max")
+    z = spec_z(fig)
+    assert z.shape == (128, 128) and fa.is_pooled(fig)
+    np.testing.assert_array_equal(z[5, 7], w[20:24, 28:32].max())  # the strongest weight of its 4 × 4 block
+    assert not fig.data[0].texttemplate and "largest weight in the block" in fig.data[0].hovertemplate
+    assert list(fig.data[0].y[:2]) == ["t0…·0–3", "t4…·4–7"]  # the hover names the block's positions
+    assert len(fig.layout.xaxis.ticktext) <= fa.MAX_TICKS
+    # a 512-token × 64-dimension matrix (32 k cells) is still sent whole, cell for cell
+    x = rng.standard_normal((512, 64)).astype(np.float32)
+    exact = fa.matrix_figure(x, tokens, 64, title="X", row_title="token", col_title="dimension")
+    np.testing.assert_array_equal(spec_z(exact), x)
+    assert not fa.is_pooled(exact) and len(exact.layout.yaxis.tickvals) <= fa.MAX_TICKS
+
+
+def test_heads_and_grid_overviews_of_a_long_sentence():
+    torch.manual_seed(0)
+    n = 200
+    weights = torch.softmax(torch.randn(1, 4, n, n) * 4, -1)
+    attn = type("A", (), {"weights": weights})()
+    tokens = [f"t{i}" for i in range(n)]
+    heads = fa.heads_figure(attn, tokens, tokens, selected=0)
+    f = fa.pool_factor(n, fa.HEADS_POOL_MAX)  # 4: 50 × 50 cells per head
+    for j, tr in enumerate(t for t in heads.data if t.type == "heatmap"):
+        np.testing.assert_array_equal(np.asarray(tr.z), fa.block_reduce(weights[0, j].numpy(), f, f, "max"))
+    grid_trace = type("T", (), {"encoder": [type("L", (), {"self_attn": attn})()], "decoder": []})()
+    grid = fa.grid_figure(grid_trace, "encoder", q_tokens=tokens, k_tokens=tokens)
+    assert all(np.asarray(tr.z).shape[0] <= fa.GRID_POOL_MAX for tr in grid.data)
+    bars = fa.query_bars(attn, 3, tokens, tokens)  # one query's bars stay exact at any length
+    np.testing.assert_array_equal(np.asarray(bars.data[0].y), weights[0, 0, 3].numpy())
+    assert len(bars.layout.xaxis.ticktext) <= fa.MAX_TICKS
+
+
+def test_figure_texts_follow_the_language(model, trace):
+    attn = fa.attention_of(trace, "encoder", 0)
+    heads = fa.heads_figure(attn, SRC, SRC, selected=2, lang="zh")
+    assert "头 3（逐步展示）" in [a.text for a in heads.layout.annotations]
+    s = fa.head_steps(attn, 0)
+    figs = fa.step_figures(s, fa.head_weights(model, "encoder", 0, 0), SRC, SRC, lang="zh")
+    assert figs["weights"].layout.title.text == "softmax → 权重"
+    assert figs["x_q"].layout.title.text == "X：这一层的输入"
+    assert figs["q"].layout.title.text == "Q = X W_Q + b_Q"  # formulas are the same in every language
+    bars = fa.query_bars(attn, 0, SRC, SRC, mode="mean", lang="zh")
+    assert bars.data[0].name == "4 个头的平均" and bars.layout.yaxis.title.text == "注意力权重"
+    value, notice = fa.check_choice(
+        "attn_kind", "foo", list(fa.KINDS), "encoder", fmt=lambda k: fa.kind_label(k, "zh"), lang="zh"
+    )
+    assert value == "encoder" and "attn_kind=`foo` 不可用" in notice and "编码器自注意力" in notice

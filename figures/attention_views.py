@@ -1,0 +1,294 @@
+"""The two views attention tools are loved for: the head view and the neuron view.
+
+Pure: (trace, tokens) -> plain data or ``go.Figure``; no Streamlit.
+
+Head view (after bertviz's): the query tokens in a column on the left, the key tokens on the right,
+and one line from query i to key j per head, in the head's colour, its opacity the weight
+
+    α_ij = softmax_j(q_i · k_j / √d_k)            (``AttentionTrace.weights[0, head, i, j]``)
+
+:func:`head_view_data` returns what the small HTML/JS component (``ui/components/head_view.html``)
+draws: tokens as plain strings (the component sets them with ``textContent``) and, per head, the
+lines as three flat lists (query, key, weight). A 512-token sentence would have 512 × 512 lines per
+head, so each query keeps only its strongest lines per head, as many as fit a budget of LINE_BUDGET
+lines in all; with up to 64 tokens and 4 heads every line is drawn.
+
+Neuron view: for one head and one (query, key) pair, the d_k numbers of q and k, their products
+q_i k_i and the sum of the products, which is q · k; then q · k / √d_k, which is the model's score
+(``scores[0, head, i, j]``), and the softmax weight the model gave the pair.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from figures.attention import as_numpy, build_figure, domains, kind_label
+from figures.style import escape_label, token_label
+from i18n import t
+
+# One colour per head (up to 16 heads: the sidebar offers divisors of d_model up to 16), distinct
+# on white and on a projector: the ten of d3's category10 (bertviz's), then six darker ones.
+HEAD_COLORS: tuple[str, ...] = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+)  # fmt: skip
+LINE_BUDGET = 24_000  # lines sent to the browser at most (SVG stays fluid; ~300 kB of JSON)
+WEIGHT_DIGITS = 4  # a line's opacity is its weight rounded to 4 decimals (finer is invisible)
+LABEL_CHARS = 14  # tokens longer than this are shortened in the columns; the status line shows them whole
+FULL_CHARS = 60
+
+
+def head_color(head: int) -> str:
+    return HEAD_COLORS[head % len(HEAD_COLORS)]
+
+
+def plain_label(token: str, max_chars: int = LABEL_CHARS) -> str:
+    """A token as plain text (for ``textContent``, not HTML): whitespace made visible, long ones shortened.
+
+    The same text as ``figures.style.token_label`` shows on a plotly axis, without the HTML escaping
+    that plotly needs and the DOM does not.
+
+    >>> plain_label("<b>"), plain_label(" the")
+    ('<b>', '␣the')
+    """
+    shown = token_label(token, max_chars)
+    return shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def lines_per_query(n_queries: int, n_keys: int, n_heads: int, budget: int = LINE_BUDGET) -> int:
+    """How many lines each query keeps per head: all of them while the total fits ``budget``.
+
+    >>> lines_per_query(10, 10, 4), lines_per_query(512, 512, 12)
+    (10, 3)
+    """
+    return max(1, min(n_keys, budget // max(1, n_queries * n_heads)))
+
+
+def strongest_lines(weights: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, key, weight) of each query's ``keep`` largest weights in a (L_q, L_k) matrix.
+
+    Weights are rounded to WEIGHT_DIGITS decimals and lines that round to 0 are left out (a masked
+    key, or a weight below 0.00005: an invisible line).
+    """
+    n_q, n_k = weights.shape
+    if keep >= n_k:
+        keys = np.broadcast_to(np.arange(n_k), (n_q, n_k))
+    else:
+        keys = np.argpartition(-weights, keep - 1, axis=1)[:, :keep]  # (L_q, keep), unordered
+    queries = np.broadcast_to(np.arange(n_q)[:, None], keys.shape)
+    w = np.round(np.take_along_axis(weights, keys, axis=1).astype(np.float64), WEIGHT_DIGITS)
+    shown = w > 0
+    return queries[shown], keys[shown], w[shown]
+
+
+def head_view_data(
+    attn,
+    q_tokens: Sequence[str],
+    k_tokens: Sequence[str],
+    *,
+    kind: str,
+    layer: int,
+    row: int = 0,
+    budget: int = LINE_BUDGET,
+    lang: str = "en",
+) -> dict:
+    """Everything the head-view component draws, as JSON-ready values (no HTML anywhere).
+
+    ``heads[j]`` has the head's name, colour and its lines: ``q[n] -> k[n]`` with opacity ``w[n]``.
+    """
+    weights = as_numpy(attn.weights[row]).astype(np.float32)  # (h, L_q, L_k)
+    h, n_q, n_k = weights.shape
+    keep = lines_per_query(n_q, n_k, h, budget)
+    heads = []
+    for j in range(h):
+        q, k, w = strongest_lines(weights[j], keep)
+        heads.append(
+            {
+                "name": t("attention.head_n", lang, n=j + 1),
+                "color": head_color(j),
+                "q": q.tolist(),
+                "k": k.tolist(),
+                "w": w.tolist(),
+            }
+        )
+
+    def texts(*keys: str, **values) -> dict[str, str]:
+        return {key: t(f"attention.hv.js.{key}", lang, **values) for key in keys}
+
+    return {
+        "left": [plain_label(tok) for tok in q_tokens],
+        "right": [plain_label(tok) for tok in k_tokens],
+        "left_full": [plain_label(tok, FULL_CHARS) for tok in q_tokens],
+        "right_full": [plain_label(tok, FULL_CHARS) for tok in k_tokens],
+        "heads": heads,
+        "keep": keep,
+        "all_lines": keep >= n_k,
+        "title": t("attention.hv.js.title", lang, kind=kind_label(kind, lang), layer=layer + 1),
+        "texts": texts(
+            "heads", "all", "none", "stretch", "zoom", "hint", "queries", "keys", "status_query",
+            "status_key", "strongest", "nothing",
+        ),
+    }  # fmt: skip
+
+
+# -- neuron view -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NeuronNumbers:
+    """One head's numbers for one (query, key) pair: from q and k to the weight."""
+
+    head: int
+    query: int
+    key: int
+    d_k: int
+    q: np.ndarray  # (d_k,) the query's vector in this head (trace.q)
+    k: np.ndarray  # (d_k,) the key's vector (trace.k)
+    product: np.ndarray  # (d_k,) q_i · k_i, elementwise
+    dot: float  # Σ_i q_i k_i = q · k
+    scaled: float  # q · k / √d_k, computed here
+    score: float  # the model's own score (trace.scores), before masking: equals ``scaled``
+    weight: float  # the model's softmax weight for the pair (trace.weights)
+    allowed: bool  # False: the mask hides this key from this query (its weight is 0)
+
+
+def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> NeuronNumbers:
+    q = as_numpy(attn.q[row, head, query]).astype(np.float32)
+    k = as_numpy(attn.k[row, head, key]).astype(np.float32)
+    product = q * k
+    dot = float(product.astype(np.float64).sum())
+    d_k = q.shape[-1]
+    return NeuronNumbers(
+        head=head,
+        query=query,
+        key=key,
+        d_k=d_k,
+        q=q,
+        k=k,
+        product=product,
+        dot=dot,
+        scaled=dot / math.sqrt(d_k),
+        score=float(as_numpy(attn.scores[row, head, query, key])),
+        weight=float(as_numpy(attn.weights[row, head, query, key])),
+        allowed=bool(as_numpy(attn.mask[row, head, query, key])),
+    )
+
+
+def score_row(attn, head: int, query: int, *, row: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scores, mask, weights) of one query over every key: what softmax sees and gives."""
+    return (
+        as_numpy(attn.scores[row, head, query]),
+        as_numpy(attn.mask[row, head, query]).astype(bool),
+        as_numpy(attn.weights[row, head, query]),
+    )
+
+
+POSITIVE, NEGATIVE = "#2b6cb0", "#c53030"  # products: a positive one adds to q·k, a negative one takes away
+
+
+def neuron_figure(
+    nums: NeuronNumbers, q_token: str, k_token: str, *, lang: str = "en", height: int | None = None
+) -> go.Figure:
+    """Three rows of d_k bars: q, k and q⊙k (blue adds to the dot product, red takes away).
+
+    The numbers q·k, q·k/√d_k and the weight are written above the rows and kept in
+    ``layout.meta`` (exact, for tests and downloads).
+    """
+    d_k = nums.d_k
+    dims = list(range(1, d_k + 1))
+    color = head_color(nums.head)
+    dim = escape_label(t("attention.nv.fig.dim", lang))
+    rows = [
+        (
+            "q",
+            nums.q,
+            [color] * d_k,
+            t("attention.nv.fig.q", lang, token=plain_label(q_token), pos=nums.query + 1),
+        ),
+        (
+            "k",
+            nums.k,
+            [color] * d_k,
+            t("attention.nv.fig.k", lang, token=plain_label(k_token), pos=nums.key + 1),
+        ),
+        (
+            "q⊙k",
+            nums.product,
+            [POSITIVE if v >= 0 else NEGATIVE for v in nums.product.tolist()],
+            t("attention.nv.fig.product", lang, dot=f"{nums.dot:.4f}"),
+        ),
+    ]
+    doms = list(reversed(domains(3, 0.14)))  # q on top
+    traces, layout, notes = [], {}, []
+    for r, (sym, values, colors, title) in enumerate(rows):
+        n = "" if r == 0 else str(r + 1)
+        traces.append(
+            {
+                "type": "bar",
+                "x": dims,
+                "y": values,
+                "marker": {"color": colors},
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+                "name": sym,
+                "showlegend": False,
+                "hovertemplate": f"{dim} %{{x}}<br>{sym}: %{{y:.7g}}<extra></extra>",
+            }
+        )
+        top = float(np.abs(values).max()) if values.size else 1.0
+        layout[f"xaxis{n}"] = {
+            "anchor": f"y{n}",
+            "domain": [0, 1],
+            "matches": "x" if r else None,
+            "showticklabels": r == 2,
+            "tickmode": "auto",
+            "nticks": min(d_k, 16),
+            "showgrid": False,
+            "range": [0.4, d_k + 0.6],
+            **(
+                {"title": {"text": escape_label(t("attention.nv.fig.dims", lang, d_k=d_k))}} if r == 2 else {}
+            ),
+        }
+        layout[f"yaxis{n}"] = {
+            "anchor": f"x{n}",
+            "domain": doms[r],
+            "range": [-1.1 * (top or 1.0), 1.1 * (top or 1.0)],
+            "zeroline": True,
+            "zerolinecolor": "#888888",
+            "nticks": 4,
+        }
+        notes.append(
+            {
+                "text": escape_label(title),  # the token is in it: escaped, never markup
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "y": doms[r][1],
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 17},
+            }
+        )
+    layout["xaxis"].pop("matches")
+    summary = t(
+        "attention.nv.fig.summary",
+        lang,
+        dot=f"{nums.dot:.4f}",
+        d_k=d_k,
+        score=f"{nums.score:.4f}",
+        weight=f"{nums.weight:.4f}",
+    )
+    layout.update(
+        height=height or 560,
+        annotations=notes,
+        bargap=0.15 if d_k <= 64 else 0,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        meta={"dot": nums.dot, "scaled": nums.scaled, "score": nums.score, "weight": nums.weight, "d_k": d_k},
+    )
+    return build_figure(traces, layout, title=summary)

@@ -1,0 +1,151 @@
+"""注意力页面（pages/attention.py）及其图表（figures/attention.py、figures/attention_views.py）。"""
+
+STRINGS = {
+    "attention.kind.encoder": "编码器自注意力",
+    "attention.kind.decoder": "解码器掩码自注意力",
+    "attention.kind.cross": "解码器交叉注意力",
+    "attention.kind_layer": "{kind}，第 {layer} 层：",
+    "attention.where.encoder": "查询、键和值都来自源句子。",
+    "attention.where.decoder": "查询、键和值都来自解码器的输入；因果掩码遮住了“未来”：位置 t 只能看到位置 1…t。",
+    "attention.where.cross": "查询来自解码器（目标词元），键和值来自编码器的输出，即记忆（memory，源词元）。",
+    "attention.intro": (
+        "注意力让每个词元从其他词元那里收集信息。每个词元提出一个问题（它的**查询** q），"
+        "亮出一个标签（它的**键** k），并提供一份内容（它的**值** v）；这三者都是词元的向量乘以学到的矩阵得到的。"
+        "查询和键有多匹配，就看它们的点积 q·k，再除以 √d_k，让数值保持适中。"
+        "**softmax** 把一个查询的所有得分变成加起来等于 1 的正权重，词元的新向量就是各个值按这些权重的加权和。"
+        "模型把这件事并排做 h = {h} 次（h 个**头**），每个头都在自己的 d_k = {d_model}/{h} = {d_k} 维空间里，"
+        "所以每个头可以关注不同的东西。"
+    ),
+    "attention.encoder_only": (
+        "{model} 只有编码器（和 BERT 一样）：它有编码器自注意力，但没有解码器，"
+        "所以不存在解码器掩码自注意力和交叉注意力。要看它们，请在侧边栏选择其他权重。"
+    ),
+    "attention.long": (
+        "{n} 个词元：下面较大的热力图是概览——它们把相邻的词元合成一块来画（把鼠标移到格子上可看到是哪几个位置）。"
+        "在图上拖动可以放大；头视图可以滚动，神经元视图和单个查询的柱状图始终显示精确的数值。"
+    ),
+    "attention.noise": "随机权重：这些图案只是噪声——模型还什么都没学到。在侧边栏切换到训练好的检查点，才能看到有意义的注意力。",
+    "attention.widget.kind": "哪一种注意力",
+    "attention.widget.layer": "层（1…{n}）",
+    "attention.widget.head": "头（1…{n}）",
+    "attention.widget.query": "查询词元",
+    "attention.widget.key": "键词元",
+    "attention.widget.bars": "柱状图",
+    "attention.what.layer": "层",
+    "attention.what.head": "头",
+    "attention.what.position": "位置",
+    "attention.choice.one_of": "可选：{options}",
+    "attention.choice.unavailable": "{key}={value} 不可用（{allowed}）：改为显示 {showing}。",
+    "attention.hv.title": "头视图：谁在看谁",
+    "attention.hv.explain": (
+        "左边是提问的词元（查询），右边是被看的词元（键）。每条线是一个注意力权重 α，"
+        "一个 0 到 1 之间的数：线越深，查询从这个键的值里取得越多。每个头一种颜色。"
+        "**把鼠标移到一个词元上**（或点击它以保持选中），就只显示它的线；另一侧的彩色小块按头显示它的权重。"
+        "勾选或取消方框可以显示或隐藏各个头。"
+    ),
+    "attention.hv.sparse": (
+        "{n} 个词元：为了保持流畅，每个查询在每个头里只画权重最大的 {k} 条线，并且把淡线加深"
+        "（不透明度 = 权重 ÷ 该行最大的权重；取消勾选“加深淡线”即显示原始权重）。"
+        "可以在视图里滚动；把行高调小就得到概览（这时把鼠标移到某一行上即可读出它的词元）。"
+    ),
+    "attention.hv.js.title": "{kind}，第 {layer} 层",
+    "attention.hv.js.heads": "头：",
+    "attention.hv.js.all": "全选",
+    "attention.hv.js.none": "全不选",
+    "attention.hv.js.stretch": "加深淡线（除以该行最大的权重）",
+    "attention.hv.js.zoom": "行高",
+    "attention.hv.js.hint": "把鼠标移到或点击一个词元，只看它的线（按 Esc 恢复全部）。",
+    "attention.hv.js.queries": "查询（提问）",
+    "attention.hv.js.keys": "键（被看）",
+    "attention.hv.js.status_query": "查询“{token}”（位置 {pos}）在看这些键。",
+    "attention.hv.js.status_key": "键“{token}”（位置 {pos}）被这些查询看着。",
+    "attention.hv.js.strongest": "最强：“{token}”（位置 {pos}），权重 {weight}，{head}。",
+    "attention.hv.js.nothing": "没有线：这里的权重都是 0（被掩码遮住）。",
+    "attention.nv.title": "神经元视图：一个权重，一个数一个数地算",
+    "attention.nv.explain": (
+        "选一个查询词元和一个键词元。在一个头里，它们各是一个有 d_k = {d_k} 个数的向量："
+        "查询的 q 和键的 k。把它们逐个相乘（q⊙k）：蓝色的柱让匹配度变大，红色的柱让它变小。"
+        "所有乘积加起来就是点积 q·k。再除以 √d_k 得到得分 s，对这个查询的所有键做 softmax，"
+        "得分就变成了权重 α。"
+    ),
+    "attention.nv.fig.q": "q：查询“{token}”（位置 {pos}）的向量",
+    "attention.nv.fig.k": "k：键“{token}”（位置 {pos}）的向量",
+    "attention.nv.fig.product": "q⊙k：各个乘积 q_i·k_i，加起来是 q·k = {dot}",
+    "attention.nv.fig.dim": "维度",
+    "attention.nv.fig.dims": "这个头的第 i 维（1…{d_k}）",
+    "attention.nv.fig.summary": "q·k = {dot}   →   s = q·k / √{d_k} = {score}   →   α = {weight}",
+    "attention.nv.softmax": (
+        "权重不只取决于这一个得分：softmax 会把它和这个查询能看到的全部 {n} 个键的得分放在一起比较"
+        "（各取 e^s，再除以它们的和），所以一个查询的所有权重加起来等于 1。"
+        "这些数都是模型自己的：s 是追踪记录里的得分，α 是其中的权重。"
+    ),
+    "attention.nv.masked": "这个键在查询之后：因果掩码在 softmax 之前把它的得分换成 −∞，所以它的权重正好是 0（解码器不能偷看未来）。",
+    "attention.steps.choose": "一个头，一步一步",
+    "attention.steps.title": "第 {head} 个头，一步一步（真实数值）",
+    "attention.steps.explain": (
+        "下面每个矩阵都是模型处理这个句子时的真实张量。把鼠标移到格子上可看到精确数值；"
+        "小矩阵（最多 {n} × {n}）的数值直接写在格子里。"
+    ),
+    "attention.steps.pooled": "较长的坐标轴（超过 {max}）按块显示：一个格子是该块的平均值（权重则取块中最大的权重）。悬停提示会写出这一块包含哪些位置。",
+    "attention.steps.input": "**1. 输入。** 每一行是一个词元来自上一层的向量。",
+    "attention.steps.projections": "**2. 这个头的投影**（每个词元 {d_model} → {d_k} 个数）。",
+    "attention.steps.scores": "**3. 得分：每个查询和每个键有多匹配，** 再缩放一下，免得 softmax 饱和。",
+    "attention.steps.softmax": (
+        "**4. 先掩码，再 softmax。** 被遮住的格子（掩码里为 0）在 softmax 之前变成 −∞，"
+        "所以它们的权重正好是 0；每一行权重加起来等于 1。"
+    ),
+    "attention.steps.heads": "**5. 对值做加权和，再把所有头拼在一起。**",
+    "attention.steps.frame": "拼接结果中的橙色框是第 {head} 个头占的 {d_k} 列。",
+    "attention.step.x": "X：这一层的输入",
+    "attention.step.memory": "记忆：编码器的输出",
+    "attention.step.w_q": "W_Q，第 {head} 个头",
+    "attention.step.w_k": "W_K，第 {head} 个头",
+    "attention.step.w_v": "W_V，第 {head} 个头",
+    "attention.step.mask": "掩码（1 = 可以关注）",
+    "attention.step.weights": "softmax → 权重",
+    "attention.step.head_out": "头 {head} = 权重 · V",
+    "attention.step.concat": "Concat(头 1…{h})",
+    "attention.step.output": "输出 = Concat · W_O + b_O",
+    "attention.step.w_o_all": "W_O（所有头）",
+    "attention.step.w_o_rows": "W_O 的第 {first}…{last} 行：第 {head} 个头的那一份",
+    "attention.axis.token": "词元",
+    "attention.axis.dimension": "维度",
+    "attention.axis.dk_dim": "d_k 维",
+    "attention.axis.d_model_dim": "d_model 维",
+    "attention.axis.concat_dim": "拼接维",
+    "attention.axis.output_dim": "输出维",
+    "attention.axis.query": "查询",
+    "attention.axis.key": "键",
+    "attention.axis.weight": "权重",
+    "attention.axis.key_token": "键词元",
+    "attention.axis.attention_weight": "注意力权重",
+    "attention.hover.value": "数值",
+    "attention.hover.block_mean": "该块的平均值",
+    "attention.hover.block_max": "该块中最大的权重",
+    "attention.head_n": "头 {n}",
+    "attention.layer_n": "第 {n} 层",
+    "attention.layer_head": "第 {layer} 层，头 {head}",
+    "attention.step_by_step_mark": "（逐步展示）",
+    "attention.all_heads.title": "第 {layer} 层的全部 {h} 个头",
+    "attention.all_heads.explain": "{kind}：行是查询，列是键；每一行加起来等于 1。悬停可看精确权重。",
+    "attention.trained.cross": (
+        "训练好的 汉字→拼音 模型：在交叉注意力里，每个拼音音节都关注它自己的汉字——也就是那条亮的对角线。"
+        "（解码器第 t 个位置写出第 t 个音节，所以它看第 t 个汉字。）"
+        "在头 {head} 中，有 {share} 的行把最大的权重放在对角线上。"
+    ),
+    "attention.trained.other": "训练好的权重：比较各个头——有的看前一个或同一个位置，有的分散开来。最清楚的图案在解码器交叉注意力里（在上面选择它）。",
+    "attention.trained.compare": "训练好的权重：比较各个头——有的看前一个或后一个词元，有的看自己，有的分散开来。",
+    "attention.trained.bert": "在类似 BERT 的模型里，很多头在找不到要看的东西时，会把权重放在 [CLS] 或 [SEP] 上。",
+    "attention.table.input": "解码器输入",
+    "attention.table.writes": "写出",
+    "attention.table.looks_at": "最关注",
+    "attention.table.weight": "权重",
+    "attention.grid.title": "每一层 × 每一个头：{n} × {h}",
+    "attention.grid.explain": "一眼看全所有层的{kind}（行：层，列：头）。上面逐步展示的是第 {layer} 层的头 {head}。",
+    "attention.query.title": "一个词元在看哪里？",
+    "attention.query.causal": "查询词元之后的键权重为 0：因果掩码不让解码器偷看后面的内容。",
+    "attention.bars.head": "选中的头",
+    "attention.bars.mean": "所有头的平均",
+    "attention.bars.all": "每一个头",
+    "attention.bars.mean_of": "{h} 个头的平均",
+}
