@@ -16,10 +16,13 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import t
+
 # "Noto Sans CJK SC" first: with a generic family, Noto CJK draws Chinese with Japanese glyphs.
 FONT_FAMILY = '"Noto Sans CJK SC", "Noto Sans", "Noto Color Emoji", "DejaVu Sans", sans-serif'
 BASE_FONT_SIZE = 18
 TITLE_FONT_SIZE = 22
+HOVER_TOKENS_MAX_CELLS = 16_384  # 128 × 128: beyond, heatmap hovers name positions, not tokens
 MAX_TICK_CHARS = 12  # longer tokens are shortened on the axis; the hover shows them whole
 
 # Colour scales: sequential for weights in [0, 1], diverging (centred on 0) for signed values.
@@ -88,7 +91,8 @@ def apply_style(fig: go.Figure, *, height: int | None = None, title: str | None 
         hoverlabel={"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
         margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
     )
-    axis = {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "linecolor": GRID_COLOR}
+    # automargin: long tick labels and axis titles push the plot in instead of being cut off
+    axis = {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "linecolor": GRID_COLOR, "automargin": True}
     fig.update_xaxes(**axis)
     fig.update_yaxes(**axis)
     if title is not None:
@@ -113,21 +117,32 @@ def heatmap(
     y_title: str = "",
     value_format: str = ".4f",
     height: int | None = None,
+    lang: str = "en",
 ) -> go.Figure:
     """A (len(y_tokens), len(x_tokens)) matrix with token axes; first row at the top.
 
     Axes are integer positions with the (escaped) tokens as tick text, so repeated tokens keep
     their own rows; the hover names row and column tokens with their index and the exact value.
+    Above HOVER_TOKENS_MAX_CELLS cells the hover gives positions only: a token pair per cell
+    would be 262,144 strings at 512 × 512, slower to build and send than the figure itself.
     """
     z = np.asarray(z, dtype=float)
     if z.shape != (len(y_tokens), len(x_tokens)):
         raise ValueError(f"z has shape {z.shape}, labels need ({len(y_tokens)}, {len(x_tokens)})")
     xs = [escape_label(t) for t in x_tokens]
     ys = [escape_label(t) for t in y_tokens]
-    custom = np.empty(z.shape + (2,), dtype=object)
-    for i, y in enumerate(ys):
-        for j, x in enumerate(xs):
-            custom[i, j] = (f"{y} ·{i}", f"{x} ·{j}")
+    row = escape_label(y_title) or t("style.row", lang)
+    column = escape_label(x_title) or t("style.column", lang)
+    value = t("style.value", lang)
+    if z.size <= HOVER_TOKENS_MAX_CELLS:
+        custom = np.empty(z.shape + (2,), dtype=object)
+        for i, y in enumerate(ys):
+            for j, x in enumerate(xs):
+                custom[i, j] = (f"{y} ·{i}", f"{x} ·{j}")
+        hover = f"{row}: %{{customdata[0]}}<br>{column}: %{{customdata[1]}}<br>"
+    else:
+        custom = None
+        hover = f"{row}: ·%{{y}}<br>{column}: ·%{{x}}<br>"
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -139,11 +154,7 @@ def heatmap(
             zmax=zmax,
             zmid=zmid,
             colorbar={"title": {"text": escape_label(colorbar_title)}},
-            hovertemplate=(
-                f"{escape_label(y_title) or 'row'}: %{{customdata[0]}}<br>"
-                f"{escape_label(x_title) or 'column'}: %{{customdata[1]}}<br>"
-                f"value: %{{z:{value_format}}}<extra></extra>"
-            ),
+            hovertemplate=f"{hover}{value}: %{{z:{value_format}}}<extra></extra>",
         )
     )
     fig.update_xaxes(

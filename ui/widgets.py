@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from figures.attention import check_choice
+from ui.sidebar import current_lang
 
 
 def choose(widget, label: str, key: str, options: list, default, notices: list[str], what: str = "",
@@ -17,7 +18,7 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
     """
     raw = st.session_state.get(key, st.query_params.get(key))
     if raw is not None:
-        value, notice = check_choice(key, raw, options, default, what, fmt)
+        value, notice = check_choice(key, raw, options, default, what, fmt, lang=current_lang())
         if notice:
             st.session_state[key] = value
             notices.append(notice)
