@@ -201,6 +201,7 @@ class HeadSteps:
     head_out: np.ndarray  # (L_q, d_k) weights · V
     concat: np.ndarray  # (L_q, d_model) all heads side by side
     output: np.ndarray  # (L_q, d_model) concat · W_O + b_O
+    bias: np.ndarray | None = None  # (L_q, L_k) ALiBi's position bias, already inside ``scores``
 
 
 def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
@@ -208,6 +209,9 @@ def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
     d_k = attn.q.shape[-1]
     scores = as_numpy(attn.scores[row, head])
     heads = as_numpy(attn.heads[row])  # (h, L_q, d_k)
+    bias = getattr(attn, "bias", None)
+    if bias is not None:  # ALiBi: scores = Q Kᵀ / √d_k + bias, so Q Kᵀ is what is left times √d_k
+        bias = np.broadcast_to(as_numpy(bias), attn.scores.shape)[row, head]
     return HeadSteps(
         head=head,
         d_k=d_k,
@@ -216,13 +220,14 @@ def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
         q=as_numpy(attn.q[row, head]),
         k=as_numpy(attn.k[row, head]),
         v=as_numpy(attn.v[row, head]),
-        qk=scores * np.float32(math.sqrt(d_k)),
+        qk=(scores if bias is None else scores - bias) * np.float32(math.sqrt(d_k)),
         scores=scores,
         mask=as_numpy(attn.mask[row, head]).astype(bool),
         weights=as_numpy(attn.weights[row, head]),
         head_out=heads[head],
         concat=np.concatenate([heads[j] for j in range(h)], axis=-1),  # (L_q, h·d_k)
         output=as_numpy(attn.output[row]),
+        bias=bias,
     )
 
 
@@ -528,7 +533,13 @@ def step_figures(
             s.v, k_tokens, dk, title="V = X W_V + b_V", row_title=key, col_title=dk_dim, lang=lang
         ),
         "qk": matrix_figure(s.qk, q_tokens, k_tokens, title="Q Kᵀ", text_format=".1f", **m),
-        "scores": matrix_figure(s.scores, q_tokens, k_tokens, title=f"Q Kᵀ / √{dk}", **m),
+        "scores": matrix_figure(
+            s.scores,
+            q_tokens,
+            k_tokens,
+            title=f"Q Kᵀ / √{dk}" if s.bias is None else f"Q Kᵀ / √{dk} + {tr('step.alibi_bias')}",
+            **m,
+        ),
         "mask": matrix_figure(
             s.mask.astype(np.float32),
             q_tokens,

@@ -189,4 +189,5 @@ STRINGS = {
     "attention.bars.mean": "average of all heads",
     "attention.bars.all": "every head",
     "attention.bars.mean_of": "mean of {h} heads",
+    "attention.step.alibi_bias": "ALiBi bias",
 }

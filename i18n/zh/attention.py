@@ -148,4 +148,5 @@ STRINGS = {
     "attention.bars.mean": "所有头的平均",
     "attention.bars.all": "每一个头",
     "attention.bars.mean_of": "{h} 个头的平均",
+    "attention.step.alibi_bias": "ALiBi 偏置",
 }

@@ -244,3 +244,24 @@ def test_figure_texts_follow_the_language(model, trace):
         "attn_kind", "foo", list(fa.KINDS), "encoder", fmt=lambda k: fa.kind_label(k, "zh"), lang="zh"
     )
     assert value == "encoder" and "attn_kind=`foo` 不可用" in notice and "编码器自注意力" in notice
+
+
+def test_alibi_head_steps_split_the_bias_from_q_kt():
+    """With ALiBi the trace's scores hold QKᵀ/√d_k + bias; the steps show QKᵀ itself and the bias."""
+    import math
+
+    import torch
+
+    from core.config import ModelConfig
+    from core.model import Transformer
+    from figures.attention import head_steps
+
+    model = Transformer(ModelConfig(30, 30, d_model=16, num_heads=4, positions="alibi", seed=2)).eval()
+    tr = model.trace(torch.tensor([[3, 4, 5, 6, 7]]), torch.tensor([[1, 8, 9]]))
+    for attn in (tr.encoder[0].self_attn, tr.decoder[0].self_attn):
+        s = head_steps(attn, head=2)
+        want = (attn.q[0, 2] @ attn.k[0, 2].T).numpy()
+        np.testing.assert_allclose(s.qk, want, atol=1e-4)
+        assert s.bias is not None and s.bias[0, 0] == 0.0 and s.bias[-1, 0] < 0
+        np.testing.assert_allclose(s.qk / math.sqrt(4) + s.bias, attn.scores[0, 2].numpy(), atol=1e-5)
+    assert head_steps(tr.decoder[0].cross_attn, head=2).bias is None  # no position bias across sentences
