@@ -22,6 +22,12 @@ PAGES: list[tuple[str, str, str, str]] = [
         "Encoder, decoder and the next-token probabilities",
     ),
     ("pages/training.py", "Training", ":material/model_training:", "Train a small model live, then use it"),
+    (
+        "pages/lecture.py",
+        "Lecture mode",
+        ":material/co_present:",
+        "The whole model, one large figure per screen; PageUp / PageDown to move",
+    ),
 ]
 
 

@@ -1,0 +1,106 @@
+"""Presenter restyling: any figure of the app made readable from the back of a lecture hall.
+
+Pure: ``go.Figure`` in, the same figure out (restyled in place and returned); no Streamlit.
+The lecture page (``pages/lecture.py``) draws the app's own figures, then calls
+:func:`presenter_style` on each::
+
+    fig = presenter_style(heads_figure(attn, q_tokens, k_tokens))
+
+What changes, and why:
+- **Every font is scaled by** ``FONT_SCALE`` (4/3): the base font 18 → 24 px, titles 22 → 29 px,
+  and every size a figure set for itself (annotations, tick labels, cell values, colour-bar titles,
+  legends, subplot titles) in proportion, so a figure keeps its own hierarchy.
+- **Except crowded axes**: an axis with more than ``CROWDED_TICKS`` labels (a long sentence's
+  tokens) keeps its label size; larger labels would only run into each other.
+- **The height is fixed** (``PRESENTER_HEIGHT``, sized so that title, text and figure fit a
+  1280×720 projector without scrolling); a figure asking for more (a grid of 12 heads) is squeezed
+  rather than pushed below the fold.
+- **Room for the larger labels**: every axis gets ``automargin`` (plotly then moves the plot area
+  for its tick labels and title instead of cutting them; figures drawn without a template, as
+  ``figures/attention.py`` builds them, do not have it), and the top margin grows with the font.
+- **A horizontal legend under the plot** is anchored to the figure's bottom edge, below the
+  (now larger) x-axis labels it would otherwise cover.
+- Nothing else: data, colours and hover texts stay as the figure function made them, so the
+  lecture shows exactly what the pages show.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE
+
+FONT_SCALE = 4 / 3
+PRESENTER_HEIGHT = 470
+CROWDED_TICKS = 16  # an axis with more labels keeps their size (a long sentence's tokens)
+
+
+def _scaled(size, scale: float):
+    if size is None:
+        return None
+    if isinstance(size, int | float):
+        return round(size * scale)
+    return [round(s * scale) for s in size]  # one size per point
+
+
+def _scale_font(obj, scale: float) -> None:
+    """Scale ``obj.font.size`` if the figure set one (unset sizes inherit the scaled base font)."""
+    font = getattr(obj, "font", None)
+    if font is not None and font.size is not None:
+        font.size = _scaled(font.size, scale)
+
+
+def _scale_axis(axis, scale: float, base: float) -> None:
+    axis.automargin = True  # larger tick labels and titles push the plot area instead of being cut
+    size = axis.tickfont.size if axis.tickfont.size is not None else base
+    if axis.ticktext is not None and len(axis.ticktext) > CROWDED_TICKS:
+        axis.tickfont.size = size  # many labels side by side: larger ones would only overlap
+    elif axis.tickfont.size is not None:
+        axis.tickfont.size = _scaled(size, scale)
+    if axis.title is not None:
+        _scale_font(axis.title, scale)
+
+
+def _scale_colorbar(bar, scale: float) -> None:
+    if bar is None:
+        return
+    if bar.tickfont is not None and bar.tickfont.size is not None:
+        bar.tickfont.size = _scaled(bar.tickfont.size, scale)
+    if bar.title is not None:
+        _scale_font(bar.title, scale)
+
+
+def presenter_style(
+    fig: go.Figure, *, height: int = PRESENTER_HEIGHT, scale: float = FONT_SCALE
+) -> go.Figure:
+    """``fig`` with every font ``scale`` times larger and ``height`` px tall (in place; returned)."""
+    layout = fig.layout
+    base = layout.font.size if layout.font.size is not None else BASE_FONT_SIZE
+    layout.font.size = _scaled(base, scale)
+    if layout.hoverlabel.font.size is not None:
+        layout.hoverlabel.font.size = _scaled(layout.hoverlabel.font.size, scale)
+    if layout.title.text:
+        size = layout.title.font.size if layout.title.font.size is not None else TITLE_FONT_SIZE
+        layout.title.font.size = _scaled(size, scale)
+    _scale_font(layout.legend, scale)
+    legend = layout.legend
+    if legend.orientation == "h" and legend.y is not None and legend.y < 0:
+        # A legend under the plot sits at a fixed fraction of the plot's height, where the larger
+        # x-axis labels now are: anchor it to the figure's bottom edge instead.
+        legend.update(y=0, yref="container", yanchor="bottom")
+    for annotation in layout.annotations:
+        _scale_font(annotation, scale)
+    fig.for_each_xaxis(lambda axis: _scale_axis(axis, scale, base))
+    fig.for_each_yaxis(lambda axis: _scale_axis(axis, scale, base))
+    if layout.coloraxis is not None:
+        _scale_colorbar(layout.coloraxis.colorbar, scale)
+    for trace in fig.data:
+        textfont = getattr(trace, "textfont", None)
+        if textfont is not None and textfont.size is not None:
+            textfont.size = _scaled(textfont.size, scale)
+        _scale_colorbar(getattr(trace, "colorbar", None), scale)
+    margin = layout.margin
+    if margin.t is not None:
+        margin.t = _scaled(margin.t, scale)
+    layout.height = height
+    return fig

@@ -1,0 +1,377 @@
+"""Lecture mode: the whole Transformer as a sequence of steps, one large figure per screen.
+
+Steps: the whole model → tokens → embeddings → positional encoding → encoder self-attention →
+decoder masked self-attention → cross-attention → masks → residual + LayerNorm → feed-forward →
+output probabilities → greedy decoding. Each is one figure of the app's own figure functions (the
+same numbers as the pages, on the sidebar's sentence and weights), restyled for a projector by
+``figures/presenter.py``, with a big title, one or two sentences and the paper's equation.
+
+Decisions:
+- **Steps that need a decoder are left out** for an encoder-only model (all-MiniLM-L6-v2), with a
+  note saying how many: a lecture on MiniLM runs through its 7 encoder steps without blank slides.
+  The step list, and so the number in ``?step=N``, is the model's; the URL also keeps the weights.
+- **URL per step:** ``?step=N``, 1-based, beside the sidebar's own parameters (the sidebar writes
+  only its keys). A ``step`` in the URL that this page did not write (a link, a bookmark, a page
+  opened cold) is followed; otherwise the session's step is. A tampered value falls back with a
+  message: a number out of range to the nearest end, anything else to step 1 (``ui/keys.py``).
+- **Keyboard:** Streamlit's own button shortcuts (``ui/keys.py``): PageDown / → / Space next,
+  PageUp / ← previous; the buttons also click.
+- **Sidebar hidden:** ``st.set_page_config(initial_sidebar_state="collapsed")`` folds it away (it
+  stays one click away, to change the sentence mid-lecture); the page's fixed stylesheet below
+  (no user text) makes the page chrome compact and the text large. Other pages keep their layout:
+  the stylesheet lives only on this page; the sidebar stays folded until it is opened again.
+- **Figures keep their downloads** (``ui.show_figure``): a slide can be saved as SVG for notes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+import figures.positional as fp
+import ui
+from figures.attention import attention_of, head_steps, heads_figure
+from figures.embeddings import embedding_arrays, embedding_heatmap
+from figures.masks import masking_figure
+from figures.model import (
+    cross_attention_figure,
+    decoded_ids,
+    ffn_hidden_figure,
+    position_logits,
+    residual_figure,
+    softmax_t,
+    topk_figure,
+)
+from figures.overview import DiagramSizes, pipeline_diagram
+from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
+from figures.tokenization import token_boxes, wordpiece_figure
+from ui.keys import check_step, step_buttons
+
+STEP = "lecture_step"  # the step on screen (1-based), kept per session
+URL_SEEN = "lecture_step_url"  # the ?step= value this page wrote last: another one is followed
+TOP_K = 10
+MASK_MAX = 24  # the masks slide shows the first 24 decoder positions: a corner that is exact (causal)
+WIDE_HEIGHT = 390  # a full-width figure: its text sits above it
+PE_ROWS = 64  # sinusoidal table rows drawn: enough for the slow stripes to show
+
+# Fixed stylesheet (no user text): compact chrome, large text. st.html with only <style> goes to
+# the event container and takes no room on the page.
+STYLE = """<style>
+[data-testid="stHeader"] { background: transparent; }
+[data-testid="stMainBlockContainer"] { padding-top: 1rem; padding-bottom: 1rem; }
+[data-testid="stMainBlockContainer"] > div > [data-testid="stElementContainer"]:has(h1),
+[data-testid="stMainBlockContainer"] > div > [data-testid="stElementContainer"]:has(
+  [data-testid="stCaptionContainer"]) { display: none; }
+.st-key-lecture_slide h2 { font-size: 2rem; padding: 0.1rem 0; }
+.st-key-lecture_text [data-testid="stMarkdown"] p { font-size: 1.3rem; line-height: 1.45; }
+</style>"""
+
+LATEX = {
+    "tokens": r"\text{text} \rightarrow (t_1, \dots, t_S) \rightarrow (\mathrm{id}_1, \dots, \mathrm{id}_S)",
+    "embeddings": r"x_i = E[\mathrm{id}_i]\,\sqrt{d_{\text{model}}}",
+    "embeddings_unscaled": r"x_i = E[\mathrm{id}_i]",
+    "positional": (
+        r"\begin{aligned} PE_{(pos,\,2i)} &= \sin\!\big(pos / 10000^{2i/d_{\text{model}}}\big) \\ "
+        r"PE_{(pos,\,2i+1)} &= \cos\!\big(pos / 10000^{2i/d_{\text{model}}}\big) \end{aligned}"
+    ),
+    "positional_learned": r"x_i = E[\mathrm{id}_i] + P[i]",
+    "encoder": r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V",
+    "decoder": (
+        r"\begin{aligned} & \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)V \\ "
+        r"& M_{tj} = \begin{cases} 0 & j \le t \\ -\infty & j > t \end{cases} \end{aligned}"
+    ),
+    "cross": (
+        r"\begin{aligned} Q &= Y\,W_Q \\ K &= \mathrm{memory}\,W_K \\ "
+        r"V &= \mathrm{memory}\,W_V \end{aligned}"
+    ),
+    "masks": r"s_{tj} = -\infty\ \Rightarrow\ \mathrm{softmax}(s_t)_j = 0",
+    "residual_post": r"x_{\text{out}} = \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)",
+    "residual_pre": r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)",
+    "ffn_relu": r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2",
+    "ffn_gelu": r"\mathrm{FFN}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
+    "output": r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}(h_i W_{\text{out}})",
+    "greedy": r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)",
+}
+
+
+@dataclass(frozen=True)
+class Slide:
+    fig: object  # go.Figure
+    text: str  # translated Markdown (our own text, never user text)
+    latex: str | None = None
+    code: str | None = None  # user text (a sentence, tokens), shown verbatim in a code block
+    code_label: str | None = None
+    font_scale: float = FONT_SCALE  # 1.0: a diagram whose text sits in fixed boxes keeps its size
+    wide: bool = False  # the figure takes the full width, the text goes above it (several panels)
+
+
+OPTIONAL = ("lang", "activation")  # keyword options that figure modules gained one module at a time
+
+
+def draw(fn: Callable, *args, **kwargs):
+    """Call a figure function, leaving out the OPTIONAL keywords it does not take (yet).
+
+    ``lang`` reached the figure modules one by one; a module without it still draws (in English)
+    instead of raising. Any other keyword is passed as it is: a misspelt one still fails loudly.
+    """
+    params = inspect.signature(fn).parameters
+    for option in OPTIONAL:
+        if option in kwargs and option not in params:
+            del kwargs[option]
+    return fn(*args, **kwargs)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _greedy(_pipe, key, sentence: str, max_tokens: int):
+    """Greedy decoding on demand (random weights, or a target given): as the Full model page does."""
+    from core.pipeline import greedy
+
+    limit = min(max_tokens, _pipe.config.max_len - 2)
+    ids = _pipe.src_encode(sentence)[1][:limit]
+    return greedy(_pipe, ids, limit)
+
+
+# -- the steps: each returns its slide ---------------------------------------------------------------
+
+
+# One heatmap per head side by side: the full width, and a little less scaling, keep the token
+# labels of a dozen tokens apart.
+HEADS = {"wide": True, "font_scale": 1.15}
+HEADS_PER_ROW = 4  # heads_figure's grid: more heads wrap to rows too short for token labels
+
+
+def heads_slide_figure(attn, q_tokens, k_tokens, lang: str):
+    """heads_figure; with more than one row of heads the token labels go (the hover keeps them)."""
+    fig = draw(heads_figure, attn, q_tokens, k_tokens, lang=lang)
+    if attn.weights.shape[1] > HEADS_PER_ROW:
+        fig.update_xaxes(showticklabels=False)
+        fig.update_yaxes(showticklabels=False)
+    return fig
+
+
+def overview_slide(c) -> Slide:
+    cfg = c.config
+    target_source = "given" if c.run.target_given else "greedy" if c.run.decoded is not None else "sentence"
+    sizes = DiagramSizes(
+        d_model=cfg.d_model,
+        num_heads=cfg.num_heads,
+        num_layers=cfg.num_layers,
+        d_ff=cfg.d_ff,
+        S=len(c.run.src_tokens),
+        T=len(c.run.tgt_tokens),
+        src_vocab=cfg.src_vocab_size,
+        tgt_vocab=cfg.tgt_vocab_size,
+        target_source=target_source,
+        decoder=c.decoder,
+        scale_embeddings=getattr(cfg, "scale_embeddings", True),
+        positions=getattr(cfg, "positions", "sinusoidal"),
+        token_types=bool(getattr(cfg, "type_vocab_size", 0)),
+        embed_norm=getattr(cfg, "embed_norm", False),
+    )
+    text = ui.t("lecture.overview.text" if c.decoder else "lecture.overview.text_encoder")
+    return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
+
+
+def tokens_slide(c) -> Slide:
+    ids = [int(i) for i in c.run.trace.src_ids[0]]
+    boxes = wordpiece_figure if c.pipe.kind == "pretrained" else token_boxes
+    fig = draw(boxes, c.run.src_tokens, ids=ids, lang=c.lang)
+    text = ui.t("lecture.tokens.text")
+    return Slide(fig, text, LATEX["tokens"], c.settings.sentence, ui.t("lecture.sentence"))
+
+
+def embeddings_slide(c) -> Slide:
+    lookup = embedding_arrays(c.run.trace).lookup
+    scaled = getattr(c.config, "scale_embeddings", True)
+    return Slide(
+        draw(embedding_heatmap, lookup, c.run.src_tokens, lang=c.lang),
+        ui.t("lecture.embeddings.text", d_model=c.config.d_model),
+        LATEX["embeddings" if scaled else "embeddings_unscaled"],
+    )
+
+
+def positional_slide(c) -> Slide:
+    if getattr(c.config, "positions", "sinusoidal") == "learned":
+        pe = embedding_arrays(c.run.trace).pe  # the learned rows this sentence used
+        # table_heatmap scales its colours to the table (learned rows are small); pe_heatmap is ±1
+        table = getattr(fp, "table_heatmap", fp.pe_heatmap)
+        return Slide(draw(table, pe, lang=c.lang), ui.t("lecture.positional.text_learned"),
+                     LATEX["positional_learned"])
+    rows = max(PE_ROWS, len(c.run.src_tokens))
+    return Slide(draw(fp.pe_heatmap, fp.pe_table(rows, c.config.d_model), lang=c.lang),
+                 ui.t("lecture.positional.text"), LATEX["positional"])
+
+
+def encoder_slide(c) -> Slide:
+    attn = attention_of(c.run.trace, "encoder", 0)
+    src = c.run.src_tokens
+    fig = heads_slide_figure(attn, src, src, c.lang)
+    return Slide(fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX["encoder"], **HEADS)
+
+
+def decoder_slide(c) -> Slide:
+    attn = attention_of(c.run.trace, "decoder", 0)
+    tgt = c.run.tgt_tokens
+    fig = heads_slide_figure(attn, tgt, tgt, c.lang)
+    return Slide(fig, ui.t("lecture.decoder.text"), LATEX["decoder"], **HEADS)
+
+
+def cross_slide(c) -> Slide:
+    attn = attention_of(c.run.trace, "cross", len(c.run.trace.decoder) - 1)
+    fig = heads_slide_figure(attn, c.run.tgt_tokens, c.run.src_tokens, c.lang)
+    return Slide(fig, ui.t("lecture.cross.text"), LATEX["cross"], **HEADS)
+
+
+def masks_slide(c) -> Slide:
+    s = head_steps(attention_of(c.run.trace, "decoder", 0), 0)
+    tgt = c.run.tgt_tokens
+    # The top-left corner of a causal attention is exact: row t < n only has weights on keys ≤ t.
+    n = min(len(tgt), MASK_MAX)
+    corner = (s.scores[:n, :n], s.mask[:n, :n], s.weights[:n, :n])
+    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], lang=c.lang)
+    text = ui.t("lecture.masks.text")
+    if n < len(tgt):
+        text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
+    return Slide(fig, text, LATEX["masks"], font_scale=1.15, wide=True)
+
+
+def residual_slide(c) -> Slide:
+    norm = c.config.norm
+    fig = draw(residual_figure, c.run.trace.encoder[0], 0, norm, lang=c.lang)
+    return Slide(fig, ui.t("lecture.residual.text", norm=norm), LATEX[f"residual_{norm}"],
+                 c.run.src_tokens[0], ui.t("lecture.token"), font_scale=1.15, wide=True)
+
+
+def ffn_slide(c) -> Slide:
+    activation = getattr(c.config, "activation", "relu")
+    hidden = c.run.trace.encoder[0].ffn_hidden[0]
+    fig = draw(ffn_hidden_figure, hidden, c.run.src_tokens, activation=activation, lang=c.lang)
+    cfg = c.config
+    text = ui.t("lecture.ffn.text", d_model=cfg.d_model, d_ff=cfg.d_ff, activation=activation.upper())
+    return Slide(fig, text, LATEX.get(f"ffn_{activation}"))
+
+
+def output_slide(c) -> Slide:
+    probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
+    fig = draw(topk_figure, probs, c.pipe.tgt_labels, TOP_K, lang=c.lang)
+    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"])
+
+
+def greedy_slide(c) -> Slide:
+    decoded, src = c.run.decoded, c.run.src_tokens
+    text = ui.t("lecture.greedy.text")
+    if decoded is None:  # decoded here, from at most ui.MAX_TOKENS tokens, as the Full model page does
+        limit = min(c.settings.max_tokens, ui.MAX_TOKENS)
+        decoded = _greedy(c.pipe, c.settings.pipeline_settings(), c.settings.sentence, limit)
+        if len(src) > limit:
+            src = src[:limit]
+            text += " " + ui.t("lecture.greedy.cut", n=limit, total=len(c.run.src_tokens))
+    labels = [c.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
+    n = len(decoded.steps)
+    # Row i of the last step is the position that chose token i + 1: labelled with what it wrote.
+    fig = draw(cross_attention_figure, decoded.steps[-1], src, labels[1 : n + 1], lang=c.lang)
+    return Slide(fig, text, LATEX["greedy"], " ".join(labels[1 : n + 1]), ui.t("lecture.output"))
+
+
+# (id, needs a decoder, slide): the lecture's order.
+STEPS: list[tuple[str, bool, Callable[..., Slide]]] = [
+    ("overview", False, overview_slide),
+    ("tokens", False, tokens_slide),
+    ("embeddings", False, embeddings_slide),
+    ("positional", False, positional_slide),
+    ("encoder", False, encoder_slide),
+    ("decoder", True, decoder_slide),
+    ("cross", True, cross_slide),
+    ("masks", True, masks_slide),
+    ("residual", False, residual_slide),
+    ("ffn", False, ffn_slide),
+    ("output", True, output_slide),
+    ("greedy", True, greedy_slide),
+]
+
+
+@dataclass(frozen=True)
+class Context:
+    settings: object
+    run: object
+    pipe: object
+    lang: str
+
+    @property
+    def config(self):
+        return self.pipe.config
+
+    @property
+    def decoder(self) -> bool:
+        return bool(getattr(self.config, "decoder", True)) and bool(self.run.trace.decoder)
+
+
+def _move(delta: int) -> None:
+    st.session_state[STEP] = st.session_state.get(STEP, 1) + delta
+
+
+# -- the page ----------------------------------------------------------------------------------------
+
+st.set_page_config(initial_sidebar_state="collapsed")
+settings = ui.page_setup("nav.lecture.title")
+st.html(STYLE)
+run = ui.get_run(settings)
+pipe = ui.get_pipeline(settings) if run is not None else None
+if run is None or pipe is None:
+    st.stop()
+ctx = Context(settings, run, pipe, settings.lang)
+steps = [(name, slide) for name, needs_decoder, slide in STEPS if ctx.decoder or not needs_decoder]
+total = len(steps)
+
+state = st.session_state
+raw = st.query_params.get("step")
+notice = None
+if raw is not None and raw != state.get(URL_SEEN):
+    step, notice = check_step(raw, total, settings.lang)
+else:
+    step = state.get(STEP, 1)
+step = min(max(int(step), 1), total)
+state[STEP] = step
+state[URL_SEEN] = str(step)
+if raw != state[URL_SEEN]:
+    st.query_params["step"] = state[URL_SEEN]
+if notice:
+    st.warning(notice, icon=":material/warning:")
+
+name, make = steps[step - 1]
+with st.container(key="lecture_slide"):
+    head, nav = st.columns([2, 1], vertical_alignment="center")
+    with head:
+        title = ui.t(f"lecture.{name}.title")
+        st.header(ui.t("lecture.heading", step=step, total=total, title=title), anchor=False)
+    with nav:
+        step_buttons(step, total, _move)
+    slide = make(ctx)
+    # Side by side: text, equation and notes left, the figure right. Wide (several panels): text
+    # left and equation right on one row, the figure under them at full width.
+    if slide.wide:
+        text_box, eq_box = st.columns([2, 1], gap="medium", vertical_alignment="center")
+        figure_box = st.container()
+    else:
+        text_box, figure_box = st.columns([1.1, 2.2], gap="medium")
+        eq_box = text_box
+    with text_box, st.container(key="lecture_text"):
+        st.markdown(slide.text)
+        if not ctx.decoder:
+            skipped = sum(needs_decoder for _, needs_decoder, _ in STEPS)
+            st.caption(ui.t("lecture.skipped", model=getattr(pipe, "name", "") or "MiniLM", n=skipped))
+    with eq_box:
+        if slide.latex:
+            st.latex(slide.latex)
+        if slide.code is not None:
+            ui.show_text(slide.code, slide.code_label)
+        if not slide.wide:
+            st.caption(ui.t("lecture.keys"))
+    with figure_box:
+        height = WIDE_HEIGHT if slide.wide else PRESENTER_HEIGHT
+        fig = presenter_style(slide.fig, scale=slide.font_scale, height=height)
+        # theme=None: Streamlit's chart theme would put its own (smaller) fonts on the ticks.
+        ui.show_figure(fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}", theme=None)
