@@ -22,4 +22,5 @@ def show_tokens(tokens: list[str], label: str | None = None) -> None:
     """Tokens as a bracketed list, verbatim (repr shows spaces and control characters)."""
     if label:
         st.caption(label)
-    st.code(" ".join(f"[{t}]" for t in tokens) if tokens else t("common.no_tokens"), language=None, wrap_lines=True)
+    shown = " ".join(f"[{token}]" for token in tokens) if tokens else t("common.no_tokens")
+    st.code(shown, language=None, wrap_lines=True)

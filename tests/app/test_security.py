@@ -114,13 +114,16 @@ URL_KEYS = {
     "pages/tokenization.py": ["tok_source", "tok_kind", "tok_labels", "tok_merges", "tok_step", "tok_text"],
     "pages/embeddings.py": [],
     "pages/positional.py": ["pe_dims", "pe_max_pos"],
-    "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar"],
+    "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar",
+                           "hv_kind", "hv_layer", "nv_kind", "nv_layer", "nv_head", "nv_query", "nv_key"],
     "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
     "pages/model.py": ["model_layer", "model_token", "model_head", "model_position", "model_topk",
                        "model_temperature", "model_step"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
+    "pages/lecture.py": ["step"],
 }  # fmt: skip
-SIDEBAR_KEYS = ["sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed", "norm"]
+SIDEBAR_KEYS = ["lang", "sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed",
+                "norm", "positions", "max_tokens"]
 
 
 def test_every_page_is_covered():
@@ -138,7 +141,7 @@ def test_payload_in_every_url_parameter(page, payload):
 
 # -- the source tree and the server config -----------------------------------------------------------
 
-SOURCE_DIRS = ["app.py", "core", "ui", "pages", "figures", "benchmarks"]
+SOURCE_DIRS = ["app.py", "core", "ui", "pages", "figures", "i18n", "benchmarks"]
 
 
 def python_files() -> list[Path]:
@@ -180,7 +183,8 @@ def findings(path: Path, root: Path = ROOT) -> list[str]:
             wo = keywords.get("weights_only")
             if not (isinstance(wo, ast.Constant) and wo.value is True):
                 out.append(f"{where}: {name}() without weights_only=True")
-        if name.endswith(("st.html", "components.html", "components.v1.html", "st.components.v1.html")):
+        raw_html = ("st.html", "st.iframe", "components.html", "components.v1.html", "st.components.v1.html")
+        if name.endswith(raw_html):
             out.append(f"{where}: {name}() renders raw HTML")
         allow = keywords.get("unsafe_allow_html")
         if allow is not None and not (isinstance(allow, ast.Constant) and allow.value is False):
@@ -201,11 +205,31 @@ def test_the_scanner_finds_what_it_looks_for(tmp_path):
     assert len(found) == 7, found
 
 
+# Raw HTML we wrote and audited: fixed markup whose only inserted values are escaped (html.escape,
+# or JSON with <, >, & as \u escapes) and set with textContent. A new call site fails the test below
+# until it is reviewed and listed here with the test that shows user text stays text.
+AUDITED_RAW_HTML = {
+    # the SVG/PNG buttons: fixed markup; the chart's key class and translated labels, escaped
+    "ui/figure.py": "st.html",  # tests/figures/test_export.py, tests/browser/test_lecture.py
+    # a stylesheet hiding the hidden shortcut buttons: a constant
+    "ui/keys.py": "st.html",
+    # the lecture page's fixed stylesheet: a constant
+    "pages/lecture.py": "st.html",
+    # the head view: tokens as escaped JSON, drawn with textContent (tests/figures/test_attention_views.py,
+    # tests/browser/test_head_view.py: a <script> sentence stays text)
+    "ui/components/head_view.py": "st.iframe",
+}
+
+
 def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
     files = python_files()
     assert len(files) > 20
     problems = [f for path in files for f in findings(path)]
-    assert problems == []
+    unaudited = [
+        f for f in problems
+        if not (f.endswith("renders raw HTML") and AUDITED_RAW_HTML.get(f.split(":")[0], "?") in f)
+    ]
+    assert unaudited == []
 
 
 def test_checkpoints_are_loaded_with_weights_only():

@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "assets" / "screenshots"
 TIMEOUT = 60_000  # the first session imports torch and builds the vocabulary
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+# The lecture page hides the sidebar and the page title (presenter view): tests/browser/test_lecture.py
+BROWSED = [p for p in PAGES if p[0] != "pages/lecture.py"]
 
 
 def url_path(script: str) -> str:
@@ -51,7 +53,7 @@ def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str
     assert "d_model=128" in page.url and "num_heads=8" in page.url
 
 
-@pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in PAGES])
+@pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in BROWSED])
 def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: str):
     """The default view (trained checkpoint, d_model 128) as a visitor first sees it: the README shots."""
     page.goto(f"{app_url}/{url_path(script)}")
@@ -78,7 +80,7 @@ def test_overview_chart_shows_the_sizes(page: Page, app_url: str):
 def test_sidebar_navigation_keeps_the_settings(page: Page, app_url: str):
     page.goto(f"{app_url}/?weights=random&d_model=32&num_layers=3")
     wait_rendered(page, "Overview")
-    for _script, title, *_ in PAGES[1:] + PAGES[:1]:
+    for _script, title, *_ in BROWSED[1:] + BROWSED[:1]:
         page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
         wait_rendered(page, title)
         assert_no_exception(page)
