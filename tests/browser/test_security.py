@@ -31,10 +31,12 @@ PAGE_KEYS = {
     "pages/tokenization.py": ["tok_kind", "tok_labels", "tok_merges", "tok_step", "tok_text"],
     "pages/embeddings.py": [],
     "pages/positional.py": ["pe_dims", "pe_max_pos"],
-    "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar"],
+    "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "hv_kind",
+                           "nv_query"],
     "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
     "pages/model.py": ["model_layer", "model_token", "model_head", "model_topk", "model_temperature"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
+    "pages/lecture.py": ["step"],
 }  # fmt: skip
 
 
@@ -43,7 +45,8 @@ def url_path(script: str) -> str:
 
 
 def wait_rendered(page: Page, title: str) -> None:
-    expect(page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)).to_be_visible(
+    # attached, not visible: the lecture page folds the sidebar away
+    expect(page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)).to_be_attached(
         timeout=TIMEOUT
     )
     expect(page.get_by_text("Weights: ").first).to_be_visible(timeout=TIMEOUT)
