@@ -21,6 +21,7 @@ from figures.style import (
     WEIGHTS_SCALE,
     apply_style,
     escape_label,
+    fit_margins,
     heatmap,
     token_label,
 )
@@ -46,15 +47,7 @@ def _np(x) -> np.ndarray:
 
 
 def _style(fig: go.Figure, **kwargs) -> go.Figure:
-    """``apply_style``, and margins that grow to fit the tick labels and axis titles: without a named
-    template plotly keeps fixed margins and cuts long labels off (tokens, stage names, CJK titles)."""
-    return _fit(apply_style(fig, **kwargs))
-
-
-def _fit(fig: go.Figure) -> go.Figure:
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+    return fit_margins(apply_style(fig, **kwargs))
 
 
 def _tr(key: str, lang: str, **values: object) -> str:
@@ -477,7 +470,7 @@ def cross_attention_figure(
             f"{escape_label(y_title)}: %{{customdata[0]}}<br>{escape_label(x_title)}: %{{customdata[1]}}<br>"
             f"{weight}: %{{z:.4f}}<extra></extra>"
         )
-        return _fit(fig)
+        return fit_margins(fig)
     rows = cols = 1
     if n_rows * n_cols > max_cells:
         side = max(1, int(np.sqrt(max_cells)))

@@ -102,6 +102,14 @@ def apply_style(fig: go.Figure, *, height: int | None = None, title: str | None 
     return fig
 
 
+def fit_margins(fig: go.Figure) -> go.Figure:
+    """Margins that grow to fit tick labels and axis titles on every axis, including axes added
+    after ``apply_style`` (subplots): without plotly's templates margins are fixed and cut labels off."""
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
 def heatmap(
     z,
     x_tokens: Sequence[str],

@@ -7,21 +7,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import i18n
-from figures.style import apply_style, escape_label, heatmap
+from figures.style import apply_style, escape_label, fit_margins, heatmap
 
 SCHEDULE_POINTS = 400  # points of the planned learning-rate curve (a budget has up to 5,000 steps)
 
 
 def _style(fig: go.Figure, **kwargs) -> go.Figure:
-    """``apply_style``, and margins that grow to fit the tick labels and axis titles: without a named
-    template plotly keeps fixed margins and cuts long labels off (tokens, stage names, CJK titles)."""
-    return _fit(apply_style(fig, **kwargs))
-
-
-def _fit(fig: go.Figure) -> go.Figure:
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+    return fit_margins(apply_style(fig, **kwargs))
 
 
 def _tr(key: str, lang: str, **values: object) -> str:
@@ -123,7 +115,7 @@ def cross_attention(
                   y_title=_tr("cross_y", lang), height=440)
     fig.update_layout(title_subtitle_text=escape_label(_tr("cross_subtitle", lang)), margin_t=80)
     fig.update_xaxes(side="bottom")
-    return _fit(fig)
+    return fit_margins(fig)
 
 
 def last_cross_attention(trace):

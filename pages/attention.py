@@ -66,6 +66,18 @@ if longest > fa.GRID_POOL_MAX:  # the layers × heads overview draws blocks from
 notice_box = st.container()  # filled at the end, shown here: what a URL or a size change altered
 
 
+def kind_and_layer(prefix: str, left, right, found: list[str]) -> tuple[str, int]:
+    """The kind of attention (in ``left``) and the layer, 0-based (in ``right``): ``{prefix}_kind``,
+    ``{prefix}_layer`` in the URL."""
+    with left:
+        kind = choose(st.radio, ui.t("attention.widget.kind"), f"{prefix}_kind", kinds, "encoder",
+                      fmt=kind_name, into=found, horizontal=True)
+    with right:
+        layer = choose(st.selectbox, ui.t("attention.widget.layer", n=config.num_layers), f"{prefix}_layer",
+                       layers, 1, ui.t("attention.what.layer"), into=found)
+    return kind, layer - 1
+
+
 # -- head view ----------------------------------------------------------------------------------------
 @st.fragment
 def head_view() -> None:
@@ -77,30 +89,7 @@ def head_view() -> None:
     with formula:
         st.latex(r"\alpha_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt{d_k}}\right)")
     a, b = st.columns([2.2, 1])
-    with a:
-        kind = choose(
-            st.radio,
-            ui.t("attention.widget.kind"),
-            "hv_kind",
-            kinds,
-            "encoder",
-            fmt=kind_name,
-            into=found,
-            horizontal=True,
-        )
-    with b:
-        layer = (
-            choose(
-                st.selectbox,
-                ui.t("attention.widget.layer", n=config.num_layers),
-                "hv_layer",
-                layers,
-                1,
-                ui.t("attention.what.layer"),
-                into=found,
-            )
-            - 1
-        )
+    kind, layer = kind_and_layer("hv", a, b, found)
     warn(found)
     attn = fa.attention_of(trace, kind, layer)
     q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
@@ -124,30 +113,7 @@ def neuron_view() -> None:
         r"\qquad \alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
     )
     a, b, c = st.columns([2.2, 1, 1])
-    with a:
-        kind = choose(
-            st.radio,
-            ui.t("attention.widget.kind"),
-            "nv_kind",
-            kinds,
-            "encoder",
-            fmt=kind_name,
-            into=found,
-            horizontal=True,
-        )
-    with b:
-        layer = (
-            choose(
-                st.selectbox,
-                ui.t("attention.widget.layer", n=config.num_layers),
-                "nv_layer",
-                layers,
-                1,
-                ui.t("attention.what.layer"),
-                into=found,
-            )
-            - 1
-        )
+    kind, layer = kind_and_layer("nv", a, b, found)
     with c:
         head = (
             choose(
