@@ -68,7 +68,8 @@ async def student(i: int, url: str, duration: float, think: tuple[float, float],
     rng = random.Random(i)
     tag = f"ZQ{i % 100:02d}x{secrets.token_hex(3)}"
     d_model, seed = D_MODELS[i % len(D_MODELS)], 100 + i
-    session = Session(url, f"d_model={d_model}&seed={seed}")
+    # random weights: the default (trained) ones fix the sizes and show no seed, so nothing would vary
+    session = Session(url, f"weights=random&d_model={d_model}&seed={seed}")
     page = ""
     try:
         first = await session.connect()

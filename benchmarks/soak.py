@@ -53,7 +53,7 @@ async def footprint(server: Server) -> dict:
         await s.switch_page(page)
     await s.close()
     default = server.rss_mb()
-    big = Session(server.url, "d_model=512&num_heads=8&num_layers=6&d_ff=2048")
+    big = Session(server.url, "weights=random&d_model=512&num_heads=8&num_layers=6&d_ff=2048")
     r = await big.connect()
     for page in PAGES[1:]:
         r = await big.switch_page(page)
@@ -63,7 +63,7 @@ async def footprint(server: Server) -> dict:
 
 
 async def reruns(server: Server, n: int) -> dict:
-    s = Session(server.url)
+    s = Session(server.url, "weights=random")  # the default (trained) weights fix the sizes
     await s.connect()
     rss, lat, errors = [], [], []
     for k in range(n):
@@ -87,7 +87,7 @@ async def reruns(server: Server, n: int) -> dict:
 
 
 async def one_visit(server: Server, i: int) -> str | None:
-    s = Session(server.url, f"seed={1000 + i}&d_model={D_MODELS[i % 4]}")
+    s = Session(server.url, f"weights=random&seed={1000 + i}&d_model={D_MODELS[i % 4]}")
     try:
         r = await s.connect()
         if r.status == "ok":
@@ -112,7 +112,7 @@ async def sessions(server: Server, n: int, batch: int = 10) -> dict:
 
 async def worst_case(server: Server, models: int = 8) -> dict:
     """Fill the model cache with big models: what can one replica be made to hold?"""
-    s = Session(server.url, "d_model=512&num_heads=8&num_layers=6&d_ff=2048")
+    s = Session(server.url, "weights=random&d_model=512&num_heads=8&num_layers=6&d_ff=2048")
     await s.connect()
     peak, errors = server.rss_mb(), []
     for seed in range(models):

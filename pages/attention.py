@@ -228,58 +228,65 @@ st.caption(
     + ui.t(f"attention.where.{kind}")
 )
 steps = fa.head_steps(attn, head)
-figs = fa.step_figures(steps, fa.head_weights(pipe.model, kind, layer, head), q_tokens, k_tokens, lang=lang)
 file_stem = f"attention-{kind}-layer{layer + 1}-head{head + 1}"
-st.subheader(ui.t("attention.steps.title", head=head + 1))
-st.caption(ui.t("attention.steps.explain", n=fa.ANNOTATE_MAX))
-if any(fa.is_pooled(fig) for fig in figs.values()):
-    st.caption(ui.t("attention.steps.pooled", max=fa.POOL_MAX))
-
-
-def show(name: str) -> None:
-    ui.show_figure(figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}")
-
-
 FITS = {1: 12, 2: 7, 3: 4}  # columns of written values that stay readable in 1, 2 or 3 page columns
 
 
-def show_row(*names: str) -> None:
+def show_row(figs: dict, *names: str) -> None:
     """Figures side by side, or one under the other when their written values would not fit."""
     wide = max(fa.annotated_columns(figs[n]) for n in names)
     per_row = len(names) if wide <= FITS[len(names)] else 1
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=True):
             with col:
-                show(name)
+                ui.show_figure(figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}")
 
 
-st.markdown(ui.t("attention.steps.input"))
-show_row(*(("x_q", "x_kv") if kind == "cross" else ("x_q",)))
+def step_by_step() -> None:
+    weights = fa.head_weights(pipe.model, kind, layer, head)
+    figs = fa.step_figures(steps, weights, q_tokens, k_tokens, lang=lang)
+    st.caption(ui.t("attention.steps.explain", n=fa.ANNOTATE_MAX))
+    if any(fa.is_pooled(fig) for fig in figs.values()):
+        st.caption(ui.t("attention.steps.pooled", max=fa.POOL_MAX))
 
-st.markdown(ui.t("attention.steps.projections", d_model=config.d_model, d_k=d_k))
-st.latex(r"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V")
-show_row("w_q", "w_k", "w_v")
-show_row("q", "k", "v")
+    st.markdown(ui.t("attention.steps.input"))
+    show_row(figs, *(("x_q", "x_kv") if kind == "cross" else ("x_q",)))
 
-st.markdown(ui.t("attention.steps.scores"))
-st.latex(
-    rf"Q K^\top \quad\rightarrow\quad \frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}"
+    st.markdown(ui.t("attention.steps.projections", d_model=config.d_model, d_k=d_k))
+    st.latex(r"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V")
+    show_row(figs, "w_q", "w_k", "w_v")
+    show_row(figs, "q", "k", "v")
+
+    st.markdown(ui.t("attention.steps.scores"))
+    scaled = rf"\frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}"
+    st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled}")
+    show_row(figs, "qk", "scores")
+
+    st.markdown(ui.t("attention.steps.softmax"))
+    st.latex(r"\mathrm{weights} = \mathrm{softmax}\big(\mathrm{mask}(Q K^\top / \sqrt{d_k})\big)")
+    show_row(figs, "mask", "weights")
+    noise_caption()
+
+    st.markdown(ui.t("attention.steps.heads"))
+    st.latex(
+        r"\mathrm{head}_j = \mathrm{weights}\cdot V,\qquad "
+        r"\mathrm{MultiHead} = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O + b_O"
+    )
+    show_row(figs, "head_out", "concat")
+    st.caption(ui.t("attention.steps.frame", head=head + 1, d_k=d_k))
+    show_row(figs, "w_o", "output")
+
+
+st.subheader(ui.t("attention.steps.title", head=head + 1))
+# The twelve step figures are computed and drawn only while this section is open (its state is in
+# the URL, ?attn_steps=true): Chromium redraws the charts of a page one after another, and with them
+# always drawn a new model took ~2 s to appear on this page instead of ~0.6 s (benchmarks/app.py).
+steps_box = st.expander(
+    ui.t("attention.steps.open"), key="attn_steps", bind="query-params", icon=":material/calculate:"
 )
-show_row("qk", "scores")
-
-st.markdown(ui.t("attention.steps.softmax"))
-st.latex(r"\mathrm{weights} = \mathrm{softmax}\big(\mathrm{mask}(Q K^\top / \sqrt{d_k})\big)")
-show_row("mask", "weights")
-noise_caption()
-
-st.markdown(ui.t("attention.steps.heads"))
-st.latex(
-    r"\mathrm{head}_j = \mathrm{weights}\cdot V,\qquad "
-    r"\mathrm{MultiHead} = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O + b_O"
-)
-show_row("head_out", "concat")
-st.caption(ui.t("attention.steps.frame", head=head + 1, d_k=d_k))
-show_row("w_o", "output")
+if steps_box.open:
+    with steps_box:
+        step_by_step()
 
 # -- every head of this layer ---------------------------------------------------------------------------
 st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=layer + 1))

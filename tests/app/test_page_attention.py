@@ -17,8 +17,10 @@ from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 PAGE = str(ROOT / "pages" / "attention.py")
 
 
-def open_page(query: dict | None = None) -> AppTest:
-    return apphelpers.open_page("pages/attention.py", query)
+def open_page(query: dict | None = None, steps: bool = True) -> AppTest:
+    """The attention page; ``steps``: with the step-by-step section open (``?attn_steps=true``)."""
+    opened = {"attn_steps": "true"} if steps else {}
+    return apphelpers.open_page("pages/attention.py", {**opened, **(query or {})})
 
 
 def by_title(at: AppTest, title: str) -> dict:
@@ -316,3 +318,13 @@ def test_512_tokens_keep_the_page_light():
     rerun = time.perf_counter() - start
     assert_clean(at)
     assert first < 90 and rerun < 15, (first, rerun)  # measured: ~3 s and ~0.5 s on a quiet machine
+
+
+def test_step_by_step_figures_are_drawn_only_when_their_section_is_open():
+    closed = open_page(steps=False)
+    step_keys = [c.key for c in closed.get("plotly_chart") if str(c.key or "").startswith("attn_step_")]
+    assert step_keys == [] and not closed.exception
+    opened = open_page()
+    keys = {str(c.key) for c in opened.get("plotly_chart")}
+    assert {"attn_step_qk", "attn_step_scores", "attn_step_weights", "attn_step_output"} <= keys
+    assert len(opened.get("plotly_chart")) == len(closed.get("plotly_chart")) + 12

@@ -89,3 +89,17 @@ def test_a_cold_url_with_settings_shows_that_state(page: Page, app_url: str):
     expect(head_subplots(page)).to_have_count(8, timeout=TIMEOUT)
     expect(heads_chart(page).locator(".xtick text")).to_have_text(["你", "好"])
     expect(page.get_by_text("All 8 heads of layer 1")).to_be_visible()
+
+
+def test_the_step_by_step_section_opens_on_demand_and_keeps_its_state_in_the_url(page: Page, app_url: str):
+    page.goto(f"{app_url}/attention?weights=random")
+    settled(page)
+    steps = page.locator('[class*="st-key-attn_step_"] [data-testid="stPlotlyChart"]')
+    expect(steps).to_have_count(0)
+    page.locator(".st-key-attn_steps summary").click()
+    expect(steps).to_have_count(12, timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile(r"attn_steps=true"), timeout=TIMEOUT)
+    settled(page)
+    page.goto(f"{app_url}/attention?weights=random&attn_steps=true")  # the shared link opens it again
+    settled(page)
+    expect(steps).to_have_count(12, timeout=TIMEOUT)
