@@ -278,7 +278,7 @@ def step_by_step() -> None:
 
 
 st.subheader(ui.t("attention.steps.title", head=head + 1))
-# The twelve step figures are computed and drawn only while this section is open (its state is in
+# The step-by-step figures (15) are computed and drawn only while this section is open (its state is in
 # the URL, ?attn_steps=true): Chromium redraws the charts of a page one after another, and with them
 # always drawn a new model took ~2 s to appear on this page instead of ~0.6 s (benchmarks/app.py).
 steps_box = st.expander(

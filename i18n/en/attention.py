@@ -190,5 +190,5 @@ STRINGS = {
     "attention.bars.all": "every head",
     "attention.bars.mean_of": "mean of {h} heads",
     "attention.step.alibi_bias": "ALiBi bias",
-    "attention.steps.open": "Open: X → Q, K, V → QKᵀ → /√d_k → mask → softmax → ·V → concat → W_O, twelve figures with the real numbers",
+    "attention.steps.open": "Open: X → Q, K, V → QKᵀ → /√d_k → mask → softmax → ·V → concat → W_O with the real numbers",
 }

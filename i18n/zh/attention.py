@@ -149,5 +149,5 @@ STRINGS = {
     "attention.bars.all": "每一个头",
     "attention.bars.mean_of": "{h} 个头的平均",
     "attention.step.alibi_bias": "ALiBi 偏置",
-    "attention.steps.open": "展开：X → Q、K、V → QKᵀ → /√d_k → 掩码 → softmax → ·V → 拼接 → W_O，共十二张带真实数值的图",
+    "attention.steps.open": "展开：X → Q、K、V → QKᵀ → /√d_k → 掩码 → softmax → ·V → 拼接 → W_O，每一步都是真实数值",
 }

@@ -97,9 +97,9 @@ def test_the_step_by_step_section_opens_on_demand_and_keeps_its_state_in_the_url
     steps = page.locator('[class*="st-key-attn_step_"] [data-testid="stPlotlyChart"]')
     expect(steps).to_have_count(0)
     page.locator(".st-key-attn_steps summary").click()
-    expect(steps).to_have_count(12, timeout=TIMEOUT)
+    expect(steps).to_have_count(15, timeout=TIMEOUT)  # X, W_Q … W_O, output
     expect(page).to_have_url(re.compile(r"attn_steps=true"), timeout=TIMEOUT)
     settled(page)
     page.goto(f"{app_url}/attention?weights=random&attn_steps=true")  # the shared link opens it again
     settled(page)
-    expect(steps).to_have_count(12, timeout=TIMEOUT)
+    expect(steps).to_have_count(15, timeout=TIMEOUT)  # X, W_Q … W_O, output
