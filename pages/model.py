@@ -272,11 +272,23 @@ def greedy_decoding() -> None:
     if run.decoded is not None:
         decoded = run.decoded
         st.caption(ui.t("model.greedy.own"))
-    else:
-        with st.spinner(ui.t("model.spinner.greedy")):
-            decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
-        why = "target" if run.target_given else "random"
-        st.caption(ui.t(f"model.greedy.on_demand_{why}"))
+        decoding_steps(decoded)
+        return
+    # Not decoded yet (random weights, or a target was given): decoding costs one decoder pass per
+    # token and draws two more charts, so it runs when its section is opened (?model_decode=true).
+    box = st.expander(ui.t("model.greedy.open"), key="model_decode", bind="query-params",
+                      icon=":material/play_arrow:")
+    if box.open:
+        with box:
+            with st.spinner(ui.t("model.spinner.greedy")):
+                decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
+            why = "target" if run.target_given else "random"
+            st.caption(ui.t(f"model.greedy.on_demand_{why}"))
+            decoding_steps(decoded)
+
+
+def decoding_steps(decoded) -> None:
+    """The decoded tokens step by step: each step's probabilities and cross-attention, then the output."""
     if random_weights:
         st.warning(ui.t("model.greedy.noise"), icon=":material/casino:")
     ids = decoded_ids(decoded)

@@ -176,4 +176,5 @@ STRINGS = {
     "model.fig.cross.x": "source token (memory)",
     "model.fig.cross.y": "decoder position",
     "model.fig.blocks": "{title}, mean over blocks of {k}",
+    "model.greedy.open": "Decode this sentence greedily, step by step (runs the decoder once per token)",
 }

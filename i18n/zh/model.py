@@ -154,4 +154,5 @@ STRINGS = {
     "model.fig.cross.x": "源词元（记忆 memory）",
     "model.fig.cross.y": "解码器位置",
     "model.fig.blocks": "{title}，按每 {k} 个一组取平均",
+    "model.greedy.open": "对这个句子做贪心解码，一步一步看（每个词元运行一次解码器）",
 }

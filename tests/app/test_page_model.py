@@ -18,8 +18,11 @@ from ui.settings import DEFAULT_SENTENCE, minilm_available
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "model.py")
 
 
+DECODE = {"model_decode": "true"}  # the greedy-decoding section open (random weights decode on demand)
+
+
 def open_page(query=None, sentence=None):
-    at = apphelpers.open_page("pages/model.py", query)
+    at = apphelpers.open_page("pages/model.py", {**DECODE, **(query or {})})
     if sentence is not None:
         at.sidebar.text_area(key="sentence").set_value(sentence).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -198,7 +201,7 @@ HEADERS = ["model.residual.header", "model.ffn.header", "model.stream.header", "
 
 @pytest.mark.parametrize("weights", ["random", "trained"])
 def test_the_page_in_chinese(weights):
-    at = apphelpers.open_page("pages/model.py", {"lang": "zh"}, weights=weights)
+    at = apphelpers.open_page("pages/model.py", {"lang": "zh", **DECODE}, weights=weights)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == t("nav.model.title", "zh")
     assert [h.value for h in at.header] == [t(key, "zh") for key in HEADERS]
@@ -232,7 +235,7 @@ def test_a_bad_url_value_is_explained_in_chinese():
 def test_the_pretrained_encoder_shows_its_encoder_and_says_it_has_no_decoder(lang):
     if not minilm_available():
         pytest.skip("all-MiniLM-L6-v2 (optional extra) is not installed")
-    at = apphelpers.open_page("pages/model.py", {"lang": lang}, weights="minilm")
+    at = apphelpers.open_page("pages/model.py", {"lang": lang, **DECODE}, weights="minilm")
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert [h.value for h in at.header] == [t(key, lang) for key in HEADERS[:4]]
@@ -261,3 +264,19 @@ def test_512_tokens_stay_usable():
     cross = cross_attention(at)
     assert arr(cross["data"][0]["z"]).shape == (64, 510)
     assert sum(len(json.dumps(s)) for s in figs) < 2_000_000
+
+
+def test_random_weights_decode_only_when_the_section_is_opened():
+    closed = apphelpers.open_page("pages/model.py")
+    assert not closed.exception
+    keys = {str(c.key) for c in closed.get("plotly_chart")}
+    assert "model_step_probs" not in keys and "model_step_cross" not in keys
+    opened = open_page()
+    keys = {str(c.key) for c in opened.get("plotly_chart")}
+    assert {"model_step_probs", "model_step_cross"} <= keys
+
+
+def test_trained_weights_show_their_decoding_without_opening_anything():
+    at = apphelpers.open_page("pages/model.py", weights="trained")
+    assert not at.exception
+    assert {"model_step_probs", "model_step_cross"} <= {str(c.key) for c in at.get("plotly_chart")}
