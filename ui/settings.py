@@ -212,6 +212,16 @@ def validate(
     def one_of(choices: tuple) -> str:
         return t("settings.why.one_of", lang, choices=choices)
 
+    def pick(key: str, choices: tuple, why: str, parse) -> None:
+        """A value that must be one of ``choices`` (after ``parse``): kept, or the default and a notice."""
+        if key in values:
+            raw = values[key]
+            value = parse(str(raw))
+            if value in choices:
+                out[key] = value
+            else:
+                fallback(key, raw, why, getattr(DEFAULTS, key))
+
     def whole(lo: int, hi: int) -> str:
         return t("settings.why.whole", lang, lo=lo, hi=f"{hi:,}")
 
@@ -237,13 +247,7 @@ def validate(
         else:
             out["weights"] = raw
 
-    if "d_model" in values:
-        raw = values["d_model"]
-        value = _parse_int(str(raw))
-        if value not in D_MODEL_CHOICES:
-            fallback("d_model", raw, one_of(D_MODEL_CHOICES), DEFAULTS.d_model)
-        else:
-            out["d_model"] = value
+    pick("d_model", D_MODEL_CHOICES, one_of(D_MODEL_CHOICES), _parse_int)
     d_model = int(out.get("d_model", DEFAULTS.d_model))
 
     if "num_heads" in values:
@@ -267,13 +271,7 @@ def validate(
         else:
             out["num_layers"] = value
 
-    if "d_ff" in values:
-        raw = values["d_ff"]
-        value = _parse_int(str(raw))
-        if value not in D_FF_CHOICES:
-            fallback("d_ff", raw, t("settings.why.d_ff", lang, choices=D_FF_CHOICES[1:]), DEFAULTS.d_ff)
-        else:
-            out["d_ff"] = value
+    pick("d_ff", D_FF_CHOICES, t("settings.why.d_ff", lang, choices=D_FF_CHOICES[1:]), _parse_int)
 
     if "seed" in values:
         raw = values["seed"]
@@ -284,27 +282,11 @@ def validate(
         else:
             out["seed"] = value
 
-    if "norm" in values:
-        raw = str(values["norm"])
-        if raw not in NORM_CHOICES:
-            fallback("norm", raw, one_of(NORM_CHOICES), DEFAULTS.norm)
-        else:
-            out["norm"] = raw
+    pick("norm", NORM_CHOICES, one_of(NORM_CHOICES), str)
 
-    if "positions" in values:
-        raw = str(values["positions"])
-        if raw not in POSITIONS_CHOICES:
-            fallback("positions", raw, one_of(POSITIONS_CHOICES), DEFAULTS.positions)
-        else:
-            out["positions"] = raw
+    pick("positions", POSITIONS_CHOICES, one_of(POSITIONS_CHOICES), str)
 
-    if "max_tokens" in values:
-        raw = values["max_tokens"]
-        value = _parse_int(str(raw))
-        if value not in MAX_TOKENS_CHOICES:
-            fallback("max_tokens", raw, one_of(MAX_TOKENS_CHOICES), DEFAULTS.max_tokens)
-        else:
-            out["max_tokens"] = value
+    pick("max_tokens", MAX_TOKENS_CHOICES, one_of(MAX_TOKENS_CHOICES), _parse_int)
 
     return Checked(replace(DEFAULTS, **out), notices)
 
