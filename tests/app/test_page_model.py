@@ -234,7 +234,7 @@ def test_a_bad_url_value_is_explained_in_chinese():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_pretrained_encoder_shows_its_encoder_and_says_it_has_no_decoder(lang):
     if not minilm_available():
-        pytest.skip("all-MiniLM-L6-v2 (optional extra) is not installed")
+        pytest.fail("all-MiniLM-L6-v2 (optional extra) is not installed")
     at = apphelpers.open_page("pages/model.py", {"lang": lang, **DECODE}, weights="minilm")
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]

@@ -194,7 +194,7 @@ def minilm():
     from ui.settings import minilm_available
 
     if not minilm_available():
-        pytest.skip("all-MiniLM-L6-v2 is an optional extra (requirements-minilm.txt)")
+        pytest.fail("all-MiniLM-L6-v2 is an optional extra (requirements-minilm.txt)")
     from core.pretrained import load_minilm
 
     model, tok = load_minilm()

@@ -296,7 +296,7 @@ def minilm_trace():
 
         model, tok = load_minilm()
     except ImportError:
-        pytest.skip("all-MiniLM-L6-v2 (optional extra) is not installed")
+        pytest.fail("all-MiniLM-L6-v2 (optional extra) is not installed")
     ids = torch.tensor([tok.encode("Attention is all you need. 注意力")])
     return model, model.trace(ids)
 

