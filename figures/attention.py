@@ -407,6 +407,16 @@ def w_o_figure(w_o: np.ndarray, head: int, d_k: int, d_model: int, *, lang: str 
     )
 
 
+def _matrix_axis(labels, factor: int, title: str):
+    """One axis of a matrix figure: blocks of ``factor`` positions, numbered dimensions (``labels`` an
+    int) or tokens."""
+    if factor > 1:
+        return block_axis(labels, factor, title)
+    if isinstance(labels, int):
+        return dim_axis(labels, title)
+    return token_axis(labels, title, max_ticks=MAX_TICKS)
+
+
 def matrix_figure(
     z,
     rows: Sequence[str] | int,
@@ -442,18 +452,8 @@ def matrix_figure(
     if f_rows > 1 or f_cols > 1:
         z = block_reduce(z, f_rows, f_cols, pool)
         value_name = escape_label(t(f"attention.hover.block_{pool}", lang))
-    if f_rows > 1:
-        ys, y_axis = block_axis(rows, f_rows, row_title)
-    elif isinstance(rows, int):
-        ys, y_axis = dim_axis(rows, row_title)
-    else:
-        ys, y_axis = token_axis(rows, row_title, max_ticks=MAX_TICKS)
-    if f_cols > 1:
-        xs, x_axis = block_axis(cols, f_cols, col_title)
-    elif isinstance(cols, int):
-        xs, x_axis = dim_axis(cols, col_title)
-    else:
-        xs, x_axis = token_axis(cols, col_title, max_ticks=MAX_TICKS)
+    ys, y_axis = _matrix_axis(rows, f_rows, row_title)
+    xs, x_axis = _matrix_axis(cols, f_cols, col_title)
     if colorscale == SIGNED_SCALE and zmin is None and zmax is None:
         top = float(np.abs(z).max()) if z.size else 0.0
         zmin, zmax = -(top or 1.0), top or 1.0

@@ -36,6 +36,12 @@ def choose(widget, label: str, key: str, options: list, default, what: str = "",
     )
 
 
+def choose_position(label_key: str, key: str, tokens: list[str], default: int = 0, into=None) -> int:
+    """A token of ``tokens`` by its position (shown 1-based with the token), kept in the URL as ``key``."""
+    return choose(st.selectbox, ui.t(label_key), key, list(range(len(tokens))), default,
+                  ui.t("attention.what.position"), fmt=lambda i: f"{i + 1} · {tokens[i]}", into=into)
+
+
 def kind_name(kind: str) -> str:
     return fa.kind_label(kind, lang)
 
@@ -131,27 +137,11 @@ def neuron_view() -> None:
     q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
     a, b = st.columns(2)
     with a:
-        query = choose(
-            st.selectbox,
-            ui.t("attention.widget.query"),
-            "nv_query",
-            list(range(len(q_tokens))),
-            0,
-            ui.t("attention.what.position"),
-            fmt=lambda i: f"{i + 1} · {q_tokens[i]}",
-            into=found,
-        )
+        query = choose_position("attention.widget.query", "nv_query", q_tokens, into=found)
     with b:
-        key = choose(
-            st.selectbox,
-            ui.t("attention.widget.key"),
-            "nv_key",
-            list(range(len(k_tokens))),
-            int(fa.query_weights(attn, 0)[head].argmax()),  # by default: where the first query looks most
-            ui.t("attention.what.position"),
-            fmt=lambda i: f"{i + 1} · {k_tokens[i]}",
-            into=found,
-        )
+        # by default: where the first query looks most
+        strongest = int(fa.query_weights(attn, 0)[head].argmax())
+        key = choose_position("attention.widget.key", "nv_key", k_tokens, strongest, into=found)
     warn(found)
     nums = fv.neuron_numbers(attn, head, query, key)
     ui.show_figure(
@@ -336,15 +326,7 @@ def one_query() -> None:
     st.subheader(ui.t("attention.query.title"))
     a, b = st.columns([1, 2])
     with a:
-        query = choose(
-            st.selectbox,
-            ui.t("attention.widget.query"),
-            "attn_query",
-            list(range(len(q_tokens))),
-            0,
-            ui.t("attention.what.position"),
-            fmt=lambda i: f"{i + 1} · {q_tokens[i]}",
-        )
+        query = choose_position("attention.widget.query", "attn_query", q_tokens)
     with b:
         mode = choose(
             st.radio,
