@@ -15,12 +15,7 @@ SRC = ["<b>", "你", "好", "<b>", "🙂"]  # a repeated token, an HTML-looking 
 TGT = ["[BOS]", "nǐ", "hǎo", "<i>"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def validated():
-    """Build every figure with plotly's validation on: a misspelt property fails here."""
-    fa.VALIDATE = True
-    yield
-    fa.VALIDATE = False
+pytestmark = pytest.mark.usefixtures("plotly_validation")
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,7 @@ from core.batch import run_batch
 from core.pipeline import PipelineSettings, load_pipeline
 from i18n import t
 
-
-@pytest.fixture(scope="module", autouse=True)
-def validated():
-    fa.VALIDATE = True  # plotly validation on while testing: a misspelt property fails
-    yield
-    fa.VALIDATE = False
+pytestmark = pytest.mark.usefixtures("plotly_validation")
 
 
 @pytest.fixture(scope="module")
