@@ -19,6 +19,7 @@ and keys (rope) or adds a distance penalty to its scores (alibi), see core/atten
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -141,7 +142,7 @@ class Decoder(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, config: ModelConfig, *, _random_init: bool = True) -> None:
+    def __init__(self, config: ModelConfig, *, _random_init: bool = True, _materialize: bool = True) -> None:
         super().__init__()
         self.config = config
         c = config
@@ -158,6 +159,8 @@ class Transformer(nn.Module):
             self.decoder = Decoder(c) if c.decoder else None
             # d_model -> logits over the vocabulary
             self.generator = nn.Linear(c.d_model, c.tgt_vocab_size) if c.decoder else None
+        if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
+            return
         self.to_empty(device="cpu")
         if c.positions == "sinusoidal":
             pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: to_empty left it uninitialised
@@ -178,6 +181,22 @@ class Transformer(nn.Module):
         model = cls(config, _random_init=False)
         model.load_state_dict(state_dict, strict=True)
         return model
+
+    def sharing_weights(self, **changes) -> Transformer:
+        """This model's very parameters and buffers (nothing copied) under its config with ``changes``.
+
+        For options that change how the numbers flow, not which numbers exist: ``norm="pre"`` gives
+        the pre-norm model a fresh ``Transformer`` with the same seed would be (same modules in the
+        same order draw the same weights), without drawing 44M random numbers again at d_model=512,
+        6 layers, nor holding them twice. A change of shape raises (strict ``load_state_dict``).
+        """
+        config = dataclasses.replace(self.config, **changes)
+        twin = Transformer(config, _random_init=False, _materialize=False)
+        twin.load_state_dict(self.state_dict(), strict=True, assign=True)
+        for name, buffer in self.named_buffers(remove_duplicate=False):  # non-persistent: the sinusoids
+            owner, _, leaf = name.rpartition(".")
+            setattr(twin.get_submodule(owner), leaf, buffer)
+        return twin.train(self.training)
 
     @torch.no_grad()
     def _init_weights(self) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -186,6 +186,14 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus"
     )
     return Pipeline(s, model, "random", label, encode, encode, labels, labels, merges=len(tok.merges))
+
+
+def with_norm(pipe: Pipeline, norm: str) -> Pipeline:
+    """The same pipeline with the other residual arrangement ("post" / "pre") and the very same
+    weights: what ``load_pipeline`` gives for random weights with that ``norm``, built in ~10 ms
+    instead of drawing every weight again, and no second copy of them in memory."""
+    model = pipe.model.sharing_weights(norm=norm)
+    return replace(pipe, settings=replace(pipe.settings, norm=norm), model=model)
 
 
 def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
 
 import streamlit as st
 
@@ -103,6 +102,14 @@ def _greedy(_pipe, key, sentence: str, max_tokens: int):
     limit = min(max_tokens, _pipe.config.max_len - 2)  # as run_pipeline cuts the sentence
     ids = _pipe.src_encode(sentence)[1][:limit]
     return greedy(_pipe, ids, min(limit, DECODE_STEPS))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _other_norm(_pipe, key, norm: str):
+    """Random weights under the other norm: the same tensors, not a second model (core.pipeline.with_norm)."""
+    from core.pipeline import with_norm
+
+    return with_norm(_pipe, norm)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -212,13 +219,11 @@ def stream_through_layers() -> None:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
         other = "pre" if config.norm == "post" else "post"
-        other_settings = replace(settings, norm=other)
-        other_pipe = ui.get_pipeline(other_settings)
-        if other_pipe is not None:
-            with st.spinner(ui.t("model.spinner.other_norm")):
-                traces[other] = _trace(other_pipe, other_settings.pipeline_settings(), settings.sentence,
-                                       settings.target, settings.max_tokens)
-            traces = {k: traces[k] for k in ("post", "pre")}
+        other_pipe = _other_norm(pipe, settings.pipeline_settings(), other)
+        with st.spinner(ui.t("model.spinner.other_norm")):
+            traces[other] = _trace(other_pipe, other_pipe.settings, settings.sentence, settings.target,
+                                   settings.max_tokens)
+        traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
     show(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream", "residual-stream-norms")
 

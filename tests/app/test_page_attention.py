@@ -10,6 +10,7 @@ from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
+import figures.attention as fa
 from core.pipeline import load_pipeline, run_pipeline
 from figures.style import token_label
 from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
@@ -73,8 +74,13 @@ def test_default_page_shows_the_real_numbers():
     np.testing.assert_array_equal(
         arr(by_title(at, "softmax → weights")["data"][0]["z"]), attn.weights[0, 0].numpy()
     )
-    grid = [s for s in specs(at) if len(s["data"]) == 2 * 4 and s["data"][0]["type"] == "heatmap"]
-    assert len(grid) == 1  # layers × heads
+    n = len(run.src_tokens)  # layers × heads: one heatmap, 2 layers of 4 heads, one gap cell apart
+    grid = [s for s in specs(at) if s["data"][0].get("hoverongaps") is False]
+    assert len(grid) == 1
+    z = arr(grid[0]["data"][0]["z"])
+    assert z.shape == (2 * n + fa.grid_gap(n), 4 * n + 3 * fa.grid_gap(n))
+    layer2_head3 = run.trace.encoder[1].self_attn.weights[0, 2]
+    np.testing.assert_array_equal(z[fa.grid_block(1, n), fa.grid_block(2, n)], layer2_head3)
     assert any("these patterns are noise" in c.value for c in at.caption)
 
 

@@ -11,6 +11,7 @@ from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
+from figures.model import stream_norms
 from figures.style import token_label
 from i18n import t
 from ui.settings import DEFAULT_SENTENCE, minilm_available
@@ -85,6 +86,9 @@ def test_default_page_shows_every_section_with_the_runs_numbers(default, referen
     assert arr(residual["data"][0]["x"])[0] == pytest.approx(first, rel=1e-5)
     # post- and pre-norm side by side (random weights)
     assert [d["name"] for d in figs[3]["data"]] == ["post-norm", "pre-norm", "√d_model = 8.0"]
+    pre = load_pipeline(PipelineSettings(weights="random", d_ff=256, norm="pre"))  # same seed, other norm
+    for line, r in zip(figs[3]["data"][:2], (run, run_pipeline(pre, DEFAULT_SENTENCE)), strict=True):
+        np.testing.assert_allclose(arr(line["y"]), stream_norms(r.trace)[1].mean(axis=1), rtol=1e-5)
     # feed-forward: tokens × d_ff with the run's numbers
     z = arr(figs[1]["data"][0]["z"])
     assert z.shape == (len(run.src_tokens), 256)

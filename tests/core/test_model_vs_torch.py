@@ -1,5 +1,7 @@
 """Our traced stack against torch.nn.Transformer with the same weights, inputs and masks."""
 
+import dataclasses
+
 import pytest
 import torch
 from torch import nn
@@ -168,6 +170,23 @@ def test_same_seed_same_weights_and_global_rng_untouched():
         assert torch.equal(pa, pb)
     c = Transformer(ModelConfig(20, 20, d_model=16, num_heads=2, seed=4))
     assert not torch.equal(a.src_embed.lookup.weight, c.src_embed.lookup.weight)
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope", "alibi"])
+def test_sharing_weights_is_the_same_seed_with_the_other_norm(positions):
+    cfg = ModelConfig(30, 40, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=5, positions=positions)
+    post = Transformer(cfg).eval()
+    pre = post.sharing_weights(norm="pre")
+    fresh = Transformer(dataclasses.replace(cfg, norm="pre")).eval()
+    assert pre.config.norm == "pre" and post.config.norm == "post" and not pre.training
+    for a, b in zip(post.parameters(), pre.parameters(), strict=True):
+        assert a.data_ptr() == b.data_ptr()  # the same tensors: no second copy in memory
+    src, tgt = torch.randint(4, 30, (2, 6)), torch.randint(4, 40, (2, 5))
+    with torch.no_grad():
+        assert torch.equal(pre(src, tgt), fresh(src, tgt))
+        assert not torch.allclose(pre(src, tgt), post(src, tgt))
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        post.sharing_weights(d_ff=64)  # a change of shape is refused
 
 
 def test_bad_ids_are_refused_with_a_clear_message():

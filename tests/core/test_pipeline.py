@@ -31,6 +31,17 @@ def test_random_weights_any_text_and_labelled_as_noise(random_pipe):
     assert any(t.startswith("⟨f0") and " " not in t for t in run.src_tokens)
 
 
+def test_with_norm_equals_loading_the_other_norm(random_pipe):
+    pre = P.with_norm(random_pipe, "pre")
+    loaded = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
+                                                d_ff=64, norm="pre"))
+    assert pre.settings == loaded.settings and pre.config == loaded.config
+    a, b = P.run_pipeline(pre, "注意力 attention"), P.run_pipeline(loaded, "注意力 attention")
+    assert a.src_tokens == b.src_tokens
+    assert torch.equal(a.trace.logits, b.trace.logits)
+    assert random_pipe.settings.norm == "post"  # the original is untouched
+
+
 def test_target_is_teacher_forced(random_pipe):
     run = P.run_pipeline(random_pipe, "hello world", target="bonjour le monde")
     assert run.target_given and run.decoded is None

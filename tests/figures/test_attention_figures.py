@@ -121,11 +121,22 @@ def test_big_matrices_get_hover_not_cell_text():
 
 @pytest.mark.parametrize("kind", list(fa.KINDS))
 def test_grid_has_layers_times_heads(trace, kind):
-    fig = fa.grid_figure(trace, kind, q_tokens=fa.tokens_of(kind, SRC, TGT)[0])
-    assert len(fig.data) == 2 * 4
-    np.testing.assert_array_equal(
-        np.asarray(fig.data[7].z), fa.attention_of(trace, kind, 1).weights[0, 3].numpy()
-    )
+    q_tokens, k_tokens = fa.tokens_of(kind, SRC, TGT)
+    fig = fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens)
+    assert len(fig.data) == 1  # one heatmap: 48 traces were ~0.3 s of redrawing in Chromium
+    z = np.asarray(fig.data[0].z, dtype=float)
+    n_q, n_k = len(q_tokens), len(k_tokens)
+    for layer in range(2):
+        for head in range(4):
+            block = z[fa.grid_block(layer, n_q), fa.grid_block(head, n_k)]
+            np.testing.assert_array_equal(block, fa.attention_of(trace, kind, layer).weights[0, head].numpy())
+    assert np.isnan(z).sum() == z.size - 2 * 4 * n_q * n_k  # everything else is a gap, without hover
+    assert fig.data[0].hoverongaps is False
+    # the hover names the layer, head, query and key of a cell: layer 2, head 4, last query, first key
+    row, col = fa.grid_block(1, n_q).stop - 1, fa.grid_block(3, n_k).start
+    assert fig.data[0].y[row] == f"layer 2 · query: {token_label(q_tokens[-1])}·{n_q - 1}"
+    assert fig.data[0].x[col] == f"head 4 · key: {token_label(k_tokens[0])}·0"
+    assert len(set(fig.data[0].x)) == z.shape[1] and len(set(fig.data[0].y)) == z.shape[0]
     assert [a.text for a in fig.layout.annotations] == [
         "head 1",
         "head 2",
@@ -134,6 +145,8 @@ def test_grid_has_layers_times_heads(trace, kind):
         "layer 1",
         "layer 2",
     ]
+    heads = [a.x for a in fig.layout.annotations[:4]]
+    assert heads == sorted(heads) and 0 < heads[0] < heads[-1] < 1
 
 
 def test_query_bars(trace):
@@ -218,7 +231,12 @@ def test_heads_and_grid_overviews_of_a_long_sentence():
         np.testing.assert_array_equal(np.asarray(tr.z), fa.block_reduce(weights[0, j].numpy(), f, f, "max"))
     grid_trace = type("T", (), {"encoder": [type("L", (), {"self_attn": attn})()], "decoder": []})()
     grid = fa.grid_figure(grid_trace, "encoder", q_tokens=tokens, k_tokens=tokens)
-    assert all(np.asarray(tr.z).shape[0] <= fa.GRID_POOL_MAX for tr in grid.data)
+    f = fa.pool_factor(n, fa.GRID_POOL_MAX)  # 7: 29 × 29 cells per head
+    z = np.asarray(grid.data[0].z, dtype=float)
+    n_cells = len(fa.block_reduce(weights[0, 0].numpy(), f, f))
+    assert n_cells <= fa.GRID_POOL_MAX
+    head3 = fa.block_reduce(weights[0, 2].numpy(), f, f, "max")
+    np.testing.assert_array_equal(z[fa.grid_block(0, n_cells), fa.grid_block(2, n_cells)], head3)
     bars = fa.query_bars(attn, 3, tokens, tokens)  # one query's bars stay exact at any length
     np.testing.assert_array_equal(np.asarray(bars.data[0].y), weights[0, 0, 3].numpy())
     assert len(bars.layout.xaxis.ticktext) <= fa.MAX_TICKS
