@@ -82,6 +82,8 @@ class Pipeline:
     merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
     name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2")
+    # with_norm's pipelines sharing these weights, by norm: they live exactly as long as this one
+    twins: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def config(self) -> ModelConfig:
@@ -191,9 +193,18 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
 def with_norm(pipe: Pipeline, norm: str) -> Pipeline:
     """The same pipeline with the other residual arrangement ("post" / "pre") and the very same
     weights: what ``load_pipeline`` gives for random weights with that ``norm``, built in ~10 ms
-    instead of drawing every weight again, and no second copy of them in memory."""
-    model = pipe.model.sharing_weights(norm=norm)
-    return replace(pipe, settings=replace(pipe.settings, norm=norm), model=model)
+    instead of drawing every weight again, and no second copy of them in memory.
+
+    Kept in ``pipe.twins``: whoever caches ``pipe`` caches its twin for exactly as long (a cache of
+    its own would keep the weights of pipelines already dropped alive).
+    """
+    if norm == pipe.config.norm:
+        return pipe
+    twin = pipe.twins.get(norm)
+    if twin is None:  # two threads may both build one: the same numbers, the last one is kept
+        settings, model = replace(pipe.settings, norm=norm), pipe.model.sharing_weights(norm=norm)
+        twin = pipe.twins[norm] = replace(pipe, settings=settings, model=model, twins={})
+    return twin
 
 
 def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:

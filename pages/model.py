@@ -104,14 +104,6 @@ def _greedy(_pipe, key, sentence: str, max_tokens: int):
     return greedy(_pipe, ids, min(limit, DECODE_STEPS))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _other_norm(_pipe, key, norm: str):
-    """Random weights under the other norm: the same tensors, not a second model (core.pipeline.with_norm)."""
-    from core.pipeline import with_norm
-
-    return with_norm(_pipe, norm)
-
-
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _trace(_pipe, key, sentence: str, target: str, max_tokens: int):
     from core.pipeline import run_pipeline
@@ -218,8 +210,10 @@ def stream_through_layers() -> None:
     elif not random_weights:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
+        from core.pipeline import with_norm
+
         other = "pre" if config.norm == "post" else "post"
-        other_pipe = _other_norm(pipe, settings.pipeline_settings(), other)
+        other_pipe = with_norm(pipe, other)  # the same weights (kept with pipe, in its cache)
         with st.spinner(ui.t("model.spinner.other_norm")):
             traces[other] = _trace(other_pipe, other_pipe.settings, settings.sentence, settings.target,
                                    settings.max_tokens)

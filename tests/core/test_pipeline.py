@@ -40,6 +40,7 @@ def test_with_norm_equals_loading_the_other_norm(random_pipe):
     assert a.src_tokens == b.src_tokens
     assert torch.equal(a.trace.logits, b.trace.logits)
     assert random_pipe.settings.norm == "post"  # the original is untouched
+    assert P.with_norm(random_pipe, "pre") is pre and P.with_norm(random_pipe, "post") is random_pipe
 
 
 def test_target_is_teacher_forced(random_pipe):
