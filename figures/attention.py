@@ -270,6 +270,8 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
         if isinstance(trace.get("colorscale"), str):
             trace["colorscale"] = _scale(trace["colorscale"])
     base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
+    axis_style = base["xaxis"]  # every axis: apply_style's look, and margins that grow to fit its labels
+    layout = {k: {**axis_style, **v} if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
     if title is not None:
         base["title"] = {
             "text": escape_label(title),
