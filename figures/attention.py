@@ -39,6 +39,7 @@ from figures.style import (
     WEIGHTS_SCALE,
     apply_style,
     escape_label,
+    reserve_margins,
     token_label,
     unique_labels,
 )
@@ -265,13 +266,22 @@ def _scale(name: str) -> list:
     return get_colorscale(name)
 
 
+def _styled_axis(axis: dict) -> dict:
+    """apply_style's look; margins that grow to fit the labels, for an axis that writes any (an
+    unlabelled one would still push the margin by a few px, and cost plotly a second drawing)."""
+    styled = {**_base_layout()["xaxis"], **axis}
+    if axis.get("showticklabels") is False and not axis.get("title"):
+        styled["automargin"] = False
+    return styled
+
+
 def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> go.Figure:
     for trace in traces:
         if isinstance(trace.get("colorscale"), str):
             trace["colorscale"] = _scale(trace["colorscale"])
     base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
-    axis_style = base["xaxis"]  # every axis: apply_style's look, and margins that grow to fit its labels
-    layout = {k: {**axis_style, **v} if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
+    layout = {k: _styled_axis(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
+    layout["margin"] = reserve_margins({**base, **layout}, traces)
     if title is not None:
         base["title"] = {
             "text": escape_label(title),

@@ -38,6 +38,7 @@ import re
 import streamlit as st
 
 from figures.export import figure_csv
+from figures.style import reserve_figure_margins
 from ui.sidebar import t
 
 PNG_SCALE = 2
@@ -157,6 +158,8 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
     name = name or key
     kwargs.setdefault("width", "stretch")
     config = plot_config(name, kwargs.pop("config", None))
+    if "theme" in kwargs and kwargs["theme"] is None:  # our fonts: room for the labels known up front
+        fig = reserve_figure_margins(fig)
     shown = st.plotly_chart(fig, key=key, config=config, **kwargs)
     if downloads:
         download_popover(fig, key, name)

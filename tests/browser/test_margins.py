@@ -1,0 +1,86 @@
+"""The margins figures.style reserves for labels, colour bars and legends, against plotly's own
+automargin in Chromium: a figure drawn with our fonts (theme=None) must not need more room than
+reserved, else plotly draws it a second time (the redraw the reservation exists to avoid) and the
+estimate is wrong.
+
+plotly.js is the copy inside the plotly Python package (offline); no Streamlit server is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import plotly
+import plotly.io as pio
+import pytest
+from playwright.sync_api import Page
+
+import figures.attention as fa
+import figures.attention_views as fv
+import figures.model as fm
+from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
+from figures.style import reserve_figure_margins
+
+pytestmark = pytest.mark.browser
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+SENTENCES = {
+    "default": "注意力就是一切 Attention is all you need",
+    "mixed": "<script>alert(1)</script> 😀👍🏽 مرحبا schön, 机器学习 " * 2,
+}
+
+
+def app_figures(sentence: str) -> dict:
+    """The figures the app draws with theme=None (Attention's four, Full model's, the cross-attention)."""
+    pipe = load_pipeline(PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=2, d_ff=256))
+    run = run_pipeline(pipe, sentence)
+    trace, src, tgt = run.trace, run.src_tokens, run.tgt_tokens
+    attn = fa.attention_of(trace, "encoder", 0)
+    cross = fa.attention_of(trace, "cross", 1)
+    layer = trace.encoder[0]
+    decoded = greedy(pipe, pipe.src_encode(sentence)[1][: len(src)], 6)  # as the page cuts the sentence
+    logits = fm.position_logits(trace, 0)
+    prefix = [pipe.tgt_labels[i] for i in fm.decoded_ids(decoded)][: len(decoded.steps)]
+    figs = {
+        "heads": fa.heads_figure(attn, src, src, selected=1),
+        "heads_cross": fa.heads_figure(cross, tgt, src),
+        "grid": fa.grid_figure(trace, "decoder", q_tokens=tgt, k_tokens=tgt),
+        "bars_all": fa.query_bars(attn, 0, src, src, mode="all"),
+        "bars_zh": fa.query_bars(attn, 0, src, src, lang="zh"),
+        "neuron": fv.neuron_figure(fv.neuron_numbers(attn, 0, 0, 1), src[0], src[1]),
+        "residual_post": fm.residual_figure(layer, 0, "post"),
+        "residual_pre_zh": fm.residual_figure(layer, 0, "pre", lang="zh"),
+        "ffn": fm.ffn_hidden_figure(layer.ffn_hidden[0], src),
+        "zero": fm.zero_fraction_figure(layer.ffn_hidden[0], src),
+        "stream": fm.stream_norms_figure({"post": trace, "pre": trace}, 64),
+        "topk": fm.topk_figure(fm.softmax_t(logits, 2.0), pipe.tgt_labels, 10,
+                               reference=fm.softmax_t(logits, 1.0), reference_name="T = 1"),
+        "cross_step": fm.cross_attention_figure(decoded.steps[-1], src, prefix, 0),
+    }
+    return {k: json.loads(pio.to_json(reserve_figure_margins(f), validate=False)) for k, f in figs.items()}
+
+
+@pytest.mark.parametrize("sentence", list(SENTENCES))
+def test_reserved_margins_hold_what_plotly_draws(page: Page, sentence):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.set_content('<div id="g" style="width: 1100px"></div>')
+    page.add_script_tag(path=str(PLOTLY_JS))
+    too_small = {}
+    for name, fig in app_figures(SENTENCES[sentence]).items():
+        reserved, drawn = page.evaluate(
+            """async (f) => {
+              const gd = document.getElementById('g');
+              Plotly.purge(gd);
+              await Plotly.newPlot(gd, f.data, f.layout);
+              const s = gd._fullLayout._size;
+              return [f.layout.margin, {l: s.l, r: s.r, t: s.t, b: s.b}];
+            }""",
+            fig,
+        )
+        short = {s: (reserved.get(s, 0), drawn[s]) for s in "lrtb" if drawn[s] > reserved.get(s, 0)}
+        if short:
+            too_small[name] = short
+        # and not wasteful: at most ~half a plot of room on any side
+        assert all(reserved.get(side, 0) < 420 for side in "lrtb"), (name, reserved)
+    assert not too_small, f"plotly needed more room than reserved (reserved, drawn): {too_small}"
