@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 from torch import nn
@@ -31,6 +33,8 @@ from core.masks import decoder_mask, padding_mask
 from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
 from core.trace import DecodeResult, ModelTrace
 from core.vocab import BOS_ID, EOS_ID
+
+INIT_THREADS = min(4, os.cpu_count() or 1)  # threads filling a new model's weights (torch frees the GIL)
 
 
 class Embedding(nn.Module):
@@ -146,8 +150,8 @@ class Transformer(nn.Module):
         super().__init__()
         self.config = config
         c = config
-        # Seed a private RNG stream so the same config always gives the same weights, without
-        # disturbing the caller's global random state.
+        # Private RNG streams (seeded from config.seed) give the same config the same weights,
+        # without touching the caller's global random state.
         # The modules are built on the "meta" device (shapes only) and initialised once below:
         # torch's default init followed by ours drew every weight twice (0.85 s at d_model=512, N=6).
         # An encoder-only model (decoder=False) has None for the three target-side parts.
@@ -168,9 +172,7 @@ class Transformer(nn.Module):
                 if embed is not None:
                     embed.pe = pe
         if _random_init:  # False only from from_state_dict, which fills every parameter next
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(c.seed)
-                self._init_weights()
+            self._init_weights()
 
     @classmethod
     def from_state_dict(cls, config: ModelConfig, state_dict: dict) -> Transformer:
@@ -200,16 +202,38 @@ class Transformer(nn.Module):
 
     @torch.no_grad()
     def _init_weights(self) -> None:
-        """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear."""
+        """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear.
+
+        Each tensor draws from its own generator, seeded from ``config.seed`` and its place in the
+        registration order, so the tensors can be filled on INIT_THREADS threads and still come out
+        the same on any machine: drawing 46M numbers (d_model=512, 6 layers) is most of the time a
+        new model takes to appear in the app, and torch's CPU generator fills one tensor on one core.
+        """
+        jobs: list[tuple[torch.Tensor, float]] = []  # (tensor, bound of U(-bound, bound))
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.xavier_uniform_(m.weight)
-            if isinstance(m, nn.Linear):
-                bound = 1 / math.sqrt(m.in_features)
-                nn.init.uniform_(m.bias, -bound, bound)
+                fan_out, fan_in = m.weight.shape  # xavier_uniform_'s fans of a 2-D weight
+                jobs.append((m.weight, math.sqrt(6.0 / (fan_in + fan_out))))
+            if isinstance(m, nn.Linear) and m.bias is not None:
+                jobs.append((m.bias, 1 / math.sqrt(m.in_features)))
             elif isinstance(m, nn.LayerNorm):
                 nn.init.ones_(m.weight)
                 nn.init.zeros_(m.bias)
+        seeds = torch.Generator().manual_seed(self.config.seed)
+        streams = torch.randint(2**62, (len(jobs),), generator=seeds)
+
+        def fill(i: int) -> None:
+            tensor, bound = jobs[i]
+            with torch.no_grad():  # per thread: the pool's threads do not inherit the caller's mode
+                tensor.uniform_(-bound, bound, generator=torch.Generator().manual_seed(int(streams[i])))
+
+        order = sorted(range(len(jobs)), key=lambda i: -jobs[i][0].numel())  # big ones first: even split
+        if INIT_THREADS > 1 and sum(t.numel() for t, _ in jobs) > 1_000_000:
+            with ThreadPoolExecutor(INIT_THREADS) as pool:
+                list(pool.map(fill, order))
+        else:
+            for i in order:
+                fill(i)
 
     # -- the three stages --------------------------------------------------------------------------
 

@@ -189,6 +189,27 @@ def test_sharing_weights_is_the_same_seed_with_the_other_norm(positions):
         post.sharing_weights(d_ff=64)  # a change of shape is refused
 
 
+def test_init_is_glorot_and_the_same_on_any_number_of_threads(monkeypatch):
+    import core.model as cm
+
+    cfg = ModelConfig(300, 300, d_model=64, num_heads=4, num_layers=2, d_ff=256, seed=11)
+    monkeypatch.setattr(cm, "INIT_THREADS", 1)
+    one = Transformer(cfg)
+    monkeypatch.setattr(cm, "INIT_THREADS", 4)
+    four = Transformer(cfg)
+    for (name, a), b in zip(one.named_parameters(), four.parameters(), strict=True):
+        assert torch.equal(a, b), name
+    w = one.encoder.layers[0].ffn.linear1.weight.detach()  # (d_ff, d_model): U(-a, a), a = √(6 / (64 + 256))
+    bound = (6 / (64 + 256)) ** 0.5
+    assert w.abs().max() <= bound and w.abs().max() > 0.99 * bound
+    assert abs(float(w.var()) - bound**2 / 3) < 0.05 * bound**2 / 3
+    bias = one.encoder.layers[0].ffn.linear1.bias.detach()  # torch's Linear bias: U(-1/√in, 1/√in)
+    assert bias.abs().max() <= 64**-0.5 and float(bias.std()) > 0.5 * 64**-0.5 / 3**0.5
+    assert torch.equal(one.encoder.layers[0].sublayer1.norm.weight, torch.ones(64))
+    a, b = one.encoder.layers[0].self_attn.w_q.weight, one.encoder.layers[0].self_attn.w_k.weight
+    assert not torch.equal(a, b)  # every tensor its own stream
+
+
 def test_bad_ids_are_refused_with_a_clear_message():
     # learned positions have no row past max_len (sinusoids, RoPE and ALiBi extend: test_positional)
     m = Transformer(ModelConfig(10, 10, d_model=8, num_heads=2, max_len=4, positions="learned"))
