@@ -181,9 +181,8 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
             at_edge = across[1] >= 0.99 if side == "t" else across[0] <= 0.01
             angle = axis.get("tickangle")
             if angle in (None, "auto"):  # plotly turns labels that would overlap upright
-                span = AUTO_ANGLE_WIDTH * (axis.get("domain") or [0, 1])[1] - AUTO_ANGLE_WIDTH * (
-                    axis.get("domain") or [0, 1])[0]
-                angle = 90 if len(labels) * (widest + 0.5 * size) > span else 0
+                lo, hi = axis.get("domain") or (0, 1)
+                angle = 90 if len(labels) * (widest + 0.5 * size) > AUTO_ANGLE_WIDTH * (hi - lo) else 0
             angle = math.radians(abs(angle))
             need = (widest * math.sin(angle) + size * math.cos(angle) if labels else 0) + room
         if at_edge and (labels or title):
