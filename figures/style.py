@@ -86,31 +86,52 @@ def apply_style(fig: go.Figure, *, height: int | None = None, title: str | None 
     cost 30-170 ms per figure here, more than drawing the figure, and pages redraw several per
     slider step.
     """
-    fig.update_layout(
-        template="none",
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        font={"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": "#222222"},
-        hoverlabel={"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
-        margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
-    )
     # automargin: long tick labels and axis titles push the plot in instead of being cut off
     axis = {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "linecolor": GRID_COLOR, "automargin": True}
-    fig.update_xaxes(**axis)
-    fig.update_yaxes(**axis)
+    style = {
+        "template": {},  # what template="none" leaves
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": "#222222"},
+        "hoverlabel": {"font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE}},
+        "margin": {"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
+    }
     if title is not None:
-        fig.update_layout(title={"text": escape_label(title), "font": {"size": TITLE_FONT_SIZE}})
+        style["title"] = {"text": escape_label(title), "font": {"size": TITLE_FONT_SIZE}}
     if height is not None:
-        fig.update_layout(height=height)
+        style["height"] = height
+    return _merge_layout(fig, style, axis)
+
+
+def _merge(into: dict, update: dict) -> dict:
+    for key, value in update.items():
+        if isinstance(value, dict) and value and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+    return into
+
+
+def _merge_layout(fig: go.Figure, update: dict, axis: dict | None = None) -> go.Figure:
+    """``fig.update_layout(update)`` and ``update_xaxes/update_yaxes(axis)`` as plain dicts, then one
+    unvalidated assignment: the same layout, ~2 ms instead of ~10 ms a figure (plotly validates and
+    parses the path of every property it is handed; these values are ours and fixed)."""
+    layout = _merge(fig.layout.to_plotly_json(), update)
+    if axis:
+        for name in {"xaxis", "yaxis"} | {k for k in layout if k.startswith(("xaxis", "yaxis"))}:
+            layout[name] = _merge(layout.get(name, {}), axis)
+    fig._layout_obj._validate = False
+    try:
+        fig.layout = layout
+    finally:
+        fig._layout_obj._validate = True
     return fig
 
 
 def fit_margins(fig: go.Figure) -> go.Figure:
     """Margins that grow to fit tick labels and axis titles on every axis, including axes added
     after ``apply_style`` (subplots): without plotly's templates margins are fixed and cut labels off."""
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+    return _merge_layout(fig, {}, {"automargin": True})
 
 
 def label_px(text, size: int = BASE_FONT_SIZE) -> float:
@@ -215,9 +236,8 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
 
 def reserve_figure_margins(fig: go.Figure) -> go.Figure:
     """:func:`reserve_margins` for a figure built with plotly's objects (in place; returns it)."""
-    layout = fig.layout.to_plotly_json()
-    fig.update_layout(margin=reserve_margins(layout, [trace.to_plotly_json() for trace in fig.data]))
-    return fig
+    margin = reserve_margins(fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data])
+    return _merge_layout(fig, {"margin": margin})
 
 
 def heatmap(
