@@ -39,6 +39,7 @@ from figures.style import (
     WEIGHTS_SCALE,
     apply_style,
     escape_label,
+    fit_tick_fonts,
     reserve_margins,
     token_label,
     unique_labels,
@@ -281,6 +282,8 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
             trace["colorscale"] = _scale(trace["colorscale"])
     base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
     layout = {k: _styled_axis(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
+    for name, update in fit_tick_fonts({**base, **layout}, traces).items():
+        layout[name] = {**layout[name], **update}
     layout["margin"] = reserve_margins({**base, **layout}, traces)
     if title is not None:
         base["title"] = {

@@ -179,6 +179,12 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
     """
     size = (layout.get("font") or {}).get("size", BASE_FONT_SIZE)
     margin = dict(layout.get("margin") or {})
+    heading = layout.get("title") or {}
+    heading = heading if isinstance(heading, dict) else {"text": heading}
+    # a figure title sits in the top margin, above whatever the top axes put there
+    above = ((heading.get("font") or {}).get("size", TITLE_FONT_SIZE) + 14) if heading.get("text") else 0
+    if above:
+        margin["t"] = max(margin.get("t", 0), above + 10)
     axes = {n: a for n, a in layout.items() if n.startswith(("xaxis", "yaxis"))}
     for trace in traces:  # axes only the traces name (no entry in the layout) are drawn too
         if trace.get("type", "scatter") in CARTESIAN:
@@ -187,7 +193,8 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
     domains = {n: a.get("domain", [0, 1]) for n, a in axes.items()}
     for name, axis in axes.items():
         labels = _axis_labels(name, axis, traces)
-        widest = max((label_px(x, size) for x in labels), default=0.0)
+        tick_size = (axis.get("tickfont") or {}).get("size") or size
+        widest = max((label_px(x, tick_size) for x in labels), default=0.0)
         title = axis.get("title")
         title = title.get("text") if isinstance(title, dict) else title
         room = (size + 10 if title else 0) + 12
@@ -203,11 +210,11 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
             angle = axis.get("tickangle")
             if angle in (None, "auto"):  # plotly turns labels that would overlap upright
                 lo, hi = axis.get("domain") or (0, 1)
-                angle = 90 if len(labels) * (widest + 0.5 * size) > AUTO_ANGLE_WIDTH * (hi - lo) else 0
+                angle = 90 if len(labels) * (widest + 0.5 * tick_size) > AUTO_ANGLE_WIDTH * (hi - lo) else 0
             angle = math.radians(abs(angle))
-            need = (widest * math.sin(angle) + size * math.cos(angle) if labels else 0) + room
+            need = (widest * math.sin(angle) + tick_size * math.cos(angle) if labels else 0) + room
         if at_edge and (labels or title):
-            margin[side] = max(margin.get(side, 0), math.ceil(need + 10))
+            margin[side] = max(margin.get(side, 0), math.ceil(need + 10 + (above if side == "t" else 0)))
             if name.startswith("yaxis") and labels:  # the top and bottom labels stick out by half a line
                 half = math.ceil(1.5 * size)
                 margin["t"], margin["b"] = max(margin.get("t", 0), half), max(margin.get("b", 0), half)
@@ -234,10 +241,38 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
     return margin
 
 
+MIN_TICK_SIZE = 10
+
+
+def fit_tick_fonts(layout: dict, traces: list[dict]) -> dict:
+    """``{axis name: {"tickfont": {"size": s}}}`` for the axes whose labels would overlap at the
+    figure's font size: one label per ~1.25 lines of the room along the axis (a y axis: the figure's
+    height; an x axis: AUTO_ANGLE_WIDTH px, the width is the page's), never below MIN_TICK_SIZE px.
+    """
+    size = (layout.get("font") or {}).get("size", BASE_FONT_SIZE)
+    height = layout.get("height") or 450
+    updates = {}
+    for name, axis in layout.items():
+        if not name.startswith(("xaxis", "yaxis")) or (axis.get("tickfont") or {}).get("size"):
+            continue
+        labels = _axis_labels(name, axis, traces)
+        if len(labels) < 2 or labels == ["0" * NUMBER_LABEL_CHARS]:
+            continue
+        lo, hi = axis.get("domain") or (0, 1)
+        room = (0.75 * height if name.startswith("yaxis") else AUTO_ANGLE_WIDTH) * (hi - lo)
+        fit = room / len(labels) / 1.25
+        if fit < size:
+            updates[name] = {"tickfont": {"size": max(MIN_TICK_SIZE, math.floor(fit))}}
+    return updates
+
+
 def reserve_figure_margins(fig: go.Figure) -> go.Figure:
-    """:func:`reserve_margins` for a figure built with plotly's objects (in place; returns it)."""
-    margin = reserve_margins(fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data])
-    return _merge_layout(fig, {"margin": margin})
+    """:func:`fit_tick_fonts` and :func:`reserve_margins` for a figure built with plotly's objects
+    (in place; returns it)."""
+    layout, traces = fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data]
+    ticks = fit_tick_fonts(layout, traces)
+    _merge(layout, ticks)
+    return _merge_layout(fig, {**ticks, "margin": reserve_margins(layout, traces)})
 
 
 def heatmap(

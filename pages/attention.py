@@ -84,11 +84,6 @@ def kind_and_layer(prefix: str, left, right, found: list[str]) -> tuple[str, int
     return kind, layer - 1
 
 
-# The four charts redrawn on every slider move are drawn with figures.style's own look (theme=None):
-# Streamlit's theme re-styles every axis in the browser on each redraw (the 8-head figure appeared
-# ~0.25 s later after a seed change at d_model=512) and makes tick labels 12 px grey, small on a
-# projector. The step-by-step figures (narrow columns, dense labels) keep it.
-PROJECTOR = None
 
 # -- head view ----------------------------------------------------------------------------------------
 @st.fragment
@@ -153,7 +148,6 @@ def neuron_view() -> None:
     ui.show_figure(
         fv.neuron_figure(nums, q_tokens[query], k_tokens[key], lang=lang),
         key="attn_neuron",
-        theme=PROJECTOR,
         name=f"attention-neuron-{kind}-layer{layer + 1}-head{head + 1}-q{query + 1}-k{key + 1}",
     )
     scores, allowed, _ = fv.score_row(attn, head, query)
@@ -236,7 +230,10 @@ def show_row(figs: dict, *names: str) -> None:
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=True):
             with col:
-                ui.show_figure(figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}")
+                # Streamlit's theme: its 12 px labels fit these narrow columns (only drawn when opened)
+                ui.show_figure(
+                    figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}", theme="streamlit"
+                )
 
 
 def step_by_step() -> None:
@@ -291,7 +288,6 @@ st.caption(ui.t("attention.all_heads.explain", kind=kind_name(kind)))
 ui.show_figure(
     fa.heads_figure(attn, q_tokens, k_tokens, selected=head, lang=lang),
     key="attn_heads",
-    theme=PROJECTOR,
     name=f"attention-{kind}-layer{layer + 1}-all-heads",
 )
 if noisy:
@@ -323,7 +319,6 @@ st.caption(ui.t("attention.grid.explain", kind=kind_name(kind), layer=layer + 1,
 ui.show_figure(
     fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
     key="attn_grid",
-    theme=PROJECTOR,
     name=f"attention-{kind}-layers-heads",
 )
 
@@ -350,7 +345,6 @@ def one_query() -> None:
     ui.show_figure(
         fa.query_bars(attn, query, q_tokens, k_tokens, mode=mode, head=head, lang=lang),
         key="attn_query_bars",
-        theme=PROJECTOR,
         name=f"{file_stem}-query{query + 1}",
     )
     if kind == "decoder":

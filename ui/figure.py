@@ -157,8 +157,12 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
     """
     name = name or key
     kwargs.setdefault("width", "stretch")
+    # theme=None: figures.style's own look (projector fonts, margins reserved from the labels).
+    # Streamlit's theme re-styles every chart in the browser on every rerun, redrawn or not: ~0.1-0.2 s
+    # per page after a slider move. A caller may still ask for it (theme="streamlit").
+    kwargs.setdefault("theme", None)
     config = plot_config(name, kwargs.pop("config", None))
-    if "theme" in kwargs and kwargs["theme"] is None:  # our fonts: room for the labels known up front
+    if kwargs["theme"] is None:  # our fonts: room for the labels known up front
         fig = reserve_figure_margins(fig)
     shown = st.plotly_chart(fig, key=key, config=config, **kwargs)
     if downloads:

@@ -17,7 +17,8 @@ def test_wide_characters_count_one_em_and_markup_escapes_count_as_one_character(
 
 def test_long_y_labels_widen_the_left_margin_and_rotated_x_labels_the_bottom():
     short = reserve_margins({"yaxis": {"ticktext": ["a"]}, "margin": {"l": 10}}, [])
-    long = reserve_margins({"yaxis": {"ticktext": ["a", "LayerNorm(x + Sublayer(x))"]}, "margin": {"l": 10}}, [])
+    wide = {"yaxis": {"ticktext": ["a", "LayerNorm(x + Sublayer(x))"]}, "margin": {"l": 10}}
+    long = reserve_margins(wide, [])
     assert long["l"] > short["l"] + label_px("LayerNorm(x + Sublayer(x))") - label_px("a") - 1
     flat = reserve_margins({"xaxis": {"ticktext": ["注意力就是一切"]}}, [])
     upright = reserve_margins({"xaxis": {"ticktext": ["注意力就是一切"], "tickangle": -90}}, [])
