@@ -217,9 +217,7 @@ def spread_metric(curves: dict) -> None:
               help=ui.t("positional.metric.spread.help"))
 
 
-tab_sin, tab_learned, tab_rope, tab_alibi = st.tabs([tab_label(s) for s in SCHEMES])
-
-with tab_sin:
+def sinusoidal_tab() -> None:
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"q_i\cdot k_j = \big((x_i + PE_i)W_Q\big)\cdot\big((x_j + PE_j)W_K\big)")
     st.markdown(ui.t("positional.sin.reach"))
@@ -236,7 +234,8 @@ with tab_sin:
                    key="pe_sin_beyond_chart", name="positional-sinusoidal-beyond")
     st.caption(ui.t("positional.sin.beyond"))
 
-with tab_learned:
+
+def learned_tab() -> None:
     table = learned_table if learned_table is not None else fp.random_learned_table(RANDOM_TABLE_ROWS, d)
     table_rows = table.shape[0]
     st.subheader(ui.t("positional.part.reach"))
@@ -264,7 +263,8 @@ with tab_learned:
                    name="positional-learned-beyond")
     st.caption(ui.t("positional.learned.beyond"))
 
-with tab_rope:
+
+def rope_tab() -> None:
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"R_p\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix} = "
              r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i"
@@ -288,7 +288,8 @@ with tab_rope:
                    key="pe_rope_beyond_chart", name="positional-rope-beyond")
     st.caption(ui.t("positional.rope.beyond"))
 
-with tab_alibi:
+
+def alibi_tab() -> None:
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|,\qquad "
              r"m_h = 2^{-8h/H},\ h = 1,\dots,H")
@@ -310,3 +311,13 @@ with tab_alibi:
     ui.show_figure(fp.beyond_alibi(heads, train_len, n_beyond, example=example, lang=lang),
                    key="pe_alibi_beyond_chart", name="positional-alibi-beyond")
     st.caption(ui.t("positional.alibi.beyond"))
+
+
+# Only the open tab is computed and drawn; which one is in the URL (?pe_tab=…, its label). With the
+# four tabs always drawn the page held 15 charts, and a slider move at d_model=512 took ~1 s to
+# settle in Chromium (benchmarks/app.py); the top of the page and one tab hold 6.
+tabs = st.tabs([tab_label(s) for s in SCHEMES], key="pe_tab", bind="query-params")
+for tab, draw in zip(tabs, (sinusoidal_tab, learned_tab, rope_tab, alibi_tab), strict=True):
+    if tab.open:
+        with tab:
+            draw()

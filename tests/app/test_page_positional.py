@@ -16,27 +16,41 @@ from i18n import t
 
 PAGE = str(ROOT / "pages" / "positional.py")
 WITH_SENTENCE = ["curves", "table", "gram", "sum"]
-SCHEME_CHARTS = [
-    "offset", "sin_beyond",
-    "learned_table", "learned_offset", "learned_beyond",
-    "rope_rotation", "rope_offset", "rope_beyond",
-    "alibi_bias", "alibi_offset", "alibi_beyond",
-]  # fmt: skip
+TAB_CHARTS = {  # the charts of each tab; only the open one is drawn (?pe_tab=<its label>)
+    "sinusoidal": ["offset", "sin_beyond"],
+    "learned": ["learned_table", "learned_offset", "learned_beyond"],
+    "rope": ["rope_rotation", "rope_offset", "rope_beyond"],
+    "alibi": ["alibi_bias", "alibi_offset", "alibi_beyond"],
+}
 
 
 def open_page(query: dict | None = None, weights: str | None = apphelpers.TEST_WEIGHTS) -> AppTest:
     return apphelpers.open_page("pages/positional.py", query, weights=weights)
 
 
-def charts(at: AppTest, names=WITH_SENTENCE) -> dict[str, dict]:
-    """Plotly specs by name (the chart's key is ``pe_<name>_chart``); the page draws exactly these."""
+def charts(at: AppTest, names=WITH_SENTENCE, tab: str = "sinusoidal") -> dict[str, dict]:
+    """Plotly specs by name (the chart's key is ``pe_<name>_chart``); the page draws exactly these:
+    the top of the page and the open tab's."""
     specs = {}
     for chart in at.get("plotly_chart"):
         key = chart.proto.id.rsplit("-", 1)[-1]
         assert key.startswith("pe_") and key.endswith("_chart"), key
         specs[key[3:-6]] = json.loads(chart.proto.spec)
-    assert list(specs) == [*names, *SCHEME_CHARTS], list(specs)
+    assert list(specs) == [*names, *TAB_CHARTS[tab]], list(specs)
     return specs
+
+
+def every_tab(query: dict | None = None, weights: str | None = apphelpers.TEST_WEIGHTS):
+    """The page opened once per tab (by its label in ?pe_tab=): ({scheme: AppTest}, all charts)."""
+    labels = [tab.label for tab in open_page(query, weights=weights).tabs]
+    pages, specs = {}, {}
+    for scheme, label in zip(TAB_CHARTS, labels, strict=True):
+        at = open_page({**(query or {}), "pe_tab": label}, weights=weights)
+        assert_clean(at)
+        assert [i for i, tab in enumerate(at.tabs) if tab.subheader] == [list(TAB_CHARTS).index(scheme)]
+        pages[scheme] = at
+        specs.update(charts(at, tab=scheme))
+    return pages, specs
 
 
 def curve_names(spec: dict) -> list[str]:
@@ -143,16 +157,28 @@ def test_empty_sentence_still_explains_the_encoding():
     assert [tab.label for tab in at.tabs] == ["Sinusoidal ✓ this model", "Learned", "RoPE", "ALiBi"]
 
 
-def test_a_tab_for_each_scheme_with_equation_figures_and_core_numbers():
-    at = open_page()  # random weights, d_model 64, 4 heads: d_k = 16
+def test_only_the_open_tab_is_drawn_and_its_label_in_the_url_opens_it():
+    at = open_page()
+    assert [bool(tab.subheader) for tab in at.tabs] == [True, False, False, False]  # the first, by default
+    charts(at)  # the top of the page and the sinusoidal tab's two charts, nothing else
+    at = open_page({"pe_tab": "RoPE"})
+    assert [bool(tab.subheader) for tab in at.tabs] == [False, False, True, False]
+    charts(at, tab="rope")
+    at = open_page({"pe_tab": "<script>alert(1)</script>"})  # not a label: ignored, the first tab
     assert_clean(at)
+    charts(at)
+
+
+def test_a_tab_for_each_scheme_with_equation_figures_and_core_numbers():
+    pages, c = every_tab()  # random weights, d_model 64, 4 heads: d_k = 16
+    at = pages["sinusoidal"]
     assert [tab.label for tab in at.tabs] == ["Sinusoidal ✓ this model", "Learned", "RoPE", "ALiBi"]
-    for tab in at.tabs:  # each: the three questions, an equation, explanations
+    for i, page in enumerate(pages.values()):  # each: the three questions, an equation, explanations
+        tab = page.tabs[i]
         heads = [h.value for h in tab.subheader]
         assert heads == [t("positional.part.reach", "en"), t("positional.part.relative", "en"),
                          t("positional.part.beyond", "en")]
         assert len(tab.latex) >= 2 and tab.caption
-    c = charts(at)
     # ALiBi: the heatmap panels are core's bias, heads 1-4 of this model
     bias = alibi_bias(4, 12, 12).double().numpy()  # the page draws 12 positions
     panels = [arr(d["z"]) for d in c["alibi_bias"]["data"]]
@@ -166,7 +192,8 @@ def test_a_tab_for_each_scheme_with_equation_figures_and_core_numbers():
         spreads[name] = np.ptp(ys, axis=0).max()
     assert spreads["offset"] < 1e-4 and spreads["rope_offset"] < 1e-9 and spreads["alibi_offset"] == 0
     assert spreads["learned_offset"] > 0.1
-    metrics = [m.value for m in at.metric if m.label == t("positional.metric.spread", "en")]
+    spread = t("positional.metric.spread", "en")
+    metrics = [m.value for p in pages.values() for m in p.metric if m.label == spread]
     assert len(metrics) == 4 and metrics[3] == "0"
     # RoPE: each panel's points are the rotation by p·θ_i of core.rope_angles (d_k = 16)
     angles = rope_angles(8, 16).numpy()
@@ -178,17 +205,17 @@ def test_a_tab_for_each_scheme_with_equation_figures_and_core_numbers():
     assert np.isfinite(y[:64]).all() and np.isnan(y[64:]).all()
     beyond_alibi = c["alibi_beyond"]["data"]
     assert len(arr(beyond_alibi[0]["x"])) == 128  # 2 × the example training length 64
-    assert any("an example" in m.value for m in at.caption)
+    assert all(any("an example" in m.value for m in p.caption) for p in pages.values())
     # the overview table names the four schemes
     table = at.dataframe[0].value
     assert list(table[t("positional.table.col.scheme", "en")]) == ["Sinusoidal", "Learned", "RoPE", "ALiBi"]
 
 
 def test_alibi_toggle_draws_the_decoder_form_with_the_masked_cells_empty():
-    at = open_page()
+    at = open_page({"pe_tab": "ALiBi"})
     at.toggle(key="pe_alibi_causal").set_value(True).run()
     assert_clean(at)
-    z = arr(charts(at)["alibi_bias"]["data"][0]["z"]).astype(float)
+    z = arr(charts(at, tab="alibi")["alibi_bias"]["data"][0]["z"]).astype(float)
     causal = alibi_bias(4, 12, 12, causal=True)[0].double().numpy()
     lower = np.tril(np.ones((12, 12), dtype=bool))
     np.testing.assert_array_equal(z[lower], causal[lower])
@@ -196,12 +223,11 @@ def test_alibi_toggle_draws_the_decoder_form_with_the_masked_cells_empty():
 
 
 def test_chinese_page_has_chinese_titles_tabs_and_figures():
-    at = open_page({"lang": "zh"})
-    assert_clean(at)
+    pages, c = every_tab({"lang": "zh"})
+    at = pages["sinusoidal"]
     assert at.title[0].value == t("nav.positional.title", "zh")
     assert [tab.label for tab in at.tabs] == ["正弦 ✓ 本模型", "可学习", "RoPE", "ALiBi"]
     assert [h.value for h in at.header][-1] == "5 · 告诉模型词元位置的四种方法"
-    c = charts(at)
     assert c["curves"]["data"][0]["name"] == "维度 0（sin，周期 6.3）"
     assert c["alibi_bias"]["layout"]["annotations"][0]["text"] == "第 1 个头：m = 1/4"
     assert c["rope_offset"]["layout"]["xaxis"]["title"]["text"] == "偏移 k"
@@ -246,7 +272,7 @@ def test_minilm_shows_its_real_learned_table():
     table = load_minilm()[0].src_embed.position.weight.detach().double().numpy()  # (512, 384)
     assert [tab.label for tab in at.tabs] == ["Sinusoidal", "Learned ✓ this model", "RoPE", "ALiBi"]
     assert any("does not use the paper's sinusoids" in m for m in messages(at))
-    c = charts(at)
+    pages, c = every_tab({"sentence": "Attention is all you need"}, weights="minilm")
     z = arr(c["learned_table"]["data"][0]["z"]).astype(float)
     assert z.shape == (256, 384)  # every 2nd of 512 rows
     np.testing.assert_allclose(z, table[::2], rtol=1e-6, atol=1e-7)
