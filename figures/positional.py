@@ -551,20 +551,21 @@ def sum_heatmaps(scaled: np.ndarray, pe: np.ndarray, embedded: np.ndarray, token
     fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.03,
                         subplot_titles=[escape_label(x) for x in titles])
     bound = max(float(np.abs(a).max()) for a in parts) if S else 1.0
+    # the rows are named by their tokens (a category axis): the hover reads %{y}, no per-cell
+    # customdata (which was S × d strings a panel: ~1 MB of chart at d_model=512)
     ylabels = [f"{escape_label(t)} ·{i}" for i, t in enumerate(tokens)]
-    custom = np.array([[y] * d for y in ylabels], dtype=object) if S else None
     for c, (name, z) in enumerate(zip(titles, parts, strict=True), start=1):
         fig.add_trace(go.Heatmap(
-            z=z, x=np.arange(d), y=np.arange(S), coloraxis="coloraxis", customdata=custom,
-            hovertemplate=f"{escape_label(name)}<br>{_t('fig.hover.token', lang)} %{{customdata}}<br>"
+            z=z, x=np.arange(d), y=ylabels, coloraxis="coloraxis",
+            hovertemplate=f"{escape_label(name)}<br>{_t('fig.hover.token', lang)} %{{y}}<br>"
                           f"{_t('fig.hover.dim', lang)} %{{x}}<br>{_t('fig.value', lang)} %{{z:.4f}}"
                           "<extra></extra>",
         ), row=1, col=c)
         fig.update_xaxes(title=_t("fig.axis.dimension", lang), showgrid=False, nticks=6, row=1, col=c)
     step = max(1, math.ceil(S / MAX_TICKS))
     ticks = list(range(0, S, step))
-    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[token_label(tokens[i]) for i in ticks],
-                     autorange="reversed", showgrid=False)
+    fig.update_yaxes(type="category", tickmode="array", tickvals=[ylabels[i] for i in ticks],
+                     ticktext=[token_label(tokens[i]) for i in ticks], autorange="reversed", showgrid=False)
     fig.update_layout(coloraxis={"colorscale": SIGNED_SCALE, "cmin": -bound, "cmax": bound, "cmid": 0.0,
                                  "colorbar": {"title": {"text": _t("fig.value", lang)},
                                               "tickfont": {"size": 16}}})

@@ -268,9 +268,11 @@ def test_sum_heatmaps_label_every_nth_token_when_there_are_many():
     a = rng.normal(size=(S, 8))
     tokens = [f"t{i}" for i in range(S)]
     fig = fp.sum_heatmaps(a, a, a, tokens)
-    ticks = list(fig.layout.yaxis.tickvals)
-    assert ticks[:3] == [0, 13, 26] and len(ticks) <= fp.MAX_TICKS
+    ticks = list(fig.layout.yaxis.tickvals)  # rows are named "token ·position" (the hover shows it)
+    assert ticks[:3] == ["t0 ·0", "t13 ·13", "t26 ·26"] and len(ticks) <= fp.MAX_TICKS
     assert list(fig.layout.yaxis.ticktext[:2]) == ["t0", "t13"]
+    assert list(fig.data[0].y[:2]) == ["t0 ·0", "t1 ·1"] and fig.data[0].customdata is None
+    assert "%{y}" in fig.data[0].hovertemplate
     assert fig.layout.height == 900
     fig = fp.sum_heatmaps(a, a, a, tokens, titles=["E", "P", "LN"])
     assert [x.text for x in fig.layout.annotations] == ["E", "P", "LN"]
