@@ -294,7 +294,9 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
             "yanchor": "top",
         }
     base.update(layout)
-    return go.Figure(data=traces, layout=base, _validate=VALIDATE)
+    fig = go.Figure(data=traces, layout=base, _validate=VALIDATE)
+    fig._margins_reserved = True  # ui.show_figure need not measure again
+    return fig
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:

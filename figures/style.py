@@ -269,10 +269,14 @@ def fit_tick_fonts(layout: dict, traces: list[dict]) -> dict:
 def reserve_figure_margins(fig: go.Figure) -> go.Figure:
     """:func:`fit_tick_fonts` and :func:`reserve_margins` for a figure built with plotly's objects
     (in place; returns it)."""
+    if getattr(fig, "_margins_reserved", False):  # build_figure's figures: done while building
+        return fig
     layout, traces = fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data]
     ticks = fit_tick_fonts(layout, traces)
     _merge(layout, ticks)
-    return _merge_layout(fig, {**ticks, "margin": reserve_margins(layout, traces)})
+    fig.update_layout({**ticks, "margin": reserve_margins(layout, traces)})  # a few keys: cheap to check
+    fig._margins_reserved = True
+    return fig
 
 
 def heatmap(
