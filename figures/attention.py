@@ -281,10 +281,6 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
         if isinstance(trace.get("colorscale"), str):
             trace["colorscale"] = _scale(trace["colorscale"])
     base = dict(_base_layout())  # top-level keys are replaced, never mutated: a shallow copy is enough
-    layout = {k: _styled_axis(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
-    for name, update in fit_tick_fonts({**base, **layout}, traces).items():
-        layout[name] = {**layout[name], **update}
-    layout["margin"] = reserve_margins({**base, **layout}, traces)
     if title is not None:
         base["title"] = {
             "text": escape_label(title),
@@ -293,6 +289,10 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
             "y": 0.985,
             "yanchor": "top",
         }
+    layout = {k: _styled_axis(v) if k.startswith(("xaxis", "yaxis")) else v for k, v in layout.items()}
+    for name, update in fit_tick_fonts({**base, **layout}, traces).items():
+        layout[name] = {**layout[name], **update}
+    layout["margin"] = reserve_margins({**base, **layout}, traces)  # the title takes room too
     base.update(layout)
     fig = go.Figure(data=traces, layout=base, _validate=VALIDATE)
     fig._margins_reserved = True  # ui.show_figure need not measure again
