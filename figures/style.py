@@ -113,18 +113,14 @@ def _merge(into: dict, update: dict) -> dict:
 
 
 def _merge_layout(fig: go.Figure, update: dict, axis: dict | None = None) -> go.Figure:
-    """``fig.update_layout(update)`` and ``update_xaxes/update_yaxes(axis)`` as plain dicts, then one
-    unvalidated assignment: the same layout, ~2 ms instead of ~10 ms a figure (plotly validates and
-    parses the path of every property it is handed; these values are ours and fixed)."""
+    """``fig.update_layout(update)`` and ``update_xaxes/update_yaxes(axis)`` merged as plain dicts,
+    then one assignment of the whole layout: the same layout, ~2 ms instead of ~10 ms a figure
+    (plotly's update calls parse a property path and validate for every key they are handed)."""
     layout = _merge(fig.layout.to_plotly_json(), update)
     if axis:
         for name in {"xaxis", "yaxis"} | {k for k in layout if k.startswith(("xaxis", "yaxis"))}:
             layout[name] = _merge(layout.get(name, {}), axis)
-    fig._layout_obj._validate = False
-    try:
-        fig.layout = layout
-    finally:
-        fig._layout_obj._validate = True
+    fig.layout = layout
     return fig
 
 

@@ -230,10 +230,8 @@ def show_row(figs: dict, *names: str) -> None:
     for start in range(0, len(names), per_row):
         for col, name in zip(st.columns(per_row), names[start : start + per_row], strict=True):
             with col:
-                # Streamlit's theme: its 12 px labels fit these narrow columns (only drawn when opened)
-                ui.show_figure(
-                    figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}", theme="streamlit"
-                )
+                # narrow columns: Streamlit's theme and its 12 px labels (only drawn when opened)
+                ui.show_themed_figure(figs[name], key=f"attn_step_{name}", name=f"{file_stem}-{name}")
 
 
 def step_by_step() -> None:

@@ -373,5 +373,4 @@ with st.container(key="lecture_slide"):
     with figure_box:
         height = WIDE_HEIGHT if slide.wide else PRESENTER_HEIGHT
         fig = presenter_style(slide.fig, scale=slide.font_scale, height=height)
-        # theme=None: Streamlit's chart theme would put its own (smaller) fonts on the ticks.
-        ui.show_figure(fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}", theme=None)
+        ui.show_figure(fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}")

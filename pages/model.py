@@ -37,10 +37,6 @@ STEP_TOPK = 10  # bars per decoding step
 DECODE_STEPS = 64
 
 
-def show(fig, key: str, name: str) -> None:
-    ui.show_figure(fig, key=key, name=name, theme=None)  # theme=None: keep the projector fonts
-
-
 # -- URL-bound sliders: a tampered ?model_…= falls back with a message, never a traceback ----------
 
 
@@ -159,8 +155,8 @@ def residual_and_ffn() -> None:
     st.caption(ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm,
                     token=token))
     st.code(run.src_tokens[token], language=None, wrap_lines=True)
-    show(residual_figure(layer, token, config.norm, lang=lang), "model_residual",
-         f"residual-layer{layer_no}-token{token}")
+    ui.show_figure(residual_figure(layer, token, config.norm, lang=lang), "model_residual",
+                   f"residual-layer{layer_no}-token{token}")
     st.caption(ui.t("model.residual.reading", root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model))
 
     st.header(ui.t("model.ffn.header"))
@@ -185,14 +181,14 @@ def residual_and_ffn() -> None:
         st.caption(ui.t("model.ffn.part", units=units, d_ff=config.d_ff, n=len(run.src_tokens)))
     heat = ffn_hidden_figure(hidden, run.src_tokens, activation="gelu" if gelu else "relu", lang=lang)
     if gelu:  # hardly any unit is exactly 0: the per-token bars would all be empty
-        show(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
+        ui.show_figure(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
         return
     c1, c2 = st.columns([2.3, 1])
     with c1:
-        show(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
+        ui.show_figure(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
     with c2:
-        show(zero_fraction_figure(hidden, run.src_tokens, lang=lang), "model_ffn_zero",
-             f"ffn-zero-fraction-layer{layer_no}")
+        ui.show_figure(zero_fraction_figure(hidden, run.src_tokens, lang=lang), "model_ffn_zero",
+                       f"ffn-zero-fraction-layer{layer_no}")
 
 
 def stream_through_layers() -> None:
@@ -219,7 +215,8 @@ def stream_through_layers() -> None:
                                    settings.max_tokens)
         traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
-    show(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream", "residual-stream-norms")
+    ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream",
+                   "residual-stream-norms")
 
 
 def encoder_only() -> None:
@@ -251,7 +248,7 @@ def output_probabilities() -> None:
     st.caption(ui.t("model.output.caption", reads=reads, position=position))
     st.code(" ".join(run.tgt_tokens[: position + 1]), language=None, wrap_lines=True)
     logits = position_logits(run.trace, position)
-    show(
+    ui.show_figure(
         topk_figure(softmax_t(logits, temperature), pipe.tgt_labels, k, reference=softmax_t(logits, 1.0),
                     reference_name="T = 1", lang=lang),
         "model_output", f"output-probabilities-position{position}",
@@ -313,7 +310,7 @@ def decoding_steps(decoded) -> None:
     # side by side while the source is short; a long one gets the full width for its columns
     c1, c2 = st.columns([2, 3]) if len(run.src_tokens) <= 12 else (st.container(), st.container())
     with c1:
-        show(
+        ui.show_figure(
             topk_figure(step_probs(decoded, step - 1), pipe.tgt_labels, STEP_TOPK, chosen=ids[step],
                         title=ui.t("model.greedy.bars_title", step=step), lang=lang),
             "model_step_probs", f"greedy-step{step}-probabilities",
@@ -321,7 +318,7 @@ def decoding_steps(decoded) -> None:
     with c2:
         which = ui.t("model.greedy.heads_mean") if head == 0 else ui.t("model.greedy.head_no", head=head)
         st.caption(ui.t("model.greedy.cross_caption", step=step, which=which))
-        show(
+        ui.show_figure(
             cross_attention_figure(decoded.steps[step - 1], run.src_tokens, prefix,
                                    None if head == 0 else head - 1, lang=lang),
             "model_step_cross", f"greedy-step{step}-cross-attention",

@@ -5,13 +5,6 @@ import streamlit as st
 import ui
 from figures.overview import DiagramSizes, pipeline_diagram
 
-
-def show_figure(fig, **kwargs):
-    """``ui.show_figure`` with Streamlit's theme (the app's default is its own, ``theme=None``):
-    the diagram's boxes were sized for its 12 px text."""
-    return ui.show_figure(fig, theme="streamlit", **kwargs)
-
-
 settings = ui.page_setup("nav.overview.title")
 
 st.caption(ui.t("overview.caption"))
@@ -60,7 +53,7 @@ else:
         T=0,
     )
 
-show_figure(pipeline_diagram(sizes, lang=settings.lang), key="overview_diagram",
+ui.show_themed_figure(pipeline_diagram(sizes, lang=settings.lang), key="overview_diagram",
                name="transformer-overview")
 
 # -- the equations the diagram draws ---------------------------------------------------------------

@@ -56,13 +56,6 @@ from figures.tokenization import (
 from i18n import t
 from ui.settings import literal
 
-
-def show_figure(fig, **kwargs):
-    """``ui.show_figure`` with Streamlit's theme (the app's default is its own, ``theme=None``):
-    its dense merge tables and byte charts were laid out for 12 px labels."""
-    return ui.show_figure(fig, theme="streamlit", **kwargs)
-
-
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "assets" / "corpus"
 SOURCES = ("corpus", "corpus_all", "textbook", "paste", "upload")
@@ -209,7 +202,7 @@ def wordpiece_section(sentence: str) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown(ui.t("tokenization.wp.left", n=len(wp_tokens)))
-        show_figure(
+        ui.show_themed_figure(
             wordpiece_figure(wp_tokens, wp_ids, row_units=38, lang=lang),
             key="tok_wp_boxes",
             name="wordpiece-tokens",
@@ -219,7 +212,7 @@ def wordpiece_section(sentence: str) -> None:
     with right:
         st.markdown(ui.t("tokenization.wp.right", n=len(bpe_tokens), merges=len(bpe.merges)))
         labels = box_texts(bpe, bpe_tokens, "text")
-        show_figure(
+        ui.show_themed_figure(
             token_boxes(bpe_tokens, ids=bpe_ids, labels=labels, row_units=38, lang=lang),
             key="tok_wp_bpe",
             name="bpe-tokens",
@@ -420,12 +413,13 @@ if has_sentence:
             st.query_params.pop("tok_step", None)
         elif st.query_params.get("tok_step") != str(step):
             st.query_params["tok_step"] = str(step)
-        show_figure(
+        ui.show_themed_figure(
             merge_step_figure(tok, segs, step, mode=mode, lang=lang), key="tok_film", name="bpe-merge-step"
         )
         left, right = st.columns([3, 2])
         with left:
-            show_figure(token_count_figure(segs, step, lang=lang), key="tok_curve", name="bpe-token-count")
+            ui.show_themed_figure(token_count_figure(segs, step, lang=lang), key="tok_curve",
+                                  name="bpe-token-count")
         with right:
             st.markdown(ui.t("tokenization.curve.explain", changed=len(steps), n=n))
             st.latex(r"n_k \le n_{k-1}")
@@ -463,7 +457,7 @@ if has_sentence:
                     n=len(tokens), unknown=unknown, vocab=len(tk.vocab),
                 )
             )
-            show_figure(
+            ui.show_themed_figure(
                 encoded_figure(tk, sentence, row_units=38, mode=mode, lang=lang),
                 key=f"tok_side_{int(tk.byte_level)}",
                 name="bpe-byte-level" if tk.byte_level else "bpe-classic",
@@ -494,7 +488,7 @@ with sp_right:
     if has_sentence:
         wrapped = "[BOS]" + sentence + "[EOS]"
         title = ui.t("tokenization.ids.figure", kind=ui.t(f"tokenization.kind_name.{kind}"))
-        show_figure(
+        ui.show_themed_figure(
             encoded_figure(tok, wrapped, title=title, row_units=60, mode=mode, lang=lang),
             key="tok_special",
             name="bpe-special-tokens",
@@ -518,7 +512,7 @@ if pipe is not None and has_sentence and pipe.kind != "pretrained":
     labels, model_ids = pipe.src_encode(sentence)
     what = ui.t("tokenization.model.trained" if pipe.kind == "trained" else "tokenization.model.random")
     st.caption(ui.t("tokenization.model.caption", what=what, n=len(labels)))
-    show_figure(
+    ui.show_themed_figure(
         token_boxes(labels, ids=model_ids, title=ui.t("tokenization.model.figure"), lang=lang),
         key="tok_model",
         name="model-input-tokens",

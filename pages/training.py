@@ -14,10 +14,6 @@ TASKS = ("reverse", "copy", "pinyin")
 COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
 
 
-def show(figure, key: str, name: str) -> None:
-    ui.show_figure(figure, key=key, name=name, theme=None)  # theme=None: keep the projector fonts
-
-
 settings = ui.page_setup("nav.training.title")
 lang = settings.lang
 st.markdown(ui.t("training.intro"))
@@ -74,7 +70,7 @@ def show_job() -> None:
         )
         st.progress(min(max(fraction, 0.0), 1.0), text=text)
     if job.history:
-        show(fig.curves(job.history, lang=lang), "train_curves", f"training-curves-{job.task}")
+        ui.show_figure(fig.curves(job.history, lang=lang), "train_curves", f"training-curves-{job.task}")
     if job.running:
         return
     if job.error:
@@ -113,8 +109,8 @@ with right:
     same_run = job is not None and (job.task, job.steps, job.config.get("d_model")) == (
         task, steps, settings.d_model)
     history = list(job.history) if same_run else None  # the rates that run really used
-    show(fig.lr_schedule(steps, settings.d_model, warmup, COOLDOWN, history, lang=lang), "train_lr",
-         f"learning-rate-{task}")
+    ui.show_figure(fig.lr_schedule(steps, settings.d_model, warmup, COOLDOWN, history, lang=lang), "train_lr",
+                   f"learning-rate-{task}")
     st.caption(ui.t("training.lr.caption", task=task_labels[task], steps=steps, warmup=warmup,
                     d_model=settings.d_model))
 
@@ -146,7 +142,7 @@ else:
                 run = ui.get_run(replace(chosen, sentence=text, target=""), needs_decoder=True)
                 if run is None:
                     continue
-                show(
+                ui.show_figure(
                     fig.cross_attention(fig.last_cross_attention(run.trace), run.tgt_tokens, run.src_tokens,
                                         ui.t(f"training.compare.title.{name}"), lang=lang),
                     f"train_compare_{name}", f"cross-attention-{name}",
