@@ -7,6 +7,10 @@ length, T = target length, L = the sequence at hand.
 
 from __future__ import annotations
 
+import ctypes
+import dataclasses
+import io
+import pickle
 from dataclasses import dataclass, field
 
 import torch
@@ -52,8 +56,64 @@ class DecoderLayerTrace:
     output: Tensor  # (B, T, d_model)
 
 
+# -- pickling ---------------------------------------------------------------------------------------
+# The app keeps runs in st.cache_data, which pickles a run when it is stored and unpickles it on every
+# rerun that reads it. torch pickles each tensor through torch.save (a zip-style record per storage):
+# ~50 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
+# CPU tensors, so they are written here as (raw bytes, dtype, shape): ~10 ms to store, ~5 ms to read
+# (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias) is written once,
+# un-expanded, and expanded again when read, as the model made it.
+
+
+def _tensor_state(t: Tensor) -> tuple:
+    shape = tuple(t.shape)
+    compact = t
+    for dim, (size, stride) in enumerate(zip(t.shape, t.stride(), strict=True)):
+        if stride == 0 and size > 1:  # broadcast along this dimension: one slice holds every value
+            compact = compact.narrow(dim, 0, 1)
+    compact = compact.contiguous()
+    nbytes = compact.numel() * compact.element_size()
+    raw = bytearray((ctypes.c_char * nbytes).from_address(compact.data_ptr())) if nbytes else bytearray()
+    return raw, compact.dtype, tuple(compact.shape), shape
+
+
+def _tensor_from_state(raw: bytearray, dtype: torch.dtype, compact_shape: tuple, shape: tuple) -> Tensor:
+    if raw:
+        t = torch.frombuffer(raw, dtype=dtype).view(compact_shape)  # no copy: the tensor owns `raw`
+    else:
+        t = torch.empty(compact_shape, dtype=dtype)
+    return t if compact_shape == shape else t.expand(shape)
+
+
+class _TracePickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        if (
+            type(obj) is torch.Tensor
+            and obj.device.type == "cpu"
+            and obj.layout == torch.strided
+            and not obj.requires_grad
+            and not obj.is_quantized
+        ):
+            return _tensor_from_state, _tensor_state(obj)
+        return NotImplemented  # anything else (and any other tensor): pickle's usual way
+
+
+def _rebuild(cls: type, data: bytes):
+    return cls(**pickle.loads(data))
+
+
+class _FastPickle:
+    """Pickled as its fields, tensors as raw bytes (see above); unpickled into the same class."""
+
+    def __reduce__(self):
+        buffer = io.BytesIO()
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        _TracePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(fields)
+        return _rebuild, (type(self), buffer.getvalue())
+
+
 @dataclass(frozen=True)
-class ModelTrace:
+class ModelTrace(_FastPickle):
     src_ids: Tensor  # (B, S)
     src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
     src_embedded: Tensor  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
@@ -76,7 +136,7 @@ class ModelTrace:
 
 
 @dataclass(frozen=True)
-class DecodeResult:
+class DecodeResult(_FastPickle):
     tokens: Tensor  # (B, 1 + n) the generated ids, starting with BOS
     steps: list[ModelTrace]  # one per generated token: the trace of the prefix that produced it
     probs: list[Tensor]  # per step, (B, tgt_vocab_size): the distribution the token was taken from
