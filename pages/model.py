@@ -143,8 +143,9 @@ def residual_and_ffn() -> None:
             st.markdown(ui.t("model.residual.pre"))
             st.latex(r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
         st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
-        st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i,\qquad "
-                 r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
+        # μ and σ on lines of their own: side by side they ran past the half-width column at 1280 px
+        st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i")
+        st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
     c1, c2 = st.columns(2)
     with c1:
         layer_no = url_slider(ui.t("model.residual.layer"), "model_layer", 1, config.num_layers, 1)

@@ -67,7 +67,9 @@ with enc:
     else:
         st.latex(r"z_0 = \mathrm{LayerNorm}\big(E[x] + P[\text{pos}] + T[0]\big)")
         st.caption(ui.t("overview.explain.bert_embedding"))
-    st.latex(r"\text{memory} = \mathrm{Encoder}_N(z_0) = \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))")
+    # two lines: in one, these equations ran past the half-width column at 1280 px
+    st.latex(r"\begin{aligned}\text{memory} &= \mathrm{Encoder}_N(z_0)\\"
+             r"&= \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))\end{aligned}")
     st.markdown(ui.t("overview.explain.sublayer"))
     if norm == "pre":
         st.latex(r"x \leftarrow x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
@@ -78,8 +80,9 @@ with dec:
     if has_decoder:
         st.markdown(ui.t("overview.explain.decoder"))
         st.latex(
-            r"P(y_{t+1} \mid x, y_{\le t}) = \mathrm{softmax}\big("
-            r"\mathrm{Decoder}_N(E[y]\,\sqrt{d_\text{model}} + PE,\ \text{memory})\; W\big)"
+            r"\begin{aligned}h &= \mathrm{Decoder}_N\big(E[y]\,\sqrt{d_\text{model}} + PE,\ "
+            r"\text{memory}\big)\\"
+            r"P(y_{t+1} \mid x, y_{\le t}) &= \mathrm{softmax}(h_t\, W)\end{aligned}"
         )
         st.markdown(ui.t("overview.explain.softmax"))
     else:
