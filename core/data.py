@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
+import unicodedata
 from dataclasses import dataclass, field
 
 import regex
@@ -191,15 +192,15 @@ def load_task(task: str) -> TaskData:
 
 @dataclass
 class EncodedSource:
-    """A user's string as the model sees it; ``unknown[i]`` marks characters that became [UNK]."""
+    """A user's string as the model sees it; ``unknown[i]`` marks the tokens that became [UNK]."""
 
-    chars: list[str]  # what the user typed, one token per non-space character
+    chars: list[str]  # what the user typed, one token per character (a word of unknown letters: one)
     ids: list[int]
     unknown: list[bool]
 
     @property
     def tokens(self) -> list[str]:
-        """The tokens the model gets, with [UNK] where the character is outside the vocabulary."""
+        """The tokens the model gets, with [UNK] where the text is outside the vocabulary."""
         return [UNK if u else c for c, u in zip(self.chars, self.unknown, strict=True)]
 
     def tensor(self) -> torch.Tensor:
@@ -207,15 +208,33 @@ class EncodedSource:
         return torch.tensor([self.ids], dtype=torch.long)
 
 
+def _is_han(char: str) -> bool:
+    """A Chinese character (CJK unified or compatibility ideograph, any plane)."""
+    return unicodedata.name(char, "").startswith("CJK ")
+
+
 def encode_source(text: str, src_vocab: Vocab) -> EncodedSource:
     """Arbitrary user text -> source ids: one token per character, whitespace dropped.
 
-    Never fails on odd input: English letters, rare characters or emoji become [UNK] (id 1).
+    Never fails on odd input: what is outside the vocabulary becomes [UNK] (id 1). A Chinese
+    character stays one token (it still owns one syllable of the output); a run of other unknown
+    characters inside one word (English letters, emoji) is one [UNK], as BERT's WordPiece does,
+    rather than a row of [UNK]s on every axis.
 
-    >>> e = encode_source("中国 ok", Vocab(["中", "国"]))
-    >>> e.ids, e.tokens
-    ([5, 6, 1, 1], ['中', '国', '[UNK]', '[UNK]'])
+    >>> e = encode_source("中国 ok 𠀀", Vocab(["中", "国"]))
+    >>> e.ids, e.tokens, e.chars
+    ([5, 6, 1, 1], ['中', '国', '[UNK]', '[UNK]'], ['中', '国', 'ok', '𠀀'])
     """
-    chars = [c for c in text if not c.isspace()]
-    ids = src_vocab.encode(chars)
+    chars: list[str] = []
+    ids: list[int] = []
+    for word in text.split():  # str.split() splits on exactly the characters str.isspace() accepts
+        joinable = False  # the previous token is an unknown non-Chinese run of this word
+        for char, i in zip(word, src_vocab.encode(list(word)), strict=True):
+            run = i == UNK_ID and not _is_han(char)
+            if run and joinable:
+                chars[-1] += char
+                continue
+            chars.append(char)
+            ids.append(i)
+            joinable = run
     return EncodedSource(chars, ids, [i == UNK_ID for i in ids])

@@ -141,7 +141,7 @@ def test_shipped_pinyin_model_reads_held_out_phrases():
     # a phrase from training and unknown input
     assert predict(model, tgt_vocab, encode_source("中国", src_vocab).ids) == ["zhōng", "guó"]
     enc = encode_source("中国abc", src_vocab)
-    assert enc.tokens[2:] == ["[UNK]"] * 3 and len(predict(model, tgt_vocab, enc.ids)) >= 2
+    assert enc.tokens[2:] == ["[UNK]"] and len(predict(model, tgt_vocab, enc.ids)) >= 2
 
 
 # Test-split phrases (never trained on) that the shipped model reads right, 会 and 射 in context.

@@ -105,11 +105,26 @@ def test_pinyin_batches_go_through_epochs_and_group_lengths():
     assert padded <= 2 * 31  # sorted by length within the pool: at most one length change per batch
 
 
-@pytest.mark.parametrize("text", ["hello", "中国 hello", "𠀀中", "😀", "", "   ", "中\n国"])
-def test_unknown_input_becomes_visible_unk(text):
+@pytest.mark.parametrize(
+    ("text", "chars"),
+    [
+        ("hello", ["hello"]),
+        ("中国 hello", ["中", "国", "hello"]),
+        ("𠀀中", ["𠀀", "中"]),  # a rare Chinese character is its own [UNK]: it still has a syllable
+        ("𠀀𠀁", ["𠀀", "𠀁"]),
+        ("😀", ["😀"]),
+        ("hi😀 中x国 ok", ["hi😀", "中", "x", "国", "ok"]),  # a known character ends an unknown run
+        ("", []),
+        ("   ", []),
+        ("中\n国", ["中", "国"]),
+        ("a\tb", ["a", "b"]),  # whitespace separates words: two [UNK]s
+    ],
+)
+def test_unknown_input_becomes_visible_unk_one_per_word(text, chars):
     vocab = Vocab(["中", "国"])
     enc = encode_source(text, vocab)
-    assert len(enc.ids) == len(enc.chars) == len(enc.tokens) == len([c for c in text if not c.isspace()])
+    assert enc.chars == chars
+    assert len(enc.ids) == len(enc.chars) == len(enc.tokens) == len(enc.unknown)
     for char, i, token, unknown in zip(enc.chars, enc.ids, enc.tokens, enc.unknown, strict=True):
         assert unknown == (char not in "中国")
         assert (i, token) == ((UNK_ID, UNK) if unknown else (vocab.stoi[char], char))

@@ -85,8 +85,8 @@ def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
         and "汉字→拼音" in pipe.label
         and "50.0%" in pipe.label
     )
-    run = P.run_pipeline(pipe, "中国 ok", target="")
-    assert run.src_tokens == ["中", "国", "[UNK]", "[UNK]"]
+    run = P.run_pipeline(pipe, "中国 ok 𠀀", target="")
+    assert run.src_tokens == ["中", "国", "[UNK]", "[UNK]"]  # one per English word, one per unknown 汉字
     assert run.decoded is not None and torch.equal(run.decoded.steps[-1].tgt_ids, run.trace.tgt_ids)
     assert run.tgt_tokens[0] == "[BOS]"
     run = P.run_pipeline(pipe, "中国", target="zhōng xyz")
