@@ -32,6 +32,9 @@ TRAINED_COLOR = "#2ca02c"
 MISSING_COLOR = "#d62728"
 MAX_TICKS = 40  # token ticks on an axis; with more tokens only every n-th is labelled
 MAX_TABLE_ROWS = 256  # a heatmap of a table shows at most this many rows (every n-th beyond)
+# Labels drawn inside a plot (training range, end of the sentence) sit on the curves: a light box
+# keeps them legible on a projector.
+LABEL_BOX = {"bgcolor": "rgba(255, 255, 255, 0.85)", "borderpad": 2}
 
 
 def _t(key: str, lang: str, **values) -> str:
@@ -88,7 +91,7 @@ def _shade_training(fig: go.Figure, trained_len: int, lang: str, *, example: boo
     text = (_t("fig.example_training", lang, n=trained_len) if example
             else _t("fig.seen_in_training", lang, last=trained_len - 1))
     fig.add_vrect(x0=-0.5, x1=trained_len - 0.5, fillcolor=TRAINED_COLOR, opacity=0.12, line_width=0,
-                  annotation_text=text, annotation_position=where)
+                  annotation_text=text, annotation_position=where, annotation=LABEL_BOX)
 
 
 def pe_curves(d_model: int, dims: Sequence[int], max_pos: int, *, trained_len: int | None = None,
@@ -113,7 +116,7 @@ def pe_curves(d_model: int, dims: Sequence[int], max_pos: int, *, trained_len: i
     if sentence_len:
         fig.add_vline(x=sentence_len - 0.5, line_dash="dot", line_color="#555555",
                       annotation_text=_t("fig.sentence_end", lang, n=sentence_len),
-                      annotation_position="bottom right")
+                      annotation_position="bottom right", annotation=LABEL_BOX)
     fig.update_xaxes(title=_t("fig.axis.pos", lang), range=[-0.5, max_pos - 0.5])
     fig.update_yaxes(title="PE(pos, dim)", range=[-1.15, 1.15])
     _style(fig, height or 400)
@@ -441,7 +444,7 @@ def beyond_figure(x: np.ndarray, curves: Mapping[str, np.ndarray], *, trained_le
     if no_rows_from is not None:
         fig.add_vrect(x0=no_rows_from - 0.5, x1=float(x[-1]) + 0.5, fillcolor=MISSING_COLOR, opacity=0.12,
                       line_width=0, annotation_text=_t("fig.no_rows", lang, n=no_rows_from),
-                      annotation_position="top right")
+                      annotation_position="top right", annotation=LABEL_BOX)
     fig.update_xaxes(range=[-0.5, float(x[-1]) + 0.5])
     fig.update_yaxes(title=escape_label(y_title), range=y_range)
     _style(fig, height or 420)
@@ -499,7 +502,8 @@ def beyond_rope(d_k: int, trained_len: int, n_positions: int, *, example: bool =
     if slow is not None:
         highest = float(turns[slow][: trained_len].max())
         fig.add_hline(y=highest, line_dash="dot", line_color=DIM_COLORS[pairs.index(slow)],
-                      annotation_text=_t("fig.rope.highest", lang, i=slow), annotation_position="top right")
+                      annotation_text=_t("fig.rope.highest", lang, i=slow), annotation_position="top right",
+                      annotation=LABEL_BOX)
     fig.update_xaxes(title=_t("fig.axis.pos", lang))
     return fig
 

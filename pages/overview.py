@@ -80,8 +80,8 @@ with dec:
     if has_decoder:
         st.markdown(ui.t("overview.explain.decoder"))
         st.latex(
-            r"\begin{aligned}h &= \mathrm{Decoder}_N\big(E[y]\,\sqrt{d_\text{model}} + PE,\ "
-            r"\text{memory}\big)\\"
+            r"\begin{aligned}h_0 &= E[y]\,\sqrt{d_\text{model}} + PE\\"
+            r"h &= \mathrm{Decoder}_N(h_0,\ \text{memory})\\"
             r"P(y_{t+1} \mid x, y_{\le t}) &= \mathrm{softmax}(h_t\, W)\end{aligned}"
         )
         st.markdown(ui.t("overview.explain.softmax"))

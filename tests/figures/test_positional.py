@@ -51,6 +51,8 @@ def test_curves_one_line_per_dimension_with_the_tables_values():
         np.testing.assert_allclose(trace.y, table[:, dim])
     texts = " ".join(a.text for a in fig.layout.annotations)
     assert "seen in training (0–8)" in texts and "4 tokens" in texts
+    # the labels sit on the curves: each gets an opaque-enough box to stay legible
+    assert all(a.bgcolor and a.bgcolor.startswith("rgba(255, 255, 255") for a in fig.layout.annotations)
 
 
 def test_dimension_labels_name_sin_cos_and_period():

@@ -308,6 +308,18 @@ def test_word_rows_match_bert_on_the_real_vocabulary():
     assert [int(i) for r in rows for i in r["ids"].split()] == expected.ids
 
 
+def test_step_title_spells_the_merge_as_the_boxes_do(bytes_tok):
+    """Text mode: a merge of two bytes of 中 reads ⟨b8⟩ + ⟨ad⟩ in the title, as in the boxes, not GPT-2's
+    printable stand-ins (¸ + Ń), which look like mojibake to a student."""
+    segs = bytes_tok.segmentations("中")
+    step = next(i for i in range(1, len(segs)) if segs[i] is not segs[i - 1])  # the first merge inside 中
+    a, b = bytes_tok.merges[step - 1]
+    text = html.unescape(merge_step_figure(bytes_tok, segs, step, mode="text").layout.title.text)
+    assert "⟨b8⟩ + ⟨ad⟩ → ⟨b8 ad⟩" in text.replace("\u2002", " ") and a not in text and b not in text
+    spelling = html.unescape(merge_step_figure(bytes_tok, segs, step, mode="spelling").layout.title.text)
+    assert f"{a} + {b}" in spelling
+
+
 def test_merge_table_reads_a_piece_of_a_character_as_its_bytes(bytes_tok):
     rows = merge_rows(bytes_tok)
     partial = [r["reads as"] for r in rows if r["reads as"].startswith("'⟨")]
