@@ -9,60 +9,19 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import io
-import pickle
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
 
-
-@dataclass(frozen=True)
-class AttentionTrace:
-    query_input: Tensor  # (B, L_q, d_model) what W_Q saw
-    key_input: Tensor  # (B, L_k, d_model) what W_K and W_V saw
-    q: Tensor  # (B, h, L_q, d_k) the queries multiplied in Q Kᵀ (positions="rope": already rotated)
-    k: Tensor  # (B, h, L_k, d_k) the keys multiplied in Q Kᵀ (positions="rope": already rotated)
-    v: Tensor  # (B, h, L_k, d_k)
-    scores: Tensor  # (B, h, L_q, L_k) Q Kᵀ / sqrt(d_k) + bias, before masking (bias: ALiBi only)
-    mask: Tensor  # (B, h, L_q, L_k) bool, True = may attend
-    weights: Tensor  # (B, h, L_q, L_k) softmax of the masked scores; masked entries are exactly 0
-    heads: Tensor  # (B, h, L_q, d_k) weights · V, per head
-    output: Tensor  # (B, L_q, d_model) Concat(heads) · W_O
-    # (B, h, L_q, L_k) what positions added to the scores (ALiBi self-attention: -m_h·|i - j|), an
-    # expanded view; None when nothing was added (sinusoidal, learned, rope, every cross-attention)
-    bias: Tensor | None = None
-
-
-@dataclass(frozen=True)
-class EncoderLayerTrace:
-    input: Tensor  # (B, S, d_model)
-    self_attn: AttentionTrace
-    after_attn: Tensor  # (B, S, d_model) after the first residual (+ LayerNorm when post-norm)
-    ffn_hidden: Tensor  # (B, S, d_ff) ReLU(x W_1 + b_1)
-    ffn_output: Tensor  # (B, S, d_model) hidden W_2 + b_2
-    output: Tensor  # (B, S, d_model)
-
-
-@dataclass(frozen=True)
-class DecoderLayerTrace:
-    input: Tensor  # (B, T, d_model)
-    self_attn: AttentionTrace  # masked (causal) self-attention
-    after_self_attn: Tensor
-    cross_attn: AttentionTrace  # queries from the decoder, keys and values from the memory
-    after_cross_attn: Tensor
-    ffn_hidden: Tensor  # (B, T, d_ff)
-    ffn_output: Tensor
-    output: Tensor  # (B, T, d_model)
-
-
 # -- pickling ---------------------------------------------------------------------------------------
 # The app keeps runs in st.cache_data, which pickles a run when it is stored and unpickles it on every
 # rerun that reads it. torch pickles each tensor through torch.save (a zip-style record per storage):
-# ~50 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
-# CPU tensors, so they are written here as (raw bytes, dtype, shape): ~10 ms to store, ~5 ms to read
-# (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias) is written once,
-# un-expanded, and expanded again when read, as the model made it.
+# ~35 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
+# CPU tensors, so each trace dataclass pickles them as (raw bytes, dtype, shape) instead: ~11 ms to
+# store, ~4 ms to read (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias)
+# is written once, un-expanded, and expanded again when read, as the model made it. Only pickle's
+# own machinery is involved (``__reduce__``): nothing here calls an unpickler.
 
 
 def _tensor_state(t: Tensor) -> tuple:
@@ -85,31 +44,80 @@ def _tensor_from_state(raw: bytearray, dtype: torch.dtype, compact_shape: tuple,
     return t if compact_shape == shape else t.expand(shape)
 
 
-class _TracePickler(pickle.Pickler):
-    def reducer_override(self, obj):
-        if (
-            type(obj) is torch.Tensor
-            and obj.device.type == "cpu"
-            and obj.layout == torch.strided
-            and not obj.requires_grad
-            and not obj.is_quantized
-        ):
-            return _tensor_from_state, _tensor_state(obj)
-        return NotImplemented  # anything else (and any other tensor): pickle's usual way
+class _RawTensor:
+    """Stands in for a tensor while pickling: reduces to its bytes, unpickles as the tensor."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+    def __reduce__(self):
+        return _tensor_from_state, _tensor_state(self.tensor)
 
 
-def _rebuild(cls: type, data: bytes):
-    return cls(**pickle.loads(data))
+def _raw(value):
+    if (
+        type(value) is torch.Tensor
+        and value.device.type == "cpu"
+        and value.layout == torch.strided
+        and not value.requires_grad
+        and not value.is_quantized
+    ):
+        return _RawTensor(value)
+    if type(value) is list:  # DecodeResult.probs: a list of tensors
+        return [_raw(v) for v in value]
+    return value  # None, nested traces (they reduce themselves), any other tensor (torch's way)
+
+
+def _rebuild(cls: type, values: tuple):
+    return cls(*values)
 
 
 class _FastPickle:
-    """Pickled as its fields, tensors as raw bytes (see above); unpickled into the same class."""
+    """A trace dataclass pickled field by field, its tensors as raw bytes (see above)."""
 
     def __reduce__(self):
-        buffer = io.BytesIO()
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        _TracePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(fields)
-        return _rebuild, (type(self), buffer.getvalue())
+        return _rebuild, (type(self), tuple(_raw(getattr(self, f.name)) for f in dataclasses.fields(self)))
+
+
+@dataclass(frozen=True)
+class AttentionTrace(_FastPickle):
+    query_input: Tensor  # (B, L_q, d_model) what W_Q saw
+    key_input: Tensor  # (B, L_k, d_model) what W_K and W_V saw
+    q: Tensor  # (B, h, L_q, d_k) the queries multiplied in Q Kᵀ (positions="rope": already rotated)
+    k: Tensor  # (B, h, L_k, d_k) the keys multiplied in Q Kᵀ (positions="rope": already rotated)
+    v: Tensor  # (B, h, L_k, d_k)
+    scores: Tensor  # (B, h, L_q, L_k) Q Kᵀ / sqrt(d_k) + bias, before masking (bias: ALiBi only)
+    mask: Tensor  # (B, h, L_q, L_k) bool, True = may attend
+    weights: Tensor  # (B, h, L_q, L_k) softmax of the masked scores; masked entries are exactly 0
+    heads: Tensor  # (B, h, L_q, d_k) weights · V, per head
+    output: Tensor  # (B, L_q, d_model) Concat(heads) · W_O
+    # (B, h, L_q, L_k) what positions added to the scores (ALiBi self-attention: -m_h·|i - j|), an
+    # expanded view; None when nothing was added (sinusoidal, learned, rope, every cross-attention)
+    bias: Tensor | None = None
+
+
+@dataclass(frozen=True)
+class EncoderLayerTrace(_FastPickle):
+    input: Tensor  # (B, S, d_model)
+    self_attn: AttentionTrace
+    after_attn: Tensor  # (B, S, d_model) after the first residual (+ LayerNorm when post-norm)
+    ffn_hidden: Tensor  # (B, S, d_ff) ReLU(x W_1 + b_1)
+    ffn_output: Tensor  # (B, S, d_model) hidden W_2 + b_2
+    output: Tensor  # (B, S, d_model)
+
+
+@dataclass(frozen=True)
+class DecoderLayerTrace(_FastPickle):
+    input: Tensor  # (B, T, d_model)
+    self_attn: AttentionTrace  # masked (causal) self-attention
+    after_self_attn: Tensor
+    cross_attn: AttentionTrace  # queries from the decoder, keys and values from the memory
+    after_cross_attn: Tensor
+    ffn_hidden: Tensor  # (B, T, d_ff)
+    ffn_output: Tensor
+    output: Tensor  # (B, T, d_model)
 
 
 @dataclass(frozen=True)

@@ -221,6 +221,13 @@ AUDITED_RAW_HTML = {
 }
 
 
+# pickle, reviewed: it only ever loads bytes it has just dumped itself, in the same process.
+AUDITED_PICKLE = {
+    # times pickling a trace both ways (torch's reducer vs the trace's own); no file, no user data
+    "benchmarks/trace.py",
+}
+
+
 def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
     files = python_files()
     assert len(files) > 20
@@ -228,6 +235,7 @@ def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
     unaudited = [
         f for f in problems
         if not (f.endswith("renders raw HTML") and AUDITED_RAW_HTML.get(f.split(":")[0], "?") in f)
+        and not (f.endswith("imports pickle") and f.split(":")[0] in AUDITED_PICKLE)
     ]
     assert unaudited == []
 
