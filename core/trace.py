@@ -17,9 +17,9 @@ from torch import Tensor
 # -- pickling ---------------------------------------------------------------------------------------
 # The app keeps runs in st.cache_data, which pickles a run when it is stored and unpickles it on every
 # rerun that reads it. torch pickles each tensor through torch.save (a zip-style record per storage):
-# ~35 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
-# CPU tensors, so each trace dataclass pickles them as (raw bytes, dtype, shape) instead: ~11 ms to
-# store, ~4 ms to read (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias)
+# ~50 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
+# CPU tensors, so each trace dataclass pickles them as (raw bytes, dtype, shape) instead: ~9 ms to
+# store, ~6 ms to read (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias)
 # is written once, un-expanded, and expanded again when read, as the model made it. Only pickle's
 # own machinery is involved (``__reduce__``): nothing here calls an unpickler.
 
