@@ -13,6 +13,7 @@ very same fields (each tensor through torch.save).
 from __future__ import annotations
 
 import dataclasses
+import io
 import pickle
 import platform
 import statistics
@@ -98,18 +99,19 @@ def main() -> None:
     pickling()
 
 
+class PlainPickler(pickle.Pickler):
+    """Pickles a trace's dataclasses as dicts of their fields, so every tensor goes through torch's
+    own reducer (the trace's ``__reduce__`` is bypassed)."""
+
+    def reducer_override(self, obj):
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return dict, ({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)},)
+        return NotImplemented
+
+
 def torch_pickle_dumps(trace) -> bytes:
-    """The trace's fields as plain pickle sees them: every tensor by torch's own reducer."""
-    class Plain(pickle.Pickler):
-        def reducer_override(self, obj):
-            if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-                return dict, ({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)},)
-            return NotImplemented
-
-    import io
-
     buffer = io.BytesIO()
-    Plain(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(trace)
+    PlainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(trace)
     return buffer.getvalue()
 
 

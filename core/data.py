@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
-import unicodedata
 from dataclasses import dataclass, field
 
 import regex
@@ -208,11 +207,6 @@ class EncodedSource:
         return torch.tensor([self.ids], dtype=torch.long)
 
 
-def _is_han(char: str) -> bool:
-    """A Chinese character (CJK unified or compatibility ideograph, any plane)."""
-    return unicodedata.name(char, "").startswith("CJK ")
-
-
 def encode_source(text: str, src_vocab: Vocab) -> EncodedSource:
     """Arbitrary user text -> source ids: one token per character, whitespace dropped.
 
@@ -230,7 +224,7 @@ def encode_source(text: str, src_vocab: Vocab) -> EncodedSource:
     for word in text.split():  # str.split() splits on exactly the characters str.isspace() accepts
         joinable = False  # the previous token is an unknown non-Chinese run of this word
         for char, i in zip(word, src_vocab.encode(list(word)), strict=True):
-            run = i == UNK_ID and not _is_han(char)
+            run = i == UNK_ID and not _HAN_ONLY.fullmatch(char)
             if run and joinable:
                 chars[-1] += char
                 continue

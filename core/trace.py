@@ -70,15 +70,11 @@ def _raw(value):
     return value  # None, nested traces (they reduce themselves), any other tensor (torch's way)
 
 
-def _rebuild(cls: type, values: tuple):
-    return cls(*values)
-
-
 class _FastPickle:
     """A trace dataclass pickled field by field, its tensors as raw bytes (see above)."""
 
     def __reduce__(self):
-        return _rebuild, (type(self), tuple(_raw(getattr(self, f.name)) for f in dataclasses.fields(self)))
+        return type(self), tuple(_raw(getattr(self, f.name)) for f in dataclasses.fields(self))
 
 
 @dataclass(frozen=True)

@@ -431,10 +431,11 @@ def merge_step_figure(
     else:
         a, b = tok.merges[step - 1]
         what = "" if changed else t("tokenization.fig.not_here", lang)
-        reads = f" “{display_text(tok, new)}”" if tok.byte_level else ""
         if mode == "text":  # the title spells the merge as the boxes do (⟨e5 b9⟩, not GPT-2's "å¹")
             a, b, new = (display_text(tok, x) for x in (a, b, new))
             reads = ""
+        else:
+            reads = f" “{display_text(tok, new)}”" if tok.byte_level else ""
         title = t(
             "tokenization.fig.step", lang, step=step, total=len(tok.merges), a=a, b=b, new=new,
             reads=reads, what=what, n=len(tokens),

@@ -29,13 +29,14 @@ def url_path(script: str) -> str:
     return "" if script == PAGES[0][0] else Path(script).stem
 
 
-def wait_rendered(page: Page, title: str) -> None:
-    """The page's script has finished. ``title`` is the nav title; a page's h1 may say more."""
+def wait_rendered(page: Page, title: str, badge: str = "Weights: ") -> None:
+    """The page's script has finished. ``title`` is the nav title; a page's h1 may say more;
+    ``badge`` starts the weights badge (in 中文: "权重：")."""
     expect(page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)).to_be_visible(
         timeout=TIMEOUT
     )
     expect(page.locator("h1").first).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_text("Weights: ").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(badge).first).to_be_visible(timeout=TIMEOUT)
     # a rerun in progress shows the status widget; wait until the script has finished
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
 
@@ -50,13 +51,6 @@ def assert_no_exception(page: Page) -> None:
 CUT_EQUATIONS = """() => [...document.querySelectorAll('.katex-display')]
   .filter((el) => el.scrollWidth > el.clientWidth + 3)
   .map((el) => (el.querySelector('annotation') || el).textContent.slice(0, 80))"""
-
-SCROLL_UP = """(px) => {
-  const box = [...document.querySelectorAll('*')].find(
-    (el) => el.scrollTop > 0 && el.scrollHeight > el.clientHeight);
-  if (box) box.scrollTop -= px;
-}"""
-
 
 def assert_no_cut_equations(page: Page) -> None:
     page.wait_for_timeout(300)  # KaTeX typesets after the element is mounted
@@ -86,8 +80,7 @@ def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: st
     # The README's picture of the page: its first figure at the top of the screen (the head view on
     # the Attention page), a little of what leads to it above. The page's top is title and text only.
     first = page.locator("iframe").first if script == "pages/attention.py" else page.locator(CHART).first
-    first.evaluate("el => el.scrollIntoView({block: 'start'})")
-    page.evaluate(SCROLL_UP, 70)
+    first.evaluate("el => { el.style.scrollMarginTop = '70px'; el.scrollIntoView({block: 'start'}); }")
     page.wait_for_timeout(500)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{Path(script).stem}.png"))
@@ -99,12 +92,7 @@ def test_every_page_in_chinese_by_cold_url(page: Page, app_url: str, script: str
     from i18n import t
 
     page.goto(f"{app_url}/{url_path(script)}?lang=zh")
-    nav = page.get_by_test_id("stSidebarNav")
-    expect(nav.get_by_role("link", name=t(f"nav.{Path(script).stem}.title", "zh"), exact=True)).to_be_visible(
-        timeout=TIMEOUT
-    )
-    expect(page.get_by_text("权重：").first).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+    wait_rendered(page, t(f"nav.{Path(script).stem}.title", "zh"), badge="权重：")
     assert_no_exception(page)
     expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
     assert_no_cut_equations(page)
