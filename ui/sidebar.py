@@ -301,6 +301,19 @@ def _ensure_navigation() -> None:
         st.navigation(navigation_pages(current_lang()))
 
 
+# While a rerun is under way Streamlit marks every element not yet redrawn as stale and fades it to
+# a third of its opacity (a 1 s transition after 0.5 s). Glassbox keeps it steady instead: a slider
+# move redraws the page within about a second, so the fade was a flicker on the projector, and its
+# ~50 running transitions cost Chromium's renderer and GPU process CPU while the server was building
+# the model on the same two cores (a 0.6 s wait on the Attention page: renderer 1.6-1.8 -> 1.5 CPU-s,
+# GPU process 0.11-0.13 -> 0.07-0.08). The running indicator at the top right still shows a rerun.
+# Fixed stylesheet, no user text; a style-only st.html goes to the event container and takes no space.
+STEADY_RERUN_CSS = (
+    '<style>[data-testid="stElementContainer"][data-stale="true"] '
+    "{ opacity: 1 !important; transition: none !important; }</style>"
+)
+
+
 def page_setup(title: str, icon: str | None = None) -> Settings:
     """Call first in every page script: page config, sidebar, URL sync; returns valid Settings.
 
@@ -312,6 +325,7 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
         _read_url()
     title = t(title) if title.startswith("nav.") else title
     st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
+    st.html(STEADY_RERUN_CSS)
     _ensure_navigation()
     settings: Settings = state[STORE]
     if settings.weights == "session":

@@ -215,6 +215,8 @@ AUDITED_RAW_HTML = {
     "ui/keys.py": "st.html",
     # the lecture page's fixed stylesheet: a constant
     "pages/lecture.py": "st.html",
+    # every page: stale elements stay opaque during a rerun (STEADY_RERUN_CSS): a constant
+    "ui/sidebar.py": "st.html",
     # the head view: tokens as escaped JSON, drawn with textContent (tests/figures/test_attention_views.py,
     # tests/browser/test_head_view.py: a <script> sentence stays text)
     "ui/components/head_view.py": "st.iframe",

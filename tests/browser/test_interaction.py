@@ -103,3 +103,39 @@ def test_the_step_by_step_section_opens_on_demand_and_keeps_its_state_in_the_url
     page.goto(f"{app_url}/attention?weights=random&attn_steps=true")  # the shared link opens it again
     settled(page)
     expect(steps).to_have_count(15, timeout=TIMEOUT)  # X, W_Q … W_O, output
+
+
+# In the page, every animation frame until the page is idle again: how many stale elements were seen,
+# and the lowest opacity any of them had (Streamlit's own style fades them to 0.33 after 0.5 s).
+WATCH_STALE = """() => { window.__staleWatch = new Promise(resolve => {
+  let seen = 0, lowest = 1, frames = 0, running = false;
+  const app = document.querySelector('[data-testid="stApp"]');
+  const tick = () => {
+    frames += 1;
+    const stale = document.querySelectorAll('[data-testid="stElementContainer"][data-stale="true"]');
+    seen = Math.max(seen, stale.length);
+    for (const el of stale) lowest = Math.min(lowest, parseFloat(getComputedStyle(el).opacity));
+    running = running || app.dataset.testScriptState === "running";
+    const idle = running && app.dataset.testScriptState === "notRunning" && stale.length === 0;
+    if (idle) resolve({seen, lowest, frames});
+    else if (frames > 1800) resolve({seen, lowest, frames, timedOut: true});
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}); }"""
+
+
+def test_a_rerun_keeps_the_old_page_steady_until_it_is_redrawn(page: Page, app_url: str):
+    """While a new model is built (d_model 512, 6 layers: well over a second of frames here) the old
+    charts stay fully opaque: no fade-out and back on the projector (ui.sidebar.STEADY_RERUN_CSS)."""
+    page.goto(f"{app_url}/attention?weights=random&d_model=512&num_heads=8&num_layers=6&seed=3")
+    settled(page)
+    page.evaluate(WATCH_STALE)  # starts watching before the change (returns at once)
+    box = page.locator(".st-key-seed input")
+    box.fill("4")
+    box.press("Enter")
+    result = page.evaluate("() => window.__staleWatch")
+    assert not result.get("timedOut"), result
+    assert result["seen"] > 10, result  # Streamlit did mark the old page stale during the rerun...
+    assert result["lowest"] == 1, result  # ...and none of it faded
+    settled(page)
