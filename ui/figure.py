@@ -38,6 +38,7 @@ import re
 import streamlit as st
 
 from figures.export import figure_csv
+from figures.redraw import draw_once
 from figures.style import reserve_figure_margins
 from ui.sidebar import t
 
@@ -60,12 +61,15 @@ def key_class(key: str) -> str:
 
 
 def plot_config(name: str, config: dict | None = None) -> dict:
-    """plotly's config: no logo; the camera button saves a PNG named after the figure, 2× scale.
+    """plotly's config: no logo; the camera button saves a PNG named after the figure, 2× scale;
+    a double click resets the axes to the figure's own ranges and there is no "Autoscale" button:
+    plotly's autoscale would turn a heatmap's explicit reversed range (first row on top, see
+    :mod:`figures.redraw`) upside down.
 
     ``config`` (a caller's) is kept, except what the downloads need: the toolbar (it may not be
     switched off or lose its camera button) and the image options.
     """
-    merged = dict(config or {})
+    merged = {"doubleClick": "reset", "modeBarButtonsToRemove": ["autoScale2d"], **(config or {})}
     if merged.get("displayModeBar") is False:
         merged["displayModeBar"] = "hover"
     if "modeBarButtonsToRemove" in merged:
@@ -164,6 +168,8 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
     config = plot_config(name, kwargs.pop("config", None))
     if kwargs["theme"] is None:  # our fonts: room for the labels known up front
         fig = reserve_figure_margins(fig)
+        # and one drawing in the browser, not two (Streamlit's theme restyles a copy: always two)
+        fig = draw_once(fig)
     shown = st.plotly_chart(fig, key=key, config=config, **kwargs)
     if downloads:
         download_popover(fig, key, name)

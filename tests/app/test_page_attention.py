@@ -171,8 +171,15 @@ def head_view(at: AppTest) -> tuple[dict, str]:
     return json.loads(blob), html
 
 
+def meta(spec: dict) -> dict:
+    """A chart's ``layout.meta`` as sent: a one-item list from a chart in our style
+    (figures.redraw.draw_once), the figure's own dict from a chart in Streamlit's theme."""
+    found = spec["layout"].get("meta") or {}
+    return found[0] if isinstance(found, list) and len(found) == 1 else found
+
+
 def neuron_chart(at: AppTest) -> dict:
-    found = [s for s in specs(at) if "dot" in (s["layout"].get("meta") or {})]
+    found = [s for s in specs(at) if "dot" in meta(s)]
     assert len(found) == 1
     return found[0]
 
@@ -223,14 +230,14 @@ def test_neuron_view_numbers_are_the_trace():
     np.testing.assert_array_equal(arr(chart["data"][0]["y"]), q)
     np.testing.assert_array_equal(arr(chart["data"][1]["y"]), k)
     np.testing.assert_allclose(arr(chart["data"][2]["y"]), q * k)
-    meta = chart["layout"]["meta"]
-    assert meta["score"] == float(attn.scores[0, 2, 3, 1]) and meta["weight"] == float(
+    numbers = meta(chart)
+    assert numbers["score"] == float(attn.scores[0, 2, 3, 1]) and numbers["weight"] == float(
         attn.weights[0, 2, 3, 1]
     )
-    assert meta["dot"] == pytest.approx(float(attn.scores[0, 2, 3, 1]) * 4, abs=1e-5)  # × √d_k, d_k = 16
-    assert any(f"{meta['weight']:.4f}" in x.value and r"\alpha" in x.value for x in at.latex)
+    assert numbers["dot"] == pytest.approx(float(attn.scores[0, 2, 3, 1]) * 4, abs=1e-5)  # × √d_k, d_k = 16
+    assert any(f"{numbers['weight']:.4f}" in x.value and r"\alpha" in x.value for x in at.latex)
     at.selectbox(key="nv_key").set_value(5).run()  # a key after the query: masked
-    assert neuron_chart(at)["layout"]["meta"]["weight"] == 0.0
+    assert meta(neuron_chart(at))["weight"] == 0.0
     assert any("causal mask" in m for m in messages(at))
 
 
@@ -295,7 +302,7 @@ def test_minilm_offers_encoder_self_attention_only(lang):
     data, _ = head_view(at)
     assert len(data["heads"]) == 12 and data["left"][0] == "[CLS]" and data["left"][-1] == "[SEP]"
     assert at.selectbox(key="hv_layer").options == [str(i) for i in range(1, 7)]
-    assert neuron_chart(at)["layout"]["meta"]["d_k"] == 32
+    assert meta(neuron_chart(at))["d_k"] == 32
     assert not any("noise" in c.value for c in at.caption)
 
 
