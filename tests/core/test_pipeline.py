@@ -31,6 +31,23 @@ def test_random_weights_any_text_and_labelled_as_noise(random_pipe):
     assert any(t.startswith("⟨f0") and " " not in t for t in run.src_tokens)
 
 
+def test_random_weights_are_drawn_on_first_use_only():
+    """Label, config and tokens need no weights (the sidebar, the Tokenization page); the model, once
+    drawn, is the very model Transformer(config) draws for that seed."""
+    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=7)
+    pipe = P.load_pipeline(settings)
+    assert not pipe.drawn
+    assert "seed 7" in pipe.label and pipe.kind == "random"
+    assert pipe.config.d_model == 32 and pipe.config.seed == 7
+    labels, ids = pipe.src_encode("注意力 attention")
+    assert labels and len(labels) == len(ids)
+    assert not pipe.drawn
+    model = pipe.model
+    assert pipe.drawn and pipe.model is model  # built once
+    reference = Transformer(pipe.config).eval().state_dict()
+    assert all(torch.equal(v, reference[k]) for k, v in model.state_dict().items())
+
+
 def test_with_norm_equals_loading_the_other_norm(random_pipe):
     pre = P.with_norm(random_pipe, "pre")
     loaded = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
