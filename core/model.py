@@ -37,6 +37,18 @@ from core.vocab import BOS_ID, EOS_ID
 INIT_THREADS = min(4, os.cpu_count() or 1)  # threads filling a new model's weights (torch frees the GIL)
 
 
+def _table(rows: int, dim: int) -> nn.Embedding:
+    """``nn.Embedding(rows, dim)``, without torch's N(0, 1) initialisation when built on the "meta"
+    device (as Transformer builds every module; its _init_weights draws the weights): torch's
+    ``normal_`` on a meta tensor, like ``arange`` (the sinusoids below), runs a Python decomposition
+    that imports torch._dynamo, ~1.4 s the first time a server process builds a model, i.e. on the
+    first student's first page. Elsewhere the table is initialised as nn.Embedding would."""
+    weight = torch.empty(rows, dim)
+    if weight.device.type != "meta":
+        nn.init.normal_(weight)
+    return nn.Embedding(rows, dim, _weight=weight)
+
+
 class Embedding(nn.Module):
     """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5).
 
@@ -53,15 +65,18 @@ class Embedding(nn.Module):
 
     def __init__(self, vocab_size: int, c: ModelConfig) -> None:
         super().__init__()
-        self.lookup = nn.Embedding(vocab_size, c.d_model)
+        self.lookup = _table(vocab_size, c.d_model)
         self.scale = math.sqrt(c.d_model) if c.scale_embeddings else None
         self.max_len = c.max_len
         self.positions = c.positions
         if c.positions == "learned":
-            self.position = nn.Embedding(c.max_len, c.d_model)
+            self.position = _table(c.max_len, c.d_model)
         elif c.positions == "sinusoidal":
-            self.register_buffer("pe", sinusoidal_encoding(c.max_len, c.d_model), persistent=False)
-        self.token_type = nn.Embedding(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
+            pe = torch.empty(c.max_len, c.d_model)
+            if pe.device.type != "meta":  # on "meta" (Transformer) shapes only: it fills the table itself
+                pe = sinusoidal_encoding(c.max_len, c.d_model)
+            self.register_buffer("pe", pe, persistent=False)
+        self.token_type = _table(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
         self.norm = nn.LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.embed_norm else nn.Identity()
         self.dropout = nn.Dropout(c.dropout)
 

@@ -217,3 +217,35 @@ def test_bad_ids_are_refused_with_a_clear_message():
         m.trace(torch.tensor([[11]]))
     with pytest.raises(ValueError, match="sequence length 5 exceeds max_len=4"):
         m.trace(torch.tensor([[5, 5, 5, 5, 5]]))
+
+
+def test_building_a_model_does_not_import_torch_dynamo():
+    """Modules are built on the "meta" device; torch's normal_ and arange there run Python
+    decompositions that import torch._dynamo: ~1.4 s on a server's first model (the first page
+    anyone opens). A fresh interpreter, so no other test has imported it already."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from core.config import ModelConfig\n"
+        "from core.model import Transformer\n"
+        "Transformer(ModelConfig(50, 50, d_model=16, num_heads=2, num_layers=1, d_ff=32))\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_an_embedding_built_on_its_own_is_initialised_as_torch_would():
+    """Outside Transformer (not on the meta device) the table and the sinusoids are real numbers."""
+    from core.model import Embedding
+    from core.positional import sinusoidal_encoding
+
+    torch.manual_seed(0)
+    embed = Embedding(40, ModelConfig(40, 40, d_model=8, num_heads=2, num_layers=1, d_ff=16))
+    assert torch.equal(embed.pe, sinusoidal_encoding(embed.max_len, 8))
+    weights = embed.lookup.weight.detach()
+    assert torch.isfinite(weights).all() and 0.5 < float(weights.std()) < 1.5  # N(0, 1), nn.Embedding's
