@@ -104,15 +104,16 @@ class RandomPipeline(Pipeline):
     Tokenization page use only those, so a new seed or size there no longer waits for 46M numbers to
     be drawn (d_model 512, 6 layers: ~0.25 s, with the browser competing for the same two cores).
     Made with the model's ``ModelConfig`` where a Pipeline takes the model; the first ``model`` access
-    builds it, once, under a lock (the cached pipeline is shared by every session's thread).
+    builds it, once, under this pipeline's own lock (the cached pipeline is shared by every session's
+    thread; sessions building other models do not wait for it).
     """
 
     @property
     def model(self) -> Transformer:
-        built = self.__dict__.get("_built")
+        built = self.__dict__["_built"]
         if built is None:
-            with _BUILD_LOCK:
-                built = self.__dict__.get("_built")
+            with self.__dict__["_lock"]:
+                built = self.__dict__["_built"]
                 if built is None:
                     built = self.__dict__["_built"] = Transformer(self.__dict__["_config"]).eval()
         return built
@@ -120,6 +121,7 @@ class RandomPipeline(Pipeline):
     @model.setter
     def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
         config = value if isinstance(value, ModelConfig) else value.config
+        self.__dict__.setdefault("_lock", threading.Lock())
         self.__dict__.update(_config=config, _built=None if isinstance(value, ModelConfig) else value)
 
     @property
@@ -129,10 +131,7 @@ class RandomPipeline(Pipeline):
     @property
     def drawn(self) -> bool:
         """Whether the weights exist yet."""
-        return self.__dict__.get("_built") is not None
-
-
-_BUILD_LOCK = threading.Lock()
+        return self.__dict__["_built"] is not None
 
 
 @dataclass

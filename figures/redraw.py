@@ -29,8 +29,7 @@ import hashlib
 import numpy as np
 import plotly.graph_objects as go
 
-TYPES_WITH_BRICKS = ("heatmap",)  # cells centred on their coordinate, ±half a step
-TYPES_WITH_BARS = ("bar",)
+RANGED_TYPES = ("heatmap", "bar")  # cells and bars centred on their coordinate, ±half a step
 
 
 def _plain(value):
@@ -82,7 +81,7 @@ def _reversed_range(layout_key: str, axis: dict, traces: list[dict]) -> list[flo
     ``None`` when that is not known here (other trace types, no data): the axis is left as it was."""
     letter, ref = layout_key[0], _axis_ref(layout_key)
     on_axis = [t for t in traces if t.get(f"{letter}axis", letter) == ref]
-    if not on_axis or any(t.get("type") not in TYPES_WITH_BRICKS + TYPES_WITH_BARS for t in on_axis):
+    if not on_axis or any(t.get("type") not in RANGED_TYPES for t in on_axis):
         return None
     values: list = []
     for trace in on_axis:
