@@ -281,44 +281,48 @@ if steps_box.open:
         step_by_step()
 
 # -- every head of this layer ---------------------------------------------------------------------------
-st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=layer + 1))
-st.caption(ui.t("attention.all_heads.explain", kind=kind_name(kind)))
-ui.show_figure(
-    fa.heads_figure(attn, q_tokens, k_tokens, selected=head, lang=lang),
-    key="attn_heads",
-    name=f"attention-{kind}-layer{layer + 1}-all-heads",
-)
-if noisy:
-    noise_caption()
-elif pipe.kind == "trained" and kind == "cross":
-    share = fa.diagonal_share(steps.weights)
-    st.info(ui.t("attention.trained.cross", head=head + 1, share=f"{share:.0%}"), icon=":material/school:")
-    top = fa.argmax_keys(steps.weights)
-    st.dataframe(
-        {
-            ui.t("attention.table.input"): q_tokens,
-            ui.t("attention.table.writes"): list(run.predicted[: len(q_tokens)]),
-            ui.t("attention.table.looks_at"): [k_tokens[i] for i in top],
-            ui.t("attention.table.weight"): [float(steps.weights[t, i]) for t, i in enumerate(top)],
-        },
-        hide_index=True,
+def all_heads() -> None:
+    st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=layer + 1))
+    st.caption(ui.t("attention.all_heads.explain", kind=kind_name(kind)))
+    ui.show_figure(
+        fa.heads_figure(attn, q_tokens, k_tokens, selected=head, lang=lang),
+        key="attn_heads",
+        name=f"attention-{kind}-layer{layer + 1}-all-heads",
     )
-elif pipe.kind == "trained":
-    st.caption(ui.t("attention.trained.other"))
-else:  # trained in this session, or the pretrained encoder
-    st.caption(
-        ui.t("attention.trained.compare")
-        + (" " + ui.t("attention.trained.bert") if pipe.kind == "pretrained" else "")
-    )
+    if noisy:
+        noise_caption()
+    elif pipe.kind == "trained" and kind == "cross":
+        share = fa.diagonal_share(steps.weights)
+        note = ui.t("attention.trained.cross", head=head + 1, share=f"{share:.0%}")
+        st.info(note, icon=":material/school:")
+        top = fa.argmax_keys(steps.weights)
+        st.dataframe(
+            {
+                ui.t("attention.table.input"): q_tokens,
+                ui.t("attention.table.writes"): list(run.predicted[: len(q_tokens)]),
+                ui.t("attention.table.looks_at"): [k_tokens[i] for i in top],
+                ui.t("attention.table.weight"): [float(steps.weights[t, i]) for t, i in enumerate(top)],
+            },
+            hide_index=True,
+        )
+    elif pipe.kind == "trained":
+        st.caption(ui.t("attention.trained.other"))
+    else:  # trained in this session, or the pretrained encoder
+        st.caption(
+            ui.t("attention.trained.compare")
+            + (" " + ui.t("attention.trained.bert") if pipe.kind == "pretrained" else "")
+        )
+
 
 # -- every layer, every head ----------------------------------------------------------------------------
-st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
-st.caption(ui.t("attention.grid.explain", kind=kind_name(kind), layer=layer + 1, head=head + 1))
-ui.show_figure(
-    fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
-    key="attn_grid",
-    name=f"attention-{kind}-layers-heads",
-)
+def every_layer() -> None:
+    st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
+    st.caption(ui.t("attention.grid.explain", kind=kind_name(kind), layer=layer + 1, head=head + 1))
+    ui.show_figure(
+        fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
+        key="attn_grid",
+        name=f"attention-{kind}-layers-heads",
+    )
 
 
 # -- one query ------------------------------------------------------------------------------------------
@@ -349,5 +353,14 @@ def one_query() -> None:
         st.caption(ui.t("attention.query.causal"))
 
 
-warn(notices, notice_box)  # the fragment shows its own
-one_query()
+# Only the open tab is computed and drawn; which one is in the URL (?attn_view=<its label>). With the
+# three views always drawn, a new model (seed, d_model) took ~0.9-1.3 s to appear at d_model=512,
+# 8 heads, 6 layers, one view ~0.7 s (benchmarks/app.py): Chromium draws a page's charts one by one.
+VIEWS = {"heads": all_heads, "grid": every_layer, "query": one_query}
+tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in VIEWS], "attn_view", notices)
+warn(notices, notice_box)  # the query view's fragment shows its own
+for tab, draw in zip(tabs, VIEWS.values(), strict=True):
+    if tab.open:
+        with tab:
+            draw()
+

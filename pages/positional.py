@@ -7,6 +7,7 @@ import math
 import streamlit as st
 
 import ui
+import ui.widgets
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 
@@ -316,7 +317,10 @@ def alibi_tab() -> None:
 # Only the open tab is computed and drawn; which one is in the URL (?pe_tab=…, its label). With the
 # four tabs always drawn the page held 15 charts, and a slider move at d_model=512 took ~1 s to
 # settle in Chromium (benchmarks/app.py); the top of the page and one tab hold 6.
-tabs = st.tabs([tab_label(s) for s in SCHEMES], key="pe_tab", bind="query-params")
+tab_notices: list[str] = []
+tabs = ui.widgets.tabs([tab_label(s) for s in SCHEMES], "pe_tab", tab_notices)
+for notice in tab_notices:
+    st.warning(notice, icon=":material/warning:")
 for tab, draw in zip(tabs, (sinusoidal_tab, learned_tab, rope_tab, alibi_tab), strict=True):
     if tab.open:
         with tab:

@@ -25,3 +25,13 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
     if key not in st.session_state:
         kw["index"] = options.index(default)
     return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
+
+
+def tabs(labels: list[str], key: str, notices: list[str]):
+    """``st.tabs`` whose open tab is kept in the URL as ``?key=<its label>``; the page draws only the
+    open one (``tab.open``). Streamlit drops a label it does not know without a word: here a notice
+    says so (the first tab is shown)."""
+    raw = None if key in st.session_state else st.query_params.get(key)
+    if raw is not None and raw not in labels:
+        notices.append(check_choice(key, raw, labels, labels[0], lang=current_lang())[1])
+    return st.tabs(labels, key=key, bind="query-params")

@@ -175,6 +175,10 @@ STRINGS = {
     "attention.table.writes": "writes",
     "attention.table.looks_at": "looks most at",
     "attention.table.weight": "weight",
+    # the three views below the step-by-step section (tabs; the label is kept in the URL)
+    "attention.tab.heads": "All heads of this layer",
+    "attention.tab.grid": "Every layer × head",
+    "attention.tab.query": "Where one token looks",
     "attention.grid.title": "Every layer × every head: {n} × {h}",
     "attention.grid.explain": (
         "{kind} of all layers at a glance (rows: layers, columns: heads). "

@@ -140,6 +140,10 @@ STRINGS = {
     "attention.table.writes": "写出",
     "attention.table.looks_at": "最关注",
     "attention.table.weight": "权重",
+    # the three views below the step-by-step section (tabs; the label is kept in the URL)
+    "attention.tab.heads": "本层的全部头",
+    "attention.tab.grid": "每一层 × 每一个头",
+    "attention.tab.query": "一个词元在看哪里",
     "attention.grid.title": "每一层 × 每一个头：{n} × {h}",
     "attention.grid.explain": "一眼看全所有层的{kind}（行：层，列：头）。上面逐步展示的是第 {layer} 层的头 {head}。",
     "attention.query.title": "一个词元在看哪里？",

@@ -13,14 +13,21 @@ from streamlit.testing.v1 import AppTest
 import figures.attention as fa
 from core.pipeline import load_pipeline, run_pipeline
 from figures.style import token_label
+from i18n import t as tr
 from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 
 PAGE = str(ROOT / "pages" / "attention.py")
 
 
-def open_page(query: dict | None = None, steps: bool = True) -> AppTest:
-    """The attention page; ``steps``: with the step-by-step section open (``?attn_steps=true``)."""
+VIEWS = {v: tr(f"attention.tab.{v}", "en") for v in ("heads", "grid", "query")}  # the tabs, in order
+
+
+def open_page(query: dict | None = None, steps: bool = True, view: str | None = None) -> AppTest:
+    """The attention page; ``steps``: with the step-by-step section open (``?attn_steps=true``);
+    ``view``: the tab open below it (``?attn_view=<its label>``; by default the first, every head)."""
     opened = {"attn_steps": "true"} if steps else {}
+    if view:
+        opened["attn_view"] = VIEWS[view]
     return apphelpers.open_page("pages/attention.py", {**opened, **(query or {})})
 
 
@@ -74,6 +81,9 @@ def test_default_page_shows_the_real_numbers():
     np.testing.assert_array_equal(
         arr(by_title(at, "softmax → weights")["data"][0]["z"]), attn.weights[0, 0].numpy()
     )
+    assert any("these patterns are noise" in c.value for c in at.caption)
+    at = open_page(view="grid")
+    assert_clean(at)
     n = len(run.src_tokens)  # layers × heads: one heatmap, 2 layers of 4 heads, one gap cell apart
     grid = [s for s in specs(at) if s["data"][0].get("hoverongaps") is False]
     assert len(grid) == 1
@@ -81,15 +91,41 @@ def test_default_page_shows_the_real_numbers():
     assert z.shape == (2 * n + fa.grid_gap(n), 4 * n + 3 * fa.grid_gap(n))
     layer2_head3 = run.trace.encoder[1].self_attn.weights[0, 2]
     np.testing.assert_array_equal(z[fa.grid_block(1, n), fa.grid_block(2, n)], layer2_head3)
-    assert any("these patterns are noise" in c.value for c in at.caption)
 
 
-def test_switching_kind_layer_head_follows():
-    at = open_page()
+def chart_keys(at: AppTest) -> set[str]:
+    return {str(c.key) for c in at.get("plotly_chart")}
+
+
+def test_only_the_open_view_is_drawn_and_its_label_in_the_url_opens_it():
+    at = open_page(steps=False)
+    assert [tab.label for tab in at.tabs] == list(VIEWS.values())
+    assert chart_keys(at) == {"attn_neuron", "attn_heads"}  # the neuron view on top, the first tab
+    assert [bool(tab.subheader) for tab in at.tabs] == [True, False, False]
+    for view, key in (("grid", "attn_grid"), ("query", "attn_query_bars")):
+        at = open_page(steps=False, view=view)
+        assert_clean(at)
+        assert chart_keys(at) == {"attn_neuron", key}
+        assert at.query_params["attn_view"] == VIEWS[view]
+    at = open_page({"attn_view": "<script>alert(1)</script>"}, steps=False)  # not a label: the first tab
+    assert_clean(at)
+    assert chart_keys(at) == {"attn_neuron", "attn_heads"}
+    assert any("attn_view=`<script>alert(1)</script>` is not available" in m for m in messages(at))
+    zh = open_page({"lang": "zh", "attn_view": tr("attention.tab.grid", "zh")}, steps=False)
+    assert [tab.label for tab in zh.tabs] == [tr(f"attention.tab.{v}", "zh") for v in VIEWS]
+    assert chart_keys(zh) == {"attn_neuron", "attn_grid"}
+
+
+def switch_to_cross_layer2_head3(at: AppTest) -> AppTest:
     at.radio(key="attn_kind").set_value("cross").run()
     at.selectbox(key="attn_layer").set_value(2).run()
     at.selectbox(key="attn_head").set_value(3).run()
     assert_clean(at)
+    return at
+
+
+def test_switching_kind_layer_head_follows():
+    at = switch_to_cross_layer2_head3(open_page())
     run = reference()
     attn = run.trace.decoder[1].cross_attn
     heads = heads_chart(at)
@@ -98,6 +134,7 @@ def test_switching_kind_layer_head_follows():
     np.testing.assert_array_equal(arr(heads["data"][2]["z"]), attn.weights[0, 2].numpy())
     assert "head 3 (step by step)" in [a["text"] for a in heads["layout"]["annotations"]]
     np.testing.assert_array_equal(arr(by_title(at, "K = X W_K + b_K")["data"][0]["z"]), attn.k[0, 2].numpy())
+    at = switch_to_cross_layer2_head3(open_page(steps=False, view="query"))
     at.selectbox(key="attn_query").set_value(2).run()
     at.radio(key="attn_bar").set_value("mean").run()
     bars = query_bars(at)
@@ -117,6 +154,7 @@ def test_script_sentence_is_never_html():
     ticks = heads_chart(at)["layout"]["xaxis"]["ticktext"]
     assert "&lt;" in "".join(ticks) and "<script" not in "".join(ticks)
     assert not any("<script" in m.value for m in at.markdown)
+    at = open_page({"sentence": "<script>alert(1)</script>"}, view="query")
     assert not any("<script" in str(o) for o in at.selectbox(key="attn_query").options if "alert" in str(o))
 
 
@@ -128,7 +166,8 @@ def test_empty_sentence_shows_a_message():
 
 
 def test_tampered_url_falls_back_with_a_message():
-    at = open_page({"attn_layer": "99", "attn_head": "-1", "attn_kind": "foo", "attn_query": "x"})
+    tampered = {"attn_layer": "99", "attn_head": "-1", "attn_kind": "foo", "attn_query": "x"}
+    at = open_page(tampered, view="query")
     assert_clean(at)
     shown = " ".join(messages(at))
     assert "attn_layer=`99`" in shown and "attn_head=`-1`" in shown and "attn_kind=`foo`" in shown

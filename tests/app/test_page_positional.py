@@ -164,8 +164,9 @@ def test_only_the_open_tab_is_drawn_and_its_label_in_the_url_opens_it():
     at = open_page({"pe_tab": "RoPE"})
     assert [bool(tab.subheader) for tab in at.tabs] == [False, False, True, False]
     charts(at, tab="rope")
-    at = open_page({"pe_tab": "<script>alert(1)</script>"})  # not a label: ignored, the first tab
+    at = open_page({"pe_tab": "<script>alert(1)</script>"})  # not a label: the first tab, and a notice
     assert_clean(at)
+    assert any("pe_tab=`<script>alert(1)</script>` is not available" in m for m in messages(at))
     charts(at)
 
 
