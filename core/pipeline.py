@@ -346,11 +346,8 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
     src_labels, src_ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
     if not pipe.config.decoder:
         return _run_encoder_only(pipe, src_labels, src_ids, max_tokens)
-    if not src_ids:
-        raise EmptyInput("The sentence has no tokens: type some text.")
     total = len(src_ids)
-    limit = min(max_tokens, pipe.config.max_len - 2)
-    src_labels, src_ids = src_labels[:limit], src_ids[:limit]
+    limit, src_labels, src_ids = _cut_source(pipe, src_labels, src_ids, max_tokens)
     src = torch.tensor([src_ids], dtype=torch.long)  # (1, S)
     model = pipe.model
 
@@ -381,6 +378,25 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
         target_given=given,
         decoded=decoded,
     )
+
+
+def _cut_source(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int):
+    """-> (limit, labels, ids): an encoder-decoder's source as the model sees it, at most ``limit``
+    tokens (``max_tokens``, and room for [BOS]/[EOS] within the model's positions)."""
+    if not ids:
+        raise EmptyInput("The sentence has no tokens: type some text.")
+    limit = min(max_tokens, pipe.config.max_len - 2)
+    return limit, labels[:limit], ids[:limit]
+
+
+def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> ModelTrace:
+    """The encoder half of ``run_pipeline(pipe, sentence, max_tokens=...).trace`` (same tokens, same
+    numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass."""
+    if not pipe.config.decoder:
+        return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
+    labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+    _, _, ids = _cut_source(pipe, labels, ids, max_tokens)
+    return pipe.model.trace(torch.tensor([ids], dtype=torch.long), None)
 
 
 def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> Run:

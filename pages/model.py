@@ -101,10 +101,10 @@ def _greedy(_pipe, key, sentence: str, max_tokens: int):
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _trace(_pipe, key, sentence: str, target: str, max_tokens: int):
-    from core.pipeline import run_pipeline
+def _encoder_trace(_pipe, key, sentence: str, max_tokens: int):
+    from core.pipeline import encoder_trace
 
-    return run_pipeline(_pipe, sentence, target, max_tokens=max_tokens).trace
+    return encoder_trace(_pipe, sentence, max_tokens=max_tokens)
 
 
 # -- the page ----------------------------------------------------------------------------------------
@@ -212,8 +212,9 @@ def stream_through_layers() -> None:
         other = "pre" if config.norm == "post" else "post"
         other_pipe = with_norm(pipe, other)  # the same weights (kept with pipe, in its cache)
         with st.spinner(ui.t("model.spinner.other_norm")):
-            traces[other] = _trace(other_pipe, other_pipe.settings, settings.sentence, settings.target,
-                                   settings.max_tokens)
+            # the encoder alone: the stream below is the encoder's (no decoder pass for it)
+            traces[other] = _encoder_trace(other_pipe, other_pipe.settings, settings.sentence,
+                                           settings.max_tokens)
         traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
     ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream",

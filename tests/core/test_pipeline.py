@@ -48,6 +48,21 @@ def test_random_weights_are_drawn_on_first_use_only():
     assert all(torch.equal(v, reference[k]) for k, v in model.state_dict().items())
 
 
+@pytest.mark.parametrize("max_tokens", [64, 5])
+def test_encoder_trace_is_the_encoder_half_of_run_pipeline(random_pipe, max_tokens):
+    sentence = "注意力就是一切 Attention is all you need 🙂"
+    for pipe in (random_pipe, P.with_norm(random_pipe, "pre")):
+        full = P.run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
+        half = P.encoder_trace(pipe, sentence, max_tokens=max_tokens)
+        assert torch.equal(half.src_ids, full.src_ids) and half.src_ids.shape[1] == min(max_tokens, 15)
+        assert torch.equal(half.memory, full.memory) and not half.decoder
+        for a, b in zip(half.encoder, full.encoder, strict=True):
+            assert torch.equal(a.output, b.output) and torch.equal(a.after_attn, b.after_attn)
+            assert torch.equal(a.self_attn.weights, b.self_attn.weights)
+    with pytest.raises(P.EmptyInput):
+        P.encoder_trace(random_pipe, "   ")
+
+
 def test_with_norm_equals_loading_the_other_norm(random_pipe):
     pre = P.with_norm(random_pipe, "pre")
     loaded = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
