@@ -49,6 +49,26 @@ def _table(rows: int, dim: int) -> nn.Embedding:
     return nn.Embedding(rows, dim, _weight=weight)
 
 
+def _materialize_on_cpu(module: nn.Module) -> None:
+    """``module.to_empty(device="cpu")`` for a module built on the meta device: every parameter and
+    buffer becomes an uninitialised CPU tensor of its shape (tensors used twice stay shared).
+
+    ``to_empty`` calls ``empty_like`` on each meta tensor, which torch runs as a Python reference
+    implementation that imports sympy (torch.fx.experimental.symbolic_shapes): ~0.4 s on the first
+    model a server process builds, i.e. on the first page anyone opens. ``torch.empty`` does not.
+    """
+    made: dict[int, torch.Tensor] = {}
+    for m in module.modules():
+        for slots in (m._parameters, m._buffers):
+            for name, t in slots.items():
+                if t is None or not t.is_meta:
+                    continue
+                if id(t) not in made:
+                    data = torch.empty(t.shape, dtype=t.dtype)
+                    made[id(t)] = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
+                slots[name] = made[id(t)]
+
+
 class Embedding(nn.Module):
     """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5).
 
@@ -180,9 +200,9 @@ class Transformer(nn.Module):
             self.generator = nn.Linear(c.d_model, c.tgt_vocab_size) if c.decoder else None
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
             return
-        self.to_empty(device="cpu")
+        _materialize_on_cpu(self)
         if c.positions == "sinusoidal":
-            pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: to_empty left it uninitialised
+            pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: left uninitialised above
             for embed in (self.src_embed, self.tgt_embed):
                 if embed is not None:
                     embed.pe = pe

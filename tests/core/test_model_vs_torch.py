@@ -219,10 +219,11 @@ def test_bad_ids_are_refused_with_a_clear_message():
         m.trace(torch.tensor([[5, 5, 5, 5, 5]]))
 
 
-def test_building_a_model_does_not_import_torch_dynamo():
+def test_building_a_model_does_not_import_torch_dynamo_or_sympy():
     """Modules are built on the "meta" device; torch's normal_ and arange there run Python
-    decompositions that import torch._dynamo: ~1.4 s on a server's first model (the first page
-    anyone opens). A fresh interpreter, so no other test has imported it already."""
+    decompositions that import torch._dynamo (~1.4 s on a server's first model, the first page
+    anyone opens), and to_empty's empty_like one that imports sympy (~0.4 s). A fresh interpreter,
+    so no other test has imported them already."""
     import subprocess
     import sys
     from pathlib import Path
@@ -232,11 +233,11 @@ def test_building_a_model_does_not_import_torch_dynamo():
         "from core.config import ModelConfig\n"
         "from core.model import Transformer\n"
         "Transformer(ModelConfig(50, 50, d_model=16, num_heads=2, num_layers=1, d_ff=32))\n"
-        "print('torch._dynamo' in sys.modules)\n"
+        "print('torch._dynamo' in sys.modules, 'sympy' in sys.modules)\n"
     )
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 def test_an_embedding_built_on_its_own_is_initialised_as_torch_would():
