@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from core.masks import causal_mask, padding_mask
-from core.pipeline import Pipeline, greedy
+from core.pipeline import EmptyInput, Pipeline, greedy
 from core.trace import ModelTrace
 from core.vocab import BOS, BOS_ID
 
@@ -71,7 +71,8 @@ def decoder_input(
 def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> BatchRun:
     """Tokenize each sentence with ``pipe.src_encode``, pad them into one batch and trace it.
 
-    Raises ValueError if there is no sentence or one has no token (the page drops empty ones first).
+    Raises ValueError if there is no sentence, EmptyInput (a ValueError; ``index`` says which) if one
+    has no token (the page drops empty ones first).
     """
     if not sentences:
         raise ValueError("run_batch needs at least one sentence")
@@ -83,7 +84,7 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
     for n, sentence in enumerate(sentences):
         labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
         if not ids:
-            raise ValueError(f"sentence {n + 1} has no tokens")
+            raise EmptyInput(f"sentence {n + 1} has no tokens", index=n)
         truncated.append(len(ids) > limit)
         labels, ids = list(labels[:limit]), list(ids[:limit])
         t_labels, t_ids = decoder_input(pipe, labels, ids, limit)
@@ -115,7 +116,7 @@ def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int) -> Bat
     for n, sentence in enumerate(sentences):
         tokens, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
         if len(ids) <= 2:  # nothing between [CLS] and [SEP]
-            raise ValueError(f"sentence {n + 1} has no tokens")
+            raise EmptyInput(f"sentence {n + 1} has no tokens", index=n)
         truncated.append(len(ids) > limit)
         if len(ids) > limit:  # keep the closing [SEP]
             tokens, ids = tokens[: limit - 1] + tokens[-1:], ids[: limit - 1] + ids[-1:]

@@ -147,7 +147,11 @@ class Run:
 
 
 class EmptyInput(ValueError):
-    """The sentence has no token the model can take."""
+    """The sentence has no token the model can take; ``index``: which one, in a batch (0-based)."""
+
+    def __init__(self, message: str, index: int = 0) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 class MinilmUnavailable(ImportError):

@@ -223,3 +223,14 @@ def test_a_sentence_without_tokens_for_the_encoder_says_so():
     assert_clean(at)
     assert t("masks.batch.cannot_run", "zh") in [i.value for i in at.info]
     assert not at.get("plotly_chart")
+
+
+def test_a_sidebar_sentence_without_tokens_says_so_and_is_not_run_alone():
+    from ui.settings import minilm_available
+
+    if not minilm_available():
+        pytest.fail("all-MiniLM-L6-v2 is an optional extra")
+    at = apphelpers.open_page("pages/masks.py", {"sentence": "\u200b"}, weights="minilm")  # only [CLS] [SEP]
+    assert_clean(at)
+    assert t("run.no_tokens", "en") in [i.value for i in at.info]
+    assert not at.get("plotly_chart")

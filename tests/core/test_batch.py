@@ -6,7 +6,7 @@ import torch
 from core.batch import run_batch
 from core.config import ModelConfig
 from core.model import Transformer
-from core.pipeline import PipelineSettings, load_pipeline, pipeline_from_model, run_pipeline
+from core.pipeline import EmptyInput, PipelineSettings, load_pipeline, pipeline_from_model, run_pipeline
 from core.vocab import BOS, BOS_ID, PAD_ID, Vocab
 
 SENTENCES = ["注意力就是一切 Attention is all you need", "你好", "Hi 👋"]
@@ -114,8 +114,12 @@ def test_trained_weights_feed_the_greedy_output():
 def test_truncation_and_bad_input(pipe):
     long = run_batch(pipe, ["a b c d e f g h i j", "你好"], max_tokens=4)
     assert long.truncated == [True, False] and long.src_lengths == [4, 2]
-    with pytest.raises(ValueError, match="sentence 2 has no tokens"):
+    with pytest.raises(EmptyInput, match="sentence 2 has no tokens") as empty:
         run_batch(pipe, ["你好", "   "])
+    assert empty.value.index == 1
+    with pytest.raises(EmptyInput) as empty:
+        run_batch(pipe, [" ", "你好"])
+    assert empty.value.index == 0
     with pytest.raises(ValueError, match="at least one sentence"):
         run_batch(pipe, [])
 
@@ -140,5 +144,6 @@ def test_an_encoder_only_batch_pads_the_source_and_has_no_decoder_side():
     assert batch.tgt_ids.shape == (2, 0) and batch.trace.decoder == []
     alone = model.trace(torch.tensor([[1, 6, 2]]))
     torch.testing.assert_close(batch.trace.memory[1, :3], alone.memory[0], atol=1e-5, rtol=1e-5)
-    with pytest.raises(ValueError, match="sentence 2 has no tokens"):
+    with pytest.raises(EmptyInput, match="sentence 2 has no tokens") as empty:
         run_batch(pipe, ["a", ""], max_tokens=4)
+    assert empty.value.index == 1
