@@ -57,7 +57,8 @@ def _materialize_on_cpu(module: nn.Module) -> None:
     implementation that imports sympy (torch.fx.experimental.symbolic_shapes): ~0.4 s on the first
     model a server process builds, i.e. on the first page anyone opens. ``torch.empty`` does not.
     """
-    made: dict[int, torch.Tensor] = {}
+    # id(meta tensor) -> (the meta tensor, kept alive so that no id is reused; its CPU tensor)
+    made: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
     for m in module.modules():
         for slots in (m._parameters, m._buffers):
             for name, t in slots.items():
@@ -65,8 +66,9 @@ def _materialize_on_cpu(module: nn.Module) -> None:
                     continue
                 if id(t) not in made:
                     data = torch.empty(t.shape, dtype=t.dtype)
-                    made[id(t)] = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
-                slots[name] = made[id(t)]
+                    cpu = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
+                    made[id(t)] = (t, cpu)
+                slots[name] = made[id(t)][1]
 
 
 class Embedding(nn.Module):

@@ -363,4 +363,3 @@ for tab, draw in zip(tabs, VIEWS.values(), strict=True):
     if tab.open:
         with tab:
             draw()
-

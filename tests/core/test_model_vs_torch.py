@@ -250,3 +250,25 @@ def test_an_embedding_built_on_its_own_is_initialised_as_torch_would():
     assert torch.equal(embed.pe, sinusoidal_encoding(embed.max_len, 8))
     weights = embed.lookup.weight.detach()
     assert torch.isfinite(weights).all() and 0.5 < float(weights.std()) < 1.5  # N(0, 1), nn.Embedding's
+
+
+def test_materialising_keeps_a_shared_tensor_shared_and_leaves_real_ones_alone():
+    from torch import nn
+
+    from core.model import _materialize_on_cpu
+
+    with torch.device("meta"):
+        a, b = nn.Linear(3, 4), nn.Linear(4, 3)
+        b.weight = nn.Parameter(torch.empty(3, 4))
+    tied = nn.ModuleDict({"a": a, "b": b, "c": nn.Linear(2, 2)})
+    tied["c"].weight.requires_grad_(False)
+    tied.b.register_buffer("scale", torch.ones(3))
+    tied.a.weight = tied.b.weight = nn.Parameter(torch.empty(3, 4, device="meta"))
+    kept = tied["c"].bias
+    tied.a.bias.requires_grad_(False)  # a frozen meta parameter stays frozen
+    _materialize_on_cpu(tied)
+    assert all(t.device.type == "cpu" for t in [*tied.parameters(), *tied.buffers()])
+    assert tied.a.weight is tied.b.weight and isinstance(tied.a.weight, nn.Parameter)
+    assert tied["c"].bias is kept and not tied["c"].weight.requires_grad  # a CPU tensor is not replaced
+    assert torch.equal(tied.b.scale, torch.ones(3)) and tied.a.bias.shape == (4,)
+    assert not tied.a.bias.requires_grad and tied.b.bias.requires_grad
