@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from core.masks import causal_mask, padding_mask
-from core.pipeline import EmptyInput, Pipeline, greedy
+from core.pipeline import EmptyInput, Pipeline, greedy, source_limit
 from core.trace import ModelTrace
 from core.vocab import BOS, BOS_ID
 
@@ -79,7 +79,7 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
     if not pipe.config.decoder:
         return _encoder_batch(pipe, sentences, max_tokens)
     pad_id = pipe.config.pad_id
-    limit = min(max_tokens, pipe.config.max_len - 2)
+    limit = source_limit(pipe, max_tokens)
     src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
     for n, sentence in enumerate(sentences):
         labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])

@@ -384,12 +384,18 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
     )
 
 
+def source_limit(pipe: Pipeline, max_tokens: int) -> int:
+    """How many source tokens an encoder-decoder reads: ``max_tokens``, leaving room for [BOS] and
+    [EOS] within the model's positions. (Decoding is cut at the same length.)"""
+    return min(max_tokens, pipe.config.max_len - 2)
+
+
 def _cut_source(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int):
-    """-> (limit, labels, ids): an encoder-decoder's source as the model sees it, at most ``limit``
-    tokens (``max_tokens``, and room for [BOS]/[EOS] within the model's positions)."""
+    """-> (limit, labels, ids): an encoder-decoder's source as the model sees it, at most
+    ``source_limit`` tokens."""
     if not ids:
         raise EmptyInput("The sentence has no tokens: type some text.")
-    limit = min(max_tokens, pipe.config.max_len - 2)
+    limit = source_limit(pipe, max_tokens)
     return limit, labels[:limit], ids[:limit]
 
 

@@ -127,9 +127,9 @@ def draw(fn: Callable, *args, **kwargs):
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
     """Greedy decoding on demand (random weights, or a target given): as the Full model page does."""
-    from core.pipeline import greedy
+    from core.pipeline import greedy, source_limit
 
-    limit = min(max_tokens, _pipe.config.max_len - 2)
+    limit = source_limit(_pipe, max_tokens)  # as run_pipeline cuts the sentence
     ids = _pipe.src_encode(sentence)[1][:limit]
     return greedy(_pipe, ids, limit)
 

@@ -4,8 +4,6 @@ An encoder-only model (all-MiniLM-L6-v2) has only the key-padding mask: the deco
 input, causal mask, the decoder's attentions) say so instead of drawing.
 """
 
-import logging
-
 import streamlit as st
 
 import figures.attention as fa
@@ -13,10 +11,9 @@ import figures.masks as fm
 import ui
 import ui.widgets
 from i18n import LANGS
-from ui.cache import cache_key
-from ui.settings import clean_text, literal
+from ui.cache import cache_key, get_sentence_pipeline, show_failure
+from ui.settings import clean_text
 
-log = logging.getLogger("glassbox.ui")
 MAX_BATCH_TOKENS = 32  # every sentence of the batch is cut here: the grids stay legible
 BROADCAST = r"\;\xrightarrow{\text{broadcast}}\;"
 MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
@@ -29,14 +26,11 @@ MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
 settings = ui.page_setup("nav.masks.title")
 lang = settings.lang
 # The sidebar sentence is row 1 of the batch below, which is all this page runs: no trace of it alone
-# (ui.get_run), ~70 ms of a new model's time at d_model=512. Its messages are given here instead.
-if not settings.sentence.strip():
-    st.info(ui.t("run.empty_sentence"))
-    st.stop()
-pipe = ui.get_pipeline(settings)
+# (ui.get_run), ~70 ms of a new model's time at d_model=512.
+pipe = get_sentence_pipeline(settings)
 if pipe is None:
     st.stop()
-from core.pipeline import EmptyInput  # noqa: E402  (after ui.get_pipeline: it checks core imports)
+from core.pipeline import EmptyInput  # noqa: E402  (after the pipeline: ui.cache checks core imports)
 
 encoder_only = not getattr(pipe.config, "decoder", True)
 model_name = getattr(pipe, "name", "") or ui.t("masks.this_model")
@@ -92,9 +86,8 @@ try:
 except EmptyInput as empty:  # a sentence with no token (e.g. only control characters for the model)
     st.info(ui.t("run.no_tokens" if empty.index == 0 else "masks.batch.cannot_run"))
     st.stop()
-except Exception as exc:  # never a traceback: as ui.get_run says it
-    log.exception("run_batch failed for %s", settings)
-    st.error(ui.t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
+except Exception as exc:  # never a traceback
+    show_failure(exc, settings, "run_batch")
     st.stop()
 if any(batch.truncated):
     st.caption(ui.t("masks.batch.truncated", n=MAX_BATCH_TOKENS))

@@ -93,9 +93,9 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
-    from core.pipeline import greedy
+    from core.pipeline import greedy, source_limit
 
-    limit = min(max_tokens, _pipe.config.max_len - 2)  # as run_pipeline cuts the sentence
+    limit = source_limit(_pipe, max_tokens)  # as run_pipeline cuts the sentence
     ids = _pipe.src_encode(sentence)[1][:limit]
     return greedy(_pipe, ids, min(limit, DECODE_STEPS))
 

@@ -95,14 +95,10 @@ def _session_pipeline(settings: Settings):
     return pipe
 
 
-def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False):
-    """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
-
-    ``max_tokens`` defaults to the sidebar's "Tokens shown". A page that draws the decoder passes
-    ``needs_decoder=True``: with an encoder-only model (all-MiniLM-L6-v2) it gets None and a message.
-    """
-    if max_tokens is None:
-        max_tokens = settings.max_tokens
+def get_sentence_pipeline(settings: Settings, needs_decoder: bool = False):
+    """The (cached) Pipeline for the sidebar's sentence, or None with a message saying why (an empty
+    sentence, no pipeline, or an encoder-only model on a page that ``needs_decoder``). For a page
+    that runs the sentence its own way (Masks: in a padded batch); the others call :func:`get_run`."""
     if not settings.sentence.strip():
         st.info(t("run.empty_sentence"))
         return None
@@ -111,6 +107,26 @@ def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bo
         return None
     if needs_decoder and not getattr(pipe.config, "decoder", True):
         st.info(t("run.encoder_only", model=getattr(pipe, "name", "") or "This model"))
+        return None
+    return pipe
+
+
+def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline") -> None:
+    """A model run that failed: logged with its traceback, shown on the page as one message."""
+    log.exception("%s failed for %s", what, settings)
+    st.error(t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
+
+
+def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False):
+    """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
+
+    ``max_tokens`` defaults to the sidebar's "Tokens shown". A page that draws the decoder passes
+    ``needs_decoder=True``: with an encoder-only model (all-MiniLM-L6-v2) it gets None and a message.
+    """
+    if max_tokens is None:
+        max_tokens = settings.max_tokens
+    pipe = get_sentence_pipeline(settings, needs_decoder)
+    if pipe is None:
         return None
     from core.pipeline import EmptyInput
 
@@ -123,8 +139,7 @@ def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bo
         st.info(t("run.no_tokens"))
         return None
     except Exception as exc:
-        log.exception("run_pipeline failed for %s", settings)
-        st.error(t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
+        show_failure(exc, settings)
         return None
     if getattr(run, "truncated", False):
         total = getattr(run, "total_tokens", "more")
