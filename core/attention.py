@@ -16,6 +16,7 @@ import math
 import torch
 from torch import nn
 
+from core.modules import Linear
 from core.positional import IN_ATTENTION, alibi_bias, apply_rope
 from core.trace import AttentionTrace
 
@@ -77,10 +78,10 @@ class MultiHeadAttention(nn.Module):
         self.h, self.d_k = num_heads, d_model // num_heads
         self.positions, self.causal = positions, causal
         # One d_model x d_model projection holds all heads' W_Q_i side by side (head i: rows i*d_k..)
-        self.w_q = nn.Linear(d_model, d_model)
-        self.w_k = nn.Linear(d_model, d_model)
-        self.w_v = nn.Linear(d_model, d_model)
-        self.w_o = nn.Linear(d_model, d_model)
+        self.w_q = Linear(d_model, d_model)
+        self.w_k = Linear(d_model, d_model)
+        self.w_v = Linear(d_model, d_model)
+        self.w_o = Linear(d_model, d_model)
         self.dropout = nn.Dropout(dropout)
 
     def _split_heads(self, x: torch.Tensor) -> torch.Tensor:

@@ -14,6 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from core.attention import MultiHeadAttention
+from core.modules import LayerNorm, Linear
 from core.positional import IN_ATTENTION
 from core.trace import DecoderLayerTrace, EncoderLayerTrace
 
@@ -26,8 +27,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "relu") -> None:
         super().__init__()
-        self.linear1 = nn.Linear(d_model, d_ff)
-        self.linear2 = nn.Linear(d_ff, d_model)
+        self.linear1 = Linear(d_model, d_ff)
+        self.linear2 = Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
         self.activation = {"relu": torch.relu, "gelu": F.gelu}[activation]
 
@@ -46,7 +47,7 @@ class Residual(nn.Module):
 
     def __init__(self, d_model: int, dropout: float, norm: str, eps: float = 1e-5) -> None:
         super().__init__()
-        self.norm = nn.LayerNorm(d_model, eps=eps)
+        self.norm = LayerNorm(d_model, eps=eps)
         self.dropout = nn.Dropout(dropout)
         self.pre = norm == "pre"
 
