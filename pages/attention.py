@@ -176,8 +176,17 @@ def neuron_view() -> None:
         st.info(ui.t("attention.nv.masked"), icon=":material/visibility_off:")
 
 
-head_view()
-neuron_view()
+# The head view and the neuron view, one at a time in tabs (which one is in the URL, ?attn_explore=
+# <its label>; the head view by default). Both drawn, a new model (seed, d_model) cost Chromium's
+# renderer ~0.4 s more on this page at d_model=512, 8 heads, 6 layers than with neither; each is about
+# half of it (the head view's document is made anew for new weights, the neuron view redraws its chart
+# and formulas). Paired runs of both pages on one machine, benchmarks/app.py's seed change.
+EXPLORE = {"head_view": head_view, "neuron_view": neuron_view}
+explore_tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in EXPLORE], "attn_explore", notices)
+for tab, draw in zip(explore_tabs, EXPLORE.values(), strict=True):
+    if tab.open:
+        with tab:
+            draw()
 
 # -- one head, step by step ---------------------------------------------------------------------------
 st.subheader(ui.t("attention.steps.choose"))

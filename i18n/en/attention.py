@@ -176,6 +176,8 @@ STRINGS = {
     "attention.table.looks_at": "looks most at",
     "attention.table.weight": "weight",
     # the three views below the step-by-step section (tabs; the label is kept in the URL)
+    "attention.tab.head_view": "Head view",
+    "attention.tab.neuron_view": "Neuron view",
     "attention.tab.heads": "All heads of this layer",
     "attention.tab.grid": "Every layer × head",
     "attention.tab.query": "Where one token looks",

@@ -141,6 +141,8 @@ STRINGS = {
     "attention.table.looks_at": "最关注",
     "attention.table.weight": "权重",
     # the three views below the step-by-step section (tabs; the label is kept in the URL)
+    "attention.tab.head_view": "头视图",
+    "attention.tab.neuron_view": "神经元视图",
     "attention.tab.heads": "本层的全部头",
     "attention.tab.grid": "每一层 × 每一个头",
     "attention.tab.query": "一个词元在看哪里",

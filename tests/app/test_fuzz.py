@@ -209,7 +209,7 @@ def test_any_sentence_and_sizes_on_every_page(page, sentence, size):
 
 # Every parameter a page reads from the URL, and a few it does not know.
 PAGE_PARAMS = [
-    "attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "attn_view", "pe_tab",
+    "attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "attn_view", "attn_explore", "pe_tab",
     "mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2",
     "model_layer", "model_token", "model_head", "model_position", "model_topk", "model_temperature",
     "model_step", "pe_dims", "pe_max_pos", "tok_source", "tok_kind", "tok_labels", "tok_merges",

@@ -19,15 +19,21 @@ from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 PAGE = str(ROOT / "pages" / "attention.py")
 
 
-VIEWS = {v: tr(f"attention.tab.{v}", "en") for v in ("heads", "grid", "query")}  # the tabs, in order
+VIEWS = {v: tr(f"attention.tab.{v}", "en") for v in ("heads", "grid", "query")}  # the lower tabs, in order
+EXPLORE = {v: tr(f"attention.tab.{v}", "en") for v in ("head_view", "neuron_view")}  # the upper tabs
 
 
-def open_page(query: dict | None = None, steps: bool = True, view: str | None = None) -> AppTest:
+def open_page(
+    query: dict | None = None, steps: bool = True, view: str | None = None, explore: str | None = None
+) -> AppTest:
     """The attention page; ``steps``: with the step-by-step section open (``?attn_steps=true``);
-    ``view``: the tab open below it (``?attn_view=<its label>``; by default the first, every head)."""
+    ``view``: the tab open below it (``?attn_view=<its label>``; by default the first, every head);
+    ``explore``: the tab open on top (``?attn_explore=<its label>``; by default the head view)."""
     opened = {"attn_steps": "true"} if steps else {}
     if view:
         opened["attn_view"] = VIEWS[view]
+    if explore:  # the label in the page's language
+        opened["attn_explore"] = tr(f"attention.tab.{explore}", (query or {}).get("lang", "en"))
     return apphelpers.open_page("pages/attention.py", {**opened, **(query or {})})
 
 
@@ -99,20 +105,27 @@ def chart_keys(at: AppTest) -> set[str]:
 
 def test_only_the_open_view_is_drawn_and_its_label_in_the_url_opens_it():
     at = open_page(steps=False)
-    assert [tab.label for tab in at.tabs] == list(VIEWS.values())
-    assert chart_keys(at) == {"attn_neuron", "attn_heads"}  # the neuron view on top, the first tab
-    assert [bool(tab.subheader) for tab in at.tabs] == [True, False, False]
+    assert [tab.label for tab in at.tabs] == list(EXPLORE.values()) + list(VIEWS.values())
+    # on top the head view (an iframe, no chart), below the first tab: every head of the layer
+    assert chart_keys(at) == {"attn_heads"} and len(at.get("iframe")) == 1
+    assert [bool(tab.subheader) for tab in at.tabs] == [True, False, True, False, False]
     for view, key in (("grid", "attn_grid"), ("query", "attn_query_bars")):
         at = open_page(steps=False, view=view)
         assert_clean(at)
-        assert chart_keys(at) == {"attn_neuron", key}
+        assert chart_keys(at) == {key}
         assert at.query_params["attn_view"] == VIEWS[view]
-    at = open_page({"attn_view": "<script>alert(1)</script>"}, steps=False)  # not a label: the first tab
+    at = open_page(steps=False, explore="neuron_view")
     assert_clean(at)
-    assert chart_keys(at) == {"attn_neuron", "attn_heads"}
+    assert chart_keys(at) == {"attn_neuron", "attn_heads"} and not at.get("iframe")
+    assert at.query_params["attn_explore"] == EXPLORE["neuron_view"]
+    at = open_page({"attn_view": "<script>alert(1)</script>", "attn_explore": "nonsense"}, steps=False)
+    assert_clean(at)  # not a label: the first tab, with a notice each
+    assert chart_keys(at) == {"attn_heads"} and len(at.get("iframe")) == 1
     assert any("attn_view=`<script>alert(1)</script>` is not available" in m for m in messages(at))
-    zh = open_page({"lang": "zh", "attn_view": tr("attention.tab.grid", "zh")}, steps=False)
-    assert [tab.label for tab in zh.tabs] == [tr(f"attention.tab.{v}", "zh") for v in VIEWS]
+    assert any("attn_explore=`nonsense` is not available" in m for m in messages(at))
+    zh = open_page({"lang": "zh", "attn_view": tr("attention.tab.grid", "zh"),
+                    "attn_explore": tr("attention.tab.neuron_view", "zh")}, steps=False)  # fmt: skip
+    assert [tab.label for tab in zh.tabs] == [tr(f"attention.tab.{v}", "zh") for v in (*EXPLORE, *VIEWS)]
     assert chart_keys(zh) == {"attn_neuron", "attn_grid"}
 
 
@@ -175,6 +188,17 @@ def test_tampered_url_falls_back_with_a_message():
     assert at.selectbox(key="attn_head").value == 1
     assert at.radio(key="attn_kind").value == "encoder"
     assert at.selectbox(key="attn_query").value == 0
+
+
+def test_tampered_neuron_view_url_falls_back_with_a_message():
+    tampered = {"nv_kind": "<b>x</b>", "nv_layer": "0", "nv_head": "99", "nv_query": "-3", "nv_key": "1e309"}
+    at = open_page(tampered, explore="neuron_view")
+    assert_clean(at)
+    shown = " ".join(messages(at))
+    for key, value in tampered.items():
+        assert f"{key}=`{value}`" in shown, key
+    assert at.radio(key="nv_kind").value == "encoder" and at.selectbox(key="nv_head").value == 4  # the last
+    assert neuron_chart(at)
 
 
 def test_valid_url_params_are_used():
@@ -253,7 +277,7 @@ def test_head_view_draws_the_trace_weights_for_every_kind():
 
 
 def test_neuron_view_numbers_are_the_trace():
-    at = open_page()
+    at = open_page(explore="neuron_view")
     for key, value in [
         ("nv_kind", "decoder"),
         ("nv_layer", 2),
@@ -285,7 +309,8 @@ def test_the_page_explains_with_the_equation_next_to_the_views():
     formulas = [x.value for x in at.latex]
     assert any(r"\mathrm{softmax}" in f and r"\sqrt{d_k}" in f and "V" in f for f in formulas[:1])  # on top
     assert any(r"\alpha_{ij}" in f for f in formulas)  # the head view's weight
-    assert any(r"\sum_{i=1}^{d_k} q_i" in f for f in formulas)  # the neuron view's dot product
+    neuron = [x.value for x in open_page(explore="neuron_view").latex]
+    assert any(r"\sum_{i=1}^{d_k} q_i" in f for f in neuron)  # the neuron view's dot product
     assert any("**query**" in m.value and "**key**" in m.value for m in at.markdown)
 
 
@@ -294,7 +319,7 @@ def test_chinese_page():
     assert_clean(at)
     assert at.radio(key="hv_kind").label == "哪一种注意力"
     assert at.radio(key="hv_kind").options == ["编码器自注意力", "解码器掩码自注意力", "解码器交叉注意力"]
-    assert at.selectbox(key="nv_query").label == "查询词元"
+    assert open_page({"lang": "zh"}, explore="neuron_view").selectbox(key="nv_query").label == "查询词元"
     data, _ = head_view(at)
     assert data["title"] == "编码器自注意力，第 1 层" and data["texts"]["keys"] == "键（被看）"
     assert "头 1（逐步展示）" in [a["text"] for a in heads_chart_zh(at)["layout"]["annotations"]]
@@ -332,16 +357,18 @@ needs_minilm = pytest.mark.skipif(not minilm_available(), reason="all-MiniLM-L6-
 @needs_minilm
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_minilm_offers_encoder_self_attention_only(lang):
-    at = open_page({"weights": "minilm", "lang": lang, "attn_kind": "Decoder cross-attention"})
+    query = {"weights": "minilm", "lang": lang, "attn_kind": "Decoder cross-attention"}
+    at, nv = open_page(query), open_page(query, explore="neuron_view")
     assert_clean(at)
-    for key in ("hv_kind", "nv_kind", "attn_kind"):
-        assert at.radio(key=key).value == "encoder" and len(at.radio(key=key).options) == 1
+    assert_clean(nv)
+    for page, key in ((at, "hv_kind"), (nv, "nv_kind"), (at, "attn_kind")):
+        assert page.radio(key=key).value == "encoder" and len(page.radio(key=key).options) == 1
     note = "encoder only" if lang == "en" else "只有编码器"
     assert any(note in m for m in messages(at)), messages(at)
     data, _ = head_view(at)
     assert len(data["heads"]) == 12 and data["left"][0] == "[CLS]" and data["left"][-1] == "[SEP]"
     assert at.selectbox(key="hv_layer").options == [str(i) for i in range(1, 7)]
-    assert meta(neuron_chart(at))["d_k"] == 32
+    assert meta(neuron_chart(nv))["d_k"] == 32
     assert not any("noise" in c.value for c in at.caption)
 
 

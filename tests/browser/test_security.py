@@ -32,7 +32,7 @@ PAGE_KEYS = {
     "pages/embeddings.py": [],
     "pages/positional.py": ["pe_dims", "pe_max_pos", "pe_tab"],
     "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "attn_view",
-                           "hv_kind", "nv_query"],
+                           "attn_explore", "hv_kind", "nv_query"],
     "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
     "pages/model.py": ["model_layer", "model_token", "model_head", "model_topk", "model_temperature"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
