@@ -34,7 +34,7 @@ from core.checkpoint import CheckpointError, load_checkpoint
 from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
-from core.trace import DecodeResult, ModelTrace
+from core.trace import DecodeResult, ModelTrace, SourceTrace
 from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +90,11 @@ class Pipeline:
     def config(self) -> ModelConfig:
         return self.model.config
 
+    @property
+    def src_embedding(self):
+        """The model's source ``Embedding`` (lookup, scaling, positions): all that ``source_run`` needs."""
+        return self.model.src_embed
+
     def src_tokenize(self, text: str) -> list[str]:
         return self.src_encode(text)[0]
 
@@ -118,11 +123,28 @@ class RandomPipeline(Pipeline):
                     built = self.__dict__["_built"] = Transformer(self.__dict__["_config"]).eval()
         return built
 
+    @property
+    def src_embedding(self):
+        """The model's source embedding; before the model is drawn, that part alone (the same numbers:
+        ``Transformer.source_embedding``), kept until then: ~20 ms instead of the whole model."""
+        built = self.__dict__["_built"]
+        if built is not None:
+            return built.src_embed
+        with self.__dict__["_lock"]:
+            built = self.__dict__["_built"]
+            if built is not None:
+                return built.src_embed
+            embed = self.__dict__.get("_src_embed")
+            if embed is None:
+                embed = self.__dict__["_src_embed"] = Transformer.source_embedding(self.__dict__["_config"])
+            return embed
+
     @model.setter
     def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
         config = value if isinstance(value, ModelConfig) else value.config
         self.__dict__.setdefault("_lock", threading.Lock())
-        self.__dict__.update(_config=config, _built=None if isinstance(value, ModelConfig) else value)
+        self.__dict__.update(_config=config, _built=None if isinstance(value, ModelConfig) else value,
+                             _src_embed=None)
 
     @property
     def config(self) -> ModelConfig:
@@ -382,6 +404,39 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
         target_given=given,
         decoded=decoded,
     )
+
+
+@dataclass(frozen=True)
+class SourceRun:
+    """The sentence's tokens and the encoder's input: what the Embeddings and Positional pages show."""
+
+    src_tokens: list[str]
+    trace: SourceTrace | ModelTrace  # ModelTrace: an encoder-only model (run_pipeline's own run)
+    truncated: bool
+    total_tokens: int
+
+
+def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun:
+    """``run_pipeline``'s tokens and ``src_*`` tensors (same cut, same numbers) without running a layer.
+
+    With random weights not yet drawn only the embedding table is (``Pipeline.src_embedding``): a new
+    seed or size on the pages that show the encoder's input no longer waits for the whole model
+    (46M numbers at d_model=512, 6 layers). An encoder-only model takes run_pipeline's way ([CLS] …
+    [SEP], its own cut).
+    """
+    if not pipe.config.decoder:
+        run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
+        return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
+    labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+    total = len(ids)
+    limit, labels, ids = _cut_source(pipe, labels, ids, max_tokens)
+    src = torch.tensor([ids], dtype=torch.long)  # (1, S)
+    embed = pipe.src_embedding
+    with torch.no_grad():
+        embedded, lookup = embed(src)
+    trace = SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
+                        positional=embed.positional(len(ids)).detach())  # fmt: skip
+    return SourceRun(list(labels), trace, truncated=total > limit, total_tokens=total)
 
 
 def source_limit(pipe: Pipeline, max_tokens: int) -> int:

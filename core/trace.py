@@ -117,6 +117,16 @@ class DecoderLayerTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
+class SourceTrace(_FastPickle):
+    """The encoder's input alone: ModelTrace's first four fields, the same numbers, no layer run."""
+
+    src_ids: Tensor  # (B, S)
+    src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
+    src_embedded: Tensor  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
+    positional: Tensor  # (S, d_model) the position rows added
+
+
+@dataclass(frozen=True)
 class ModelTrace(_FastPickle):
     src_ids: Tensor  # (B, S)
     src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling

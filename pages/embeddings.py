@@ -22,7 +22,7 @@ from figures.embeddings import (
 settings = ui.page_setup("nav.embeddings.title")
 lang = settings.lang
 intro = st.container()  # the caption depends on the model, known only after the run
-run = ui.get_run(settings)
+run = ui.get_run(settings, source_only=True)  # the embeddings only: no layer is run
 pipe = ui.get_pipeline(settings) if run is not None else None
 paper = pipe is None or getattr(pipe.config, "scale_embeddings", True)
 intro.caption(ui.t("embeddings.caption" if paper else "embeddings.caption.bert"))

@@ -20,7 +20,8 @@ ALIBI_PANEL_LEN = 12  # query/key positions in the ALiBi bias panels
 settings = ui.page_setup("nav.positional.title")
 lang = settings.lang
 st.caption(ui.t("positional.caption"))
-run = ui.get_run(settings)  # the sections below without a sentence still draw; a message says why
+run = ui.get_run(settings, source_only=True)  # no layer is run; the sections below without a
+# sentence still draw, a message says why
 pipe = ui.get_pipeline(settings, quiet=True) if ui.pipeline_available() else None
 config = pipe.config if pipe is not None else None
 d = config.d_model if config is not None else settings.d_model  # trained/pretrained: the checkpoint's

@@ -39,6 +39,14 @@ def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
     return run_pipeline(_pipe, sentence, target, max_tokens=max_tokens)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
+    """The encoder's input alone (``core.pipeline.source_run``); keyed like ``_run``."""
+    from core.pipeline import source_run
+
+    return source_run(_pipe, sentence, max_tokens=max_tokens)
+
+
 def cache_key(settings: Settings):
     """The ``PipelineSettings`` that key the caches: for MiniLM only the weights matter.
 
@@ -117,11 +125,14 @@ def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline")
     st.error(t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
 
 
-def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False):
+def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False,
+            source_only: bool = False):
     """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
 
     ``max_tokens`` defaults to the sidebar's "Tokens shown". A page that draws the decoder passes
     ``needs_decoder=True``: with an encoder-only model (all-MiniLM-L6-v2) it gets None and a message.
+    ``source_only=True``: a ``core.pipeline.SourceRun`` (tokens and the encoder's input, no layer run;
+    random weights draw only their embedding table), for pages that show nothing after the embeddings.
     """
     if max_tokens is None:
         max_tokens = settings.max_tokens
@@ -134,7 +145,11 @@ def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bo
     target = "" if key.weights == "minilm" else settings.target  # an encoder only reads no target
     try:
         with st.spinner(t("run.running")):
-            run = _run(pipe, key, getattr(pipe, "kind", ""), settings.sentence, target, max_tokens)
+            kind = getattr(pipe, "kind", "")
+            if source_only:
+                run = _source_run(pipe, key, kind, settings.sentence, max_tokens)
+            else:
+                run = _run(pipe, key, kind, settings.sentence, target, max_tokens)
     except EmptyInput:
         st.info(t("run.no_tokens"))
         return None

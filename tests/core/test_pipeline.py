@@ -63,6 +63,44 @@ def test_encoder_trace_is_the_encoder_half_of_run_pipeline(random_pipe, max_toke
         P.encoder_trace(random_pipe, "   ")
 
 
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope", "alibi"])
+@pytest.mark.parametrize("max_tokens", [64, 5])
+def test_source_run_is_run_pipelines_input_without_drawing_the_model(positions, max_tokens):
+    """The Embeddings and Positional pages' run: run_pipeline's tokens and src_* tensors, bit for bit,
+    while a random pipeline draws only its embedding table; once the model is drawn, its own table."""
+    sentence = "注意力就是一切 Attention is all you need 🙂"
+    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=11,
+                                  positions=positions)  # fmt: skip
+    pipe = P.load_pipeline(settings)
+    early = P.source_run(pipe, sentence, max_tokens=max_tokens)
+    assert not pipe.drawn  # the 2 layers were never drawn
+    full = P.run_pipeline(pipe, sentence, max_tokens=max_tokens)
+    assert pipe.drawn
+    late = P.source_run(pipe, sentence, max_tokens=max_tokens)  # now from the drawn model
+    assert pipe.src_embedding is pipe.model.src_embed
+    S = len(full.src_tokens)
+    for run in (early, late):
+        assert run.src_tokens == full.src_tokens and S == min(max_tokens, 15)
+        assert (run.truncated, run.total_tokens) == (full.truncated, full.total_tokens)
+        for name in ("src_ids", "src_token_embedding", "src_embedded"):
+            assert torch.equal(getattr(run.trace, name), getattr(full.trace, name)), name
+        assert torch.equal(run.trace.positional, full.trace.positional[:S])
+    with pytest.raises(P.EmptyInput):
+        P.source_run(pipe, "   ")
+
+
+def test_source_embedding_is_the_models_own_for_every_option():
+    for options in ({}, {"positions": "learned", "embed_norm": True, "type_vocab_size": 2},
+                    {"norm": "pre", "num_layers": 3}, {"decoder": False}):  # fmt: skip
+        config = ModelConfig(60, 70, **{"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "seed": 9,
+                                        **options})  # fmt: skip
+        whole = Transformer(config).src_embed.state_dict()
+        alone = Transformer.source_embedding(config)
+        assert list(alone.state_dict()) == list(whole)
+        assert all(torch.equal(v, whole[k]) for k, v in alone.state_dict().items()), options
+        assert not any(t.is_meta for t in [*alone.parameters(), *alone.buffers()])
+
+
 def test_with_norm_equals_loading_the_other_norm(random_pipe):
     pre = P.with_norm(random_pipe, "pre")
     loaded = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
