@@ -219,8 +219,9 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
         if trace.get("type") in ("heatmap", "contour") and trace.get("showscale", True):
             bar = trace.get("colorbar") or {}
             bar_title = (bar.get("title") or {}).get("text", "")
-            words = max(label_px(bar_title, size), label_px("0" * NUMBER_LABEL_CHARS, size))
-            right = max(right, bar.get("thickness", 30) + 45 + words)
+            ticks = [label_px(x, size) for x in bar.get("ticktext") or []]  # "0 False", "1 True"
+            words = max(label_px(bar_title, size), label_px("0" * NUMBER_LABEL_CHARS, size), *ticks)
+            right = max(right, bar.get("thickness", 30) + 48 + words)
     legend = layout.get("legend") or {}
     names = [trace.get("name") or "" for trace in traces if trace.get("showlegend") is not False]
     shown = layout.get("showlegend", len(names) > 1)

@@ -96,7 +96,7 @@ T = batch.tgt_ids.shape[1]
 st.markdown(ui.t("masks.batch.explain"))
 st.caption(ui.t("masks.batch.source", B=B, S=S, pad_id=batch.pad_id))
 st.dataframe(fm.token_table(batch.src_tokens, S, lang=lang), hide_index=True)
-ui.show_themed_figure(
+ui.show_figure(
     fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=ui.t("masks.fig.source_ids", B=B, S=S),
                   lang=lang),
     key="mask_src_ids",
@@ -108,7 +108,7 @@ else:
     random_weights = pipe.kind == "random"
     decoder_in = ui.t("masks.batch.decoder_random" if random_weights else "masks.batch.decoder_trained")
     st.caption(ui.t("masks.batch.decoder", B=B, T=T, what=decoder_in))
-    ui.show_themed_figure(
+    ui.show_figure(
         fm.ids_figure(batch.tgt_ids, batch.tgt_tokens, batch.pad_id,
                       title=ui.t("masks.fig.target_ids", B=B, T=T), lang=lang),
         key="mask_tgt_ids",
@@ -121,7 +121,7 @@ a, b = st.columns([1.4, 1])
 with a:
     st.markdown(ui.t("masks.padding.explain"))
     st.latex(r"\mathrm{pad}[b, 0, 0, j] = (\mathrm{id}_{b,j} \neq \mathrm{PAD})")
-    ui.show_themed_figure(
+    ui.show_figure(
         fm.padding_figure(batch.src_padding, title=ui.t("masks.fig.source_padding", B=B, S=S), lang=lang),
         key="mask_padding",
         name="masks-key-padding",
@@ -132,7 +132,7 @@ with b:
     if encoder_only:
         st.info(ui.t("masks.encoder_only.causal", model=model_name), icon=":material/info:")
     else:
-        ui.show_themed_figure(
+        ui.show_figure(
             fm.causal_figure(batch.causal, title=ui.t("masks.fig.causal", T=T), lang=lang),
             key="mask_causal",
             name="masks-causal",
@@ -160,7 +160,7 @@ q_rows = batch.src_tokens if kind == "encoder" else batch.tgt_tokens
 k_rows = batch.tgt_tokens if kind == "decoder" else batch.src_tokens
 h = attn.mask.shape[1]
 st.caption(ui.t("masks.merged.caption", shape=tuple(attn.mask.shape), h=h))
-ui.show_themed_figure(
+ui.show_figure(
     fm.merged_figure(attn.mask, q_rows, k_rows, lang=lang), key="mask_merged", name=f"masks-merged-{kind}"
 )
 
@@ -182,7 +182,7 @@ with b:
 steps = fa.head_steps(attn, head, row=row)
 q_tok = fm.padded_tokens(q_rows, steps.mask.shape[0])[row]
 k_tok = fm.padded_tokens(k_rows, steps.mask.shape[1])[row]
-ui.show_themed_figure(
+ui.show_figure(
     fm.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, k_tok, lang=lang),
     key="mask_effect",
     name=f"masks-effect-{kind}-sentence{row + 1}-head{head + 1}",

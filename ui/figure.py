@@ -178,6 +178,6 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
 
 def show_themed_figure(fig, key: str, name: str | None = None, **kwargs):
     """:func:`show_figure` with Streamlit's theme, for the figures laid out for its 12 px labels
-    (Masks, Tokenization and Overview; Attention's step-by-step figures in narrow columns)."""
+    (Tokenization and Overview; Attention's step-by-step figures in narrow columns)."""
     return show_figure(fig, key, name, theme="streamlit", **kwargs)
 

@@ -18,7 +18,9 @@ from playwright.sync_api import Page
 
 import figures.attention as fa
 import figures.attention_views as fv
+import figures.masks as fk
 import figures.model as fm
+from core.batch import run_batch
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
 from figures.style import reserve_figure_margins
 
@@ -32,7 +34,7 @@ SENTENCES = {
 
 
 def app_figures(sentence: str) -> dict:
-    """The figures the app draws with theme=None (Attention's four, Full model's, the cross-attention)."""
+    """The figures the app draws with theme=None (Attention's, Masks', Full model's, the cross-attention)."""
     pipe = load_pipeline(PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=2, d_ff=256))
     run = run_pipeline(pipe, sentence)
     trace, src, tgt = run.trace, run.src_tokens, run.tgt_tokens
@@ -58,6 +60,17 @@ def app_figures(sentence: str) -> dict:
                                reference=fm.softmax_t(logits, 1.0), reference_name="T = 1"),
         "cross_step": fm.cross_attention_figure(decoded.steps[-1], src, prefix, 0),
     }
+    batch = run_batch(pipe, [sentence, "你好", "Hi there!"])
+    self_attn = fa.attention_of(batch.trace, "decoder", 0)
+    steps = fa.head_steps(self_attn, 0, row=1)
+    q_tok = fk.padded_tokens(batch.tgt_tokens, steps.mask.shape[0])[1]
+    figs.update({
+        "mask_ids": fk.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title="source ids (3, S)"),
+        "mask_padding_zh": fk.padding_figure(batch.src_padding, lang="zh"),
+        "mask_causal": fk.causal_figure(batch.causal),
+        "mask_merged": fk.merged_figure(self_attn.mask, batch.tgt_tokens, batch.tgt_tokens),
+        "masking": fk.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, q_tok),
+    })
     return {k: json.loads(pio.to_json(reserve_figure_margins(f), validate=False)) for k, f in figs.items()}
 
 
