@@ -276,7 +276,9 @@ def _styled_axis(axis: dict) -> dict:
     return styled
 
 
-def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> go.Figure:
+def build_figure(
+    traces: list[dict], layout: dict, title: str | None = None, title_size: int = TITLE_FONT_SIZE
+) -> go.Figure:
     for trace in traces:
         if isinstance(trace.get("colorscale"), str):
             trace["colorscale"] = _scale(trace["colorscale"])
@@ -284,7 +286,7 @@ def build_figure(traces: list[dict], layout: dict, title: str | None = None) -> 
     if title is not None:
         base["title"] = {
             "text": escape_label(title),
-            "font": {"size": TITLE_FONT_SIZE},
+            "font": {"size": title_size},
             "x": 0.02,
             "y": 0.985,
             "yanchor": "top",
