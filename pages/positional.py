@@ -20,8 +20,9 @@ ALIBI_PANEL_LEN = 12  # query/key positions in the ALiBi bias panels
 settings = ui.page_setup("nav.positional.title")
 lang = settings.lang
 st.caption(ui.t("positional.caption"))
-run = ui.get_run(settings, source_only=True)  # no layer is run; the sections below without a
-# sentence still draw, a message says why
+# The encoder's input only (no layer is run); the sections below without a sentence still draw, a
+# message says why.
+run = ui.get_run(settings, source_only=True)
 pipe = ui.get_pipeline(settings, quiet=True) if ui.pipeline_available() else None
 config = pipe.config if pipe is not None else None
 d = config.d_model if config is not None else settings.d_model  # trained/pretrained: the checkpoint's
@@ -33,7 +34,8 @@ trained = kind == "trained"
 trained_len = fp.training_length(kind, pipe.metrics) if pipe is not None else None
 learned_table = None
 if scheme == "learned" and pipe is not None:
-    learned_table = pipe.model.src_embed.position.weight.detach().double().numpy()  # (max_len, d)
+    # (max_len, d); random weights draw their embedding alone for it, not the whole model
+    learned_table = pipe.src_embedding.position.weight.detach().double().numpy()
 state = st.session_state
 
 

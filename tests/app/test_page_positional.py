@@ -284,3 +284,23 @@ def test_minilm_shows_its_real_learned_table():
     rows = arr(c["sum"]["data"][1]["z"])  # the middle panel: the learned rows of this sentence's positions
     np.testing.assert_allclose(rows, table[: len(rows)], rtol=1e-6, atol=1e-7)
     assert len(arr(c["alibi_bias"]["data"][0]["z"])) == 12 and len(c["alibi_bias"]["data"]) == 4  # 12 heads
+
+
+def test_random_weights_with_learned_positions_show_their_own_table_without_drawing_the_model():
+    """positions=learned: the learned tab shows this seed's table, the very rows the whole model has;
+    only the embedding was drawn for it (core.pipeline.source_run, Pipeline.src_embedding)."""
+    from ui.cache import _load, cache_key
+    from ui.settings import Settings
+
+    query = {"positions": "learned", "d_model": "32", "num_heads": "4", "seed": "5"}
+    labels = [tab.label for tab in open_page(query, weights="random").tabs]
+    at = open_page({**query, "pe_tab": labels[list(TAB_CHARTS).index("learned")]}, weights="random")
+    assert_clean(at)
+    spec = charts(at, tab="learned")["learned_table"]
+    pipe = _load(cache_key(Settings(weights="random", positions="learned", d_model=32, num_heads=4, seed=5)))
+    assert not pipe.drawn  # the 46k-parameter stack was never drawn for this page
+    rows = pipe.model.src_embed.position.weight.detach().numpy()
+    z = np.asarray(arr(spec["data"][0]["z"]), dtype=np.float64)
+    shown = np.asarray(arr(spec["data"][0]["y"]), dtype=int)  # every n-th position of the table
+    assert shown[0] == 0 and len(shown) == len(z) > 1
+    np.testing.assert_allclose(z, rows[shown], rtol=1e-5, atol=1e-6)
