@@ -35,6 +35,7 @@ import figures.positional as fp
 import ui
 from figures.attention import attention_of, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
+from figures.masks import FONT_SIZE as MASKS_FONT_SIZE
 from figures.masks import masking_figure
 from figures.model import (
     cross_attention_figure,
@@ -47,6 +48,7 @@ from figures.model import (
 )
 from figures.overview import DiagramSizes, pipeline_diagram
 from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
+from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
 from ui.keys import check_step, step_buttons
 
@@ -235,7 +237,9 @@ def masks_slide(c) -> Slide:
     text = ui.t("lecture.masks.text")
     if n < len(tgt):
         text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
-    return Slide(fig, text, LATEX["masks"], font_scale=1.15, wide=True)
+    # the Masks page's figures use 15 px labels (narrow columns there); on the slide the app's 18 px,
+    # then 1.15× as before
+    return Slide(fig, text, LATEX["masks"], font_scale=1.15 * BASE_FONT_SIZE / MASKS_FONT_SIZE, wide=True)
 
 
 def residual_slide(c) -> Slide:
