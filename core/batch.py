@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from core.masks import causal_mask, padding_mask
-from core.pipeline import EmptyInput, Pipeline, greedy, source_limit
+from core.pipeline import EmptyInput, Pipeline, greedy, source_limit, source_tokens
 from core.trace import ModelTrace
 from core.vocab import BOS, BOS_ID
 
@@ -82,7 +82,7 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
     limit = source_limit(pipe, max_tokens)
     src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
     for n, sentence in enumerate(sentences):
-        labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+        labels, ids = source_tokens(pipe, sentence)
         if not ids:
             raise EmptyInput(f"sentence {n + 1} has no tokens", index=n)
         truncated.append(len(ids) > limit)
@@ -114,7 +114,7 @@ def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int) -> Bat
     limit = min(max_tokens, pipe.config.max_len)
     labels, rows, truncated = [], [], []
     for n, sentence in enumerate(sentences):
-        tokens, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
+        tokens, ids = source_tokens(pipe, sentence)
         if len(ids) <= 2:  # nothing between [CLS] and [SEP]
             raise EmptyInput(f"sentence {n + 1} has no tokens", index=n)
         truncated.append(len(ids) > limit)

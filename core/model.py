@@ -72,6 +72,15 @@ def _materialize_on_cpu(module: nn.Module) -> None:
                 slots[name] = made[id(t)][1]
 
 
+def _fill_sinusoids(c: ModelConfig, *embeds: Embedding | None) -> None:
+    """One sinusoid table for these Embeddings' ``pe`` buffers (built on "meta", left uninitialised)."""
+    if c.positions == "sinusoidal":
+        pe = sinusoidal_encoding(c.max_len, c.d_model)
+        for embed in embeds:
+            if embed is not None:
+                embed.pe = pe
+
+
 class Embedding(nn.Module):
     """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5).
 
@@ -205,11 +214,7 @@ class Transformer(nn.Module):
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
             return
         _materialize_on_cpu(self)
-        if c.positions == "sinusoidal":
-            pe = sinusoidal_encoding(c.max_len, c.d_model)  # a buffer: left uninitialised above
-            for embed in (self.src_embed, self.tgt_embed):
-                if embed is not None:
-                    embed.pe = pe
+        _fill_sinusoids(c, self.src_embed, self.tgt_embed)
         if _random_init:  # False only from from_state_dict, which fills every parameter next
             self._init_weights()
 
@@ -250,8 +255,7 @@ class Transformer(nn.Module):
         model = cls(config, _random_init=False, _materialize=False)
         embed = model.src_embed
         _materialize_on_cpu(embed)
-        if config.positions == "sinusoidal":
-            embed.pe = sinusoidal_encoding(config.max_len, config.d_model)
+        _fill_sinusoids(config, embed)
         model._init_weights(only=embed)
         return embed.eval()
 

@@ -368,12 +368,9 @@ def pipeline_from_model(
 
 def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> Run:
     """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace."""
-    # Byte-level BPE would give whitespace tokens for "  \n", but a blank sentence is no sentence.
-    src_labels, src_ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
     if not pipe.config.decoder:
-        return _run_encoder_only(pipe, src_labels, src_ids, max_tokens)
-    total = len(src_ids)
-    limit, src_labels, src_ids = _cut_source(pipe, src_labels, src_ids, max_tokens)
+        return _run_encoder_only(pipe, *source_tokens(pipe, sentence), max_tokens)
+    total, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     src = torch.tensor([src_ids], dtype=torch.long)  # (1, S)
     model = pipe.model
 
@@ -427,9 +424,7 @@ def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun
     if not pipe.config.decoder:
         run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
         return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
-    labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
-    total = len(ids)
-    limit, labels, ids = _cut_source(pipe, labels, ids, max_tokens)
+    total, limit, labels, ids = _cut_source(pipe, sentence, max_tokens)
     src = torch.tensor([ids], dtype=torch.long)  # (1, S)
     embed = pipe.src_embedding
     with torch.no_grad():
@@ -445,13 +440,20 @@ def source_limit(pipe: Pipeline, max_tokens: int) -> int:
     return min(max_tokens, pipe.config.max_len - 2)
 
 
-def _cut_source(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int):
-    """-> (limit, labels, ids): an encoder-decoder's source as the model sees it, at most
-    ``source_limit`` tokens."""
+def source_tokens(pipe: Pipeline, sentence: str) -> tuple[list[str], list[int]]:
+    """(labels, ids) of the sentence. Byte-level BPE would give whitespace tokens for "  \n", but a
+    blank sentence is no sentence."""
+    return pipe.src_encode(sentence) if sentence.strip() else ([], [])
+
+
+def _cut_source(pipe: Pipeline, sentence: str, max_tokens: int):
+    """-> (total, limit, labels, ids): an encoder-decoder's source as the model sees it, at most
+    ``source_limit`` of its ``total`` tokens."""
+    labels, ids = source_tokens(pipe, sentence)
     if not ids:
         raise EmptyInput("The sentence has no tokens: type some text.")
     limit = source_limit(pipe, max_tokens)
-    return limit, labels[:limit], ids[:limit]
+    return len(ids), limit, labels[:limit], ids[:limit]
 
 
 def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> ModelTrace:
@@ -459,8 +461,7 @@ def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> ModelT
     numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass."""
     if not pipe.config.decoder:
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
-    labels, ids = pipe.src_encode(sentence) if sentence.strip() else ([], [])
-    _, _, ids = _cut_source(pipe, labels, ids, max_tokens)
+    *_, ids = _cut_source(pipe, sentence, max_tokens)
     return pipe.model.trace(torch.tensor([ids], dtype=torch.long), None)
 
 
