@@ -29,8 +29,10 @@ from i18n import t
 FONT_SIZE, TITLE_SIZE = 15, 19
 
 
-def _build(traces: list[dict], layout: dict, title: str | None = None) -> go.Figure:
-    layout = {"font": {"family": FONT_FAMILY, "size": FONT_SIZE, "color": "#222222"}, **layout}
+def _build(
+    traces: list[dict], layout: dict, title: str | None = None, font_size: int = FONT_SIZE
+) -> go.Figure:
+    layout = {"font": {"family": FONT_FAMILY, "size": font_size, "color": "#222222"}, **layout}
     return build_figure(traces, layout, title=title, title_size=TITLE_SIZE)
 
 MASK_KINDS = ("encoder", "decoder", "cross")  # the three attentions; kind_label names them
@@ -259,7 +261,7 @@ def mask_check(weights: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
 
 def masking_figure(
     scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, height: int = 440,
-    lang: str = "en",
+    font_size: int = FONT_SIZE, lang: str = "en",
 ) -> go.Figure:
     """Three panels for one sentence and head: the scores (masked cells marked ×), softmax without the
     mask, and softmax with it (the model's real weights: masked cells exactly 0)."""
@@ -318,11 +320,11 @@ def masking_figure(
                 "yref": "paper",
                 "yanchor": "bottom",
                 "showarrow": False,
-                "font": {"size": FONT_SIZE},
+                "font": {"size": font_size},
             }
         )
     layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 70, "b": 10})
-    return _build(traces, layout)
+    return _build(traces, layout, font_size=font_size)
 
 
 def token_table(tokens: Sequence[Sequence[str]], width: int, lang: str = "en") -> dict[str, list[str]]:

@@ -35,7 +35,6 @@ import figures.positional as fp
 import ui
 from figures.attention import attention_of, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
-from figures.masks import FONT_SIZE as MASKS_FONT_SIZE
 from figures.masks import masking_figure
 from figures.model import (
     cross_attention_figure,
@@ -233,13 +232,12 @@ def masks_slide(c) -> Slide:
     # The top-left corner of a causal attention is exact: row t < n only has weights on keys ≤ t.
     n = min(len(tgt), MASK_MAX)
     corner = (s.scores[:n, :n], s.mask[:n, :n], s.weights[:n, :n])
-    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], lang=c.lang)
+    # the app's 18 px labels (the Masks page uses 15 px in its narrow columns), then 1.15×
+    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], font_size=BASE_FONT_SIZE, lang=c.lang)
     text = ui.t("lecture.masks.text")
     if n < len(tgt):
         text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
-    # the Masks page's figures use 15 px labels (narrow columns there); on the slide the app's 18 px,
-    # then 1.15× as before
-    return Slide(fig, text, LATEX["masks"], font_scale=1.15 * BASE_FONT_SIZE / MASKS_FONT_SIZE, wide=True)
+    return Slide(fig, text, LATEX["masks"], font_scale=1.15, wide=True)
 
 
 def residual_slide(c) -> Slide:
