@@ -16,6 +16,8 @@ How "done" is detected, in the page itself (an init script, timestamps from ``pe
 - the page is settled when the script is ``notRunning`` (after a ``running`` seen since the key press
   or navigation), no chart placeholder (``stSkeleton``: plotly is a lazily loaded chunk) is left, no
   status widget, and neither the chart count nor any chart changed for 300 ms.
+Tabbed pages draw only their open tab: the default one is measured with both widgets, every other
+tab (``TABS``, opened by its URL parameter) with seed changes.
 The time reported is the later of "script finished" and the last chart redraw (not the settle time,
 which adds the 300 ms of quiet); a change that leaves every figure as it was (the seed, for the
 overview diagram) is done when the script finishes.
@@ -39,10 +41,12 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 logging.disable(logging.WARNING)  # importing ui outside `streamlit run` warns "No runtime found"
+from i18n import t  # noqa: E402
 from ui.nav import PAGES  # noqa: E402
 
 logging.disable(logging.NOTSET)
@@ -61,6 +65,16 @@ BIG = "weights=random&d_model=512&num_heads=8&num_layers=6"
 QUIET_MS = 300
 TIMEOUT_MS = 120_000
 LABELS = {"num_layers": "num_layers 6↔5 (cached after 1st)", "seed": "seed (new model each time)"}
+# Pages that draw one tab at a time: the default tab is measured with both widgets, each other tab
+# (opened by its URL parameter) with seed changes, the slowest kind. (URL parameter, label's i18n key.)
+TABS = {
+    "pages/positional.py": [("pe_tab", "positional.tab.learned"), ("pe_tab", "positional.tab.rope"),
+                            ("pe_tab", "positional.tab.alibi")],
+    "pages/attention.py": [("attn_view", "attention.tab.grid"), ("attn_view", "attention.tab.query"),
+                           ("attn_explore", "attention.tab.neuron_view")],
+    "pages/model.py": [("model_view", "model.tab.stream"), ("model_view", "model.tab.output"),
+                       ("model_view", "model.tab.decoding")],
+}  # fmt: skip
 
 RECORDER = """
 (() => {
@@ -229,6 +243,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 repetitions; Overview, Attention, Full model")
     ap.add_argument("--reps", type=int, default=None, help="repetitions per measurement (default 5, quick 2)")
     ap.add_argument("--pages", default=None, help="comma-separated page stems, e.g. attention,model")
+    ap.add_argument("--no-tabs", action="store_true", help="only the default tab of a tabbed page")
     args = ap.parse_args()
     reps = args.reps or (2 if args.quick else 5)
     pages = list(PAGES)
@@ -265,6 +280,14 @@ def main() -> None:
                 for widget in ("num_layers", "seed") if script != "pages/lecture.py" else ():
                     changes[widget] = [change(page, widget, step, 1000 * (i + 1)) for step in range(reps)]
                 page.close()
+                for j, (param, label_key) in enumerate(() if args.no_tabs else TABS.get(script, ())):
+                    label = t(label_key, "en")
+                    page = context.new_page()
+                    page.goto(f"{base}/{path}?{BIG}&{urlencode({param: label})}", wait_until="commit")
+                    wait_settled(page)
+                    fresh = 1000 * (i + 1) + 100 * (j + 1)
+                    changes[f"seed, tab {label}"] = [change(page, "seed", s, fresh) for s in range(reps)]
+                    page.close()
                 rows.append((title, cold, warm, changes))
                 report_page(title, cold, warm, changes)
             browser.close()
@@ -302,7 +325,7 @@ def report_page(title: str, cold: list[dict], warm: list[dict], changes: dict) -
         script = [r["finished"] - r["t0"] for r in rs]
         browser = [r["last"] - r["finished"] for r in rs]
         redrawn = statistics.median(r["redrawn"] for r in rs)
-        label = LABELS[widget]
+        label = LABELS.get(widget, widget)
         print(
             f"  {label:<34} {fmt(total)}   script {fmt(script)}   browser {fmt(browser)}"
             f"   ({redrawn:.0f} of {rs[0]['charts']} charts redrawn)"

@@ -1,5 +1,6 @@
 """Whole model & decoding: residual + LayerNorm, the feed-forward layer, the output softmax and
-greedy decoding step by step, each with the real numbers of the sentence in the sidebar.
+greedy decoding step by step, each with the real numbers of the sentence in the sidebar; one
+section at a time, in tabs (``?model_view=<its label>``).
 
 An encoder-only model (the pretrained all-MiniLM-L6-v2) shows sections 1–3 (its encoder) and says
 why sections 4–5 (decoder, output layer, decoding) have nothing to show."""
@@ -12,6 +13,7 @@ import re
 import streamlit as st
 
 import ui
+import ui.widgets
 from figures.model import (
     cross_attention_figure,
     decoded_ids,
@@ -221,13 +223,6 @@ def stream_through_layers() -> None:
                    "residual-stream-norms")
 
 
-def encoder_only() -> None:
-    """Sections 4–5 of an encoder-only model: what it lacks, in place of the charts."""
-    name = getattr(pipe, "name", "") or "all-MiniLM-L6-v2"
-    st.header(ui.t("model.output.header"))
-    st.info(ui.t("model.encoder_only", model=name), icon=":material/info:")
-
-
 @st.fragment
 def output_probabilities() -> None:
     st.header(ui.t("model.output.header"))
@@ -268,21 +263,16 @@ def greedy_decoding() -> None:
     with right:
         st.markdown(ui.t("model.greedy.intro"))
     if run.decoded is not None:
-        decoded = run.decoded
         st.caption(ui.t("model.greedy.own"))
-        decoding_steps(decoded)
+        decoding_steps(run.decoded)
         return
-    # Not decoded yet (random weights, or a target was given): decoding costs one decoder pass per
-    # token and draws two more charts, so it runs when its section is opened (?model_decode=true).
-    box = st.expander(ui.t("model.greedy.open"), key="model_decode", bind="query-params",
-                      icon=":material/play_arrow:")
-    if box.open:
-        with box:
-            with st.spinner(ui.t("model.spinner.greedy")):
-                decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
-            why = "target" if run.target_given else "random"
-            st.caption(ui.t(f"model.greedy.on_demand_{why}"))
-            decoding_steps(decoded)
+    # Not decoded yet (random weights, or a target was given): one decoder pass per token, run when
+    # this tab is opened (only the open tab is drawn).
+    with st.spinner(ui.t("model.spinner.greedy")):
+        decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
+    why = "target" if run.target_given else "random"
+    st.caption(ui.t(f"model.greedy.on_demand_{why}"))
+    decoding_steps(decoded)
 
 
 def decoding_steps(decoded) -> None:
@@ -337,10 +327,26 @@ def decoding_steps(decoded) -> None:
     st.code(" ".join(output) if output else ui.t("model.greedy.nothing"), language=None, wrap_lines=True)
 
 
-residual_and_ffn()
-stream_through_layers()
+# One section at a time, in tabs; which one is in the URL (?model_view=<its label>, the first by
+# default). With the five sections always drawn, a new model (seed, d_model) took 1.1-1.7 s to appear
+# at d_model=512, 8 heads, 6 layers (benchmarks/app.py): Chromium redrew all five charts, and the
+# page ran the other LayerNorm placement's encoder for section 3 even when nobody looked at it.
+SECTIONS = {"residual_ffn": residual_and_ffn, "stream": stream_through_layers}
 if has_decoder:
-    output_probabilities()
-    greedy_decoding()
-else:
-    encoder_only()
+    SECTIONS |= {"output": output_probabilities, "decoding": greedy_decoding}
+else:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
+    st.info(ui.t("model.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
+            icon=":material/info:")
+labels = [ui.t(f"model.tab.{name}") for name in SECTIONS]
+if "model_decode" in st.query_params:  # links made before the tabs: the decoding section was opened so
+    if st.query_params["model_decode"] == "true" and has_decoder and "model_view" not in st.query_params:
+        st.session_state["model_view"] = labels[-1]
+    del st.query_params["model_decode"]
+notices: list[str] = []
+tabs = ui.widgets.tabs(labels, "model_view", notices)
+for notice in notices:
+    st.warning(notice, icon=":material/warning:")
+for tab, draw in zip(tabs, SECTIONS.values(), strict=True):
+    if tab.open:
+        with tab:
+            draw()

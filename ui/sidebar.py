@@ -312,6 +312,11 @@ STEADY_RERUN_CSS = (
     '<style>[data-testid="stElementContainer"][data-stale="true"] '
     "{ opacity: 1 !important; transition: none !important; }</style>"
 )
+# Tab labels (Attention's views, Positional's schemes, the Full model's sections) at the body text's
+# size: Streamlit draws them at 14 px, small on a projector for what picks the section on screen.
+TAB_LABEL_CSS = (
+    '<style>[data-testid="stTab"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }</style>'
+)
 
 
 def page_setup(title: str, icon: str | None = None) -> Settings:
@@ -325,7 +330,7 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
         _read_url()
     title = t(title) if title.startswith("nav.") else title
     st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
-    st.html(STEADY_RERUN_CSS)
+    st.html(STEADY_RERUN_CSS + TAB_LABEL_CSS)
     _ensure_navigation()
     settings: Settings = state[STORE]
     if settings.weights == "session":

@@ -18,6 +18,11 @@ STRINGS = {
     "model.url.ignored": "Ignored {key}={raw} in the URL ({why}); showing {value}.",
     "model.spinner.other_norm": "Running the other LayerNorm placement…",
     "model.spinner.greedy": "Decoding greedily…",
+    # the tabs (?model_view=<label>): one section at a time
+    "model.tab.residual_ffn": "1–2 · Residual + LayerNorm, feed-forward",
+    "model.tab.stream": "3 · Through the layers",
+    "model.tab.output": "4 · Output probabilities",
+    "model.tab.decoding": "5 · Greedy decoding",
     # 1. residual + LayerNorm
     "model.residual.header": "1 · Residual connection + LayerNorm",
     "model.residual.intro": (
@@ -90,7 +95,7 @@ STRINGS = {
     "model.output.header": "4 · Output probabilities",
     "model.encoder_only": (
         "{model} is an encoder only: it has no decoder and no output layer, so there are no next-token "
-        "probabilities and nothing to decode. Sections 1–3 above show its encoder. Choose random or "
+        "probabilities and nothing to decode (sections 4–5). The tabs below show its encoder. Choose random or "
         "trained weights in the sidebar to see the decoder at work."
     ),
     "model.output.intro": (
@@ -176,5 +181,4 @@ STRINGS = {
     "model.fig.cross.x": "source token (memory)",
     "model.fig.cross.y": "decoder position",
     "model.fig.blocks": "{title}, mean over blocks of {k}",
-    "model.greedy.open": "Decode this sentence greedily, step by step (runs the decoder once per token)",
 }

@@ -16,6 +16,11 @@ STRINGS = {
     "model.url.ignored": "已忽略网址中的 {key}={raw}（{why}）；改为显示 {value}。",
     "model.spinner.other_norm": "正在运行另一种层归一化位置…",
     "model.spinner.greedy": "正在贪心解码…",
+    # the tabs (?model_view=<label>): one section at a time
+    "model.tab.residual_ffn": "1–2 · 残差 + 层归一化、前馈网络",
+    "model.tab.stream": "3 · 穿过各层",
+    "model.tab.output": "4 · 输出概率",
+    "model.tab.decoding": "5 · 贪心解码",
     # 1. 残差 + 层归一化
     "model.residual.header": "1 · 残差连接 + 层归一化",
     "model.residual.intro": (
@@ -80,8 +85,8 @@ STRINGS = {
     # 4. 输出概率
     "model.output.header": "4 · 输出概率",
     "model.encoder_only": (
-        "{model} 只有编码器：它没有解码器，也没有输出层，所以既没有下一个词元的概率，也没有可解码的内容。"
-        "上面第 1–3 节展示的是它的编码器。在侧边栏选择随机权重或训练好的权重，即可看到解码器如何工作。"
+        "{model} 只有编码器：它没有解码器，也没有输出层，所以既没有下一个词元的概率，也没有可解码的内容（第 4–5 节）。"
+        "下面的标签页展示的是它的编码器。在侧边栏选择随机权重或训练好的权重，即可看到解码器如何工作。"
     ),
     "model.output.intro": (
         "解码器在位置 *i* 的最后一个向量先经过一个线性层（给每个目标词元打一个分数，称为 *logit*），"
@@ -154,5 +159,4 @@ STRINGS = {
     "model.fig.cross.x": "源词元（记忆 memory）",
     "model.fig.cross.y": "解码器位置",
     "model.fig.blocks": "{title}，按每 {k} 个一组取平均",
-    "model.greedy.open": "对这个句子做贪心解码，一步一步看（每个词元运行一次解码器）",
 }

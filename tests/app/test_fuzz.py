@@ -212,7 +212,7 @@ PAGE_PARAMS = [
     "attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "attn_view", "attn_explore", "pe_tab",
     "mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2",
     "model_layer", "model_token", "model_head", "model_position", "model_topk", "model_temperature",
-    "model_step", "pe_dims", "pe_max_pos", "tok_source", "tok_kind", "tok_labels", "tok_merges",
+    "model_step", "model_view", "pe_dims", "pe_max_pos", "tok_source", "tok_kind", "tok_labels", "tok_merges",
     "tok_step", "tok_text", "train_task", "train_steps", "train_minutes", "embed", "x" * 300, "",
 ]  # fmt: skip
 url_values = st.one_of(

@@ -119,7 +119,7 @@ URL_KEYS = {
                            "nv_query", "nv_key"],
     "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
     "pages/model.py": ["model_layer", "model_token", "model_head", "model_position", "model_topk",
-                       "model_temperature", "model_step"],
+                       "model_temperature", "model_step", "model_view"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
     "pages/lecture.py": ["step"],
 }  # fmt: skip
@@ -138,6 +138,19 @@ def test_payload_in_every_url_parameter(page, payload):
     at = open_page(page, {key: payload for key in [*SIDEBAR_KEYS, *URL_KEYS[page]]})
     assert_inert(at, payload, page)
     assert any("Ignored d_model=" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS[:2])
+@pytest.mark.parametrize("view", ["stream", "output", "decoding"])
+def test_payload_in_the_model_pages_other_tabs(view, payload):
+    """The Full model page draws one tab at a time (?model_view=<label>): the others' parameters too."""
+    from i18n import t
+
+    query = {key: payload for key in [*SIDEBAR_KEYS, *URL_KEYS["pages/model.py"]]}
+    at = open_page("pages/model.py", {**query, "lang": "en", "model_view": t(f"model.tab.{view}", "en")})
+    assert_inert(at, payload, view)
+    section = "greedy" if view == "decoding" else view
+    assert [h.value for h in at.header] == [t(f"model.{section}.header", "en")]
 
 
 # -- the source tree and the server config -----------------------------------------------------------
@@ -216,7 +229,8 @@ AUDITED_RAW_HTML = {
     "ui/keys.py": "st.html",
     # the lecture page's fixed stylesheet: a constant
     "pages/lecture.py": "st.html",
-    # every page: stale elements stay opaque during a rerun (STEADY_RERUN_CSS): a constant
+    # every page: stale elements stay opaque during a rerun, tab labels at 1rem (STEADY_RERUN_CSS,
+    # TAB_LABEL_CSS): constants
     "ui/sidebar.py": "st.html",
     # the head view: tokens as escaped JSON, drawn with textContent (tests/figures/test_attention_views.py,
     # tests/browser/test_head_view.py: a <script> sentence stays text)

@@ -4,6 +4,7 @@ from apphelpers import PAGE_SCRIPTS, assert_clean, badges, open_app, open_page, 
 
 from core.checkpoint import load_checkpoint
 from core.pipeline import CHECKPOINT_PATH
+from i18n import t
 
 
 def test_every_page_shows_the_trained_checkpoint_by_default():
@@ -20,7 +21,8 @@ def test_every_page_shows_the_trained_checkpoint_by_default():
 
 
 def test_chinese_is_decoded_to_pinyin_with_unknowns_visible():
-    at = open_page("pages/model.py", {"sentence": "中国人 ok"}, weights=None)
+    decoding = t("model.tab.decoding", "en")  # the Full model page's tab
+    at = open_page("pages/model.py", {"sentence": "中国人 ok", "model_view": decoding}, weights=None)
     assert_clean(at)
     shown = " ".join(c.value for c in at.code)
     assert "zhōng guó rén" in shown  # the greedy output, one syllable per character

@@ -139,3 +139,34 @@ def test_a_rerun_keeps_the_old_page_steady_until_it_is_redrawn(page: Page, app_u
     assert result["seen"] > 10, result  # Streamlit did mark the old page stale during the rerun...
     assert result["lowest"] == 1, result  # ...and none of it faded
     settled(page)
+
+
+def test_the_full_model_page_shows_one_section_at_a_time_and_keeps_it_in_the_url(page: Page, app_url: str):
+    from i18n import t
+
+    def charts(key: str) -> Locator:
+        return page.locator(f".st-key-{key} .js-plotly-plot")
+
+    page.goto(f"{app_url}/model?weights=random")
+    settled(page)
+    expect(charts("model_residual")).to_have_count(1, timeout=TIMEOUT)  # the first tab: 1–2
+    expect(page.locator(CHART)).to_have_count(3)  # residual, FFN, units off
+    page.get_by_role("tab", name=t("model.tab.decoding", "en")).click()
+    expect(charts("model_step_cross")).to_have_count(1, timeout=TIMEOUT)  # decoded when opened
+    expect(charts("model_residual")).to_have_count(0)
+    expect(page).to_have_url(re.compile(r"model_view=5"), timeout=TIMEOUT)
+    settled(page)
+    expect(page.locator(CHART)).to_have_count(2)  # this step's probabilities and cross-attention
+
+    stream = quote(t("model.tab.stream", "zh"))
+    page.goto(f"{app_url}/model?weights=random&lang=zh&model_view={stream}")  # a shared link, in 中文
+    settled(page)
+    expect(charts("model_stream")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator(CHART)).to_have_count(1)
+    opened = page.get_by_role("tab", name=t("model.tab.stream", "zh"))
+    expect(opened).to_have_attribute("aria-selected", "true")
+
+    page.goto(f"{app_url}/model?weights=random&model_decode=true")  # a link made before the tabs
+    settled(page)
+    expect(charts("model_step_cross")).to_have_count(1, timeout=TIMEOUT)
+    expect(page).not_to_have_url(re.compile(r"model_decode"), timeout=TIMEOUT)

@@ -34,7 +34,8 @@ PAGE_KEYS = {
     "pages/attention.py": ["attn_kind", "attn_layer", "attn_head", "attn_query", "attn_bar", "attn_view",
                            "attn_explore", "hv_kind", "nv_query"],
     "pages/masks.py": ["mask_kind", "mask_row", "mask_head", "mask_extra_1", "mask_extra_2"],
-    "pages/model.py": ["model_layer", "model_token", "model_head", "model_topk", "model_temperature"],
+    "pages/model.py": ["model_layer", "model_token", "model_head", "model_topk", "model_temperature",
+                       "model_view"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
     "pages/lecture.py": ["step"],
 }  # fmt: skip
