@@ -40,8 +40,10 @@ from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
 CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
-# Greedy decoding keeps the full trace of every step (each shows the cross-attention so far): at 512
-# source tokens an uncapped decode of a model that never writes [EOS] would hold gigabytes.
+# Greedy decoding keeps the trace of every step (each shows the cross-attention so far). They are views
+# of one run's trace, but a pickled decode (st.cache_data) stores each step's own copy, and a model
+# whose guessed tokens miss runs the decoder once per token: at 512 source tokens an uncapped decode
+# of a model that never writes [EOS] would take seconds and, pickled, gigabytes.
 MAX_DECODE_STEPS = 64
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -498,7 +500,7 @@ def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
     stops after len(src) tokens at the latest: on phrases longer than most of its training phrases
     the pinyin model sometimes does not emit [EOS] and would repeat its last syllable (…yī qiè qiè).
     The model still chooses every token; only the overrun is cut. Random weights get len + 2 steps.
-    At most MAX_DECODE_STEPS steps are taken (each keeps its full trace).
+    At most MAX_DECODE_STEPS steps are taken (each keeps its trace).
     """
     src = torch.tensor([src_ids], dtype=torch.long)
     steps = len(src_ids) if pipe.kind == "trained" else len(src_ids) + 2

@@ -93,6 +93,23 @@ class AttentionTrace(_FastPickle):
     # expanded view; None when nothing was added (sinusoidal, learned, rope, every cross-attention)
     bias: Tensor | None = None
 
+    def first(self, n_q: int, n_k: int | None = None) -> AttentionTrace:
+        """Views of the first ``n_q`` queries (and ``n_k`` keys; None: every key)."""
+        k = slice(None, n_k)
+        return AttentionTrace(
+            query_input=self.query_input[:, :n_q],
+            key_input=self.key_input[:, k],
+            q=self.q[:, :, :n_q],
+            k=self.k[:, :, k],
+            v=self.v[:, :, k],
+            scores=self.scores[:, :, :n_q, k],
+            mask=self.mask[:, :, :n_q, k],
+            weights=self.weights[:, :, :n_q, k],
+            heads=self.heads[:, :, :n_q],
+            output=self.output[:, :n_q],
+            bias=None if self.bias is None else self.bias[:, :, :n_q, k],
+        )
+
 
 @dataclass(frozen=True)
 class EncoderLayerTrace(_FastPickle):
@@ -114,6 +131,19 @@ class DecoderLayerTrace(_FastPickle):
     ffn_hidden: Tensor  # (B, T, d_ff)
     ffn_output: Tensor
     output: Tensor  # (B, T, d_model)
+
+    def first(self, n: int) -> DecoderLayerTrace:
+        """Views of the first ``n`` target positions (causal: what a run on them alone computes)."""
+        return DecoderLayerTrace(
+            input=self.input[:, :n],
+            self_attn=self.self_attn.first(n, n),
+            after_self_attn=self.after_self_attn[:, :n],
+            cross_attn=self.cross_attn.first(n),  # every source position stays
+            after_cross_attn=self.after_cross_attn[:, :n],
+            ffn_hidden=self.ffn_hidden[:, :n],
+            ffn_output=self.ffn_output[:, :n],
+            output=self.output[:, :n],
+        )
 
 
 @dataclass(frozen=True)
@@ -147,6 +177,25 @@ class ModelTrace(_FastPickle):
     def probs(self) -> Tensor | None:
         """softmax(logits): the next-token distribution at every target position."""
         return None if self.logits is None else torch.softmax(self.logits, dim=-1)
+
+    def target_prefix(self, n: int) -> ModelTrace:
+        """The trace of the first ``n`` target tokens alone, as views of this one's tensors.
+
+        The decoder is causal (its self-attention masks every later position; everything else is
+        per position), so position i computes the same numbers whatever follows it: a run on
+        ``tgt_ids[:, :n]`` gives these values (up to float rounding: matrix products of other shapes).
+        """
+        return dataclasses.replace(
+            self,
+            positional=self.positional[: max(self.src_ids.size(1), n)],
+            tgt_ids=self.tgt_ids[:, :n],
+            tgt_token_embedding=self.tgt_token_embedding[:, :n],
+            tgt_embedded=self.tgt_embedded[:, :n],
+            tgt_mask=self.tgt_mask[:, :, :n, :n],
+            decoder=[layer.first(n) for layer in self.decoder],
+            decoder_output=self.decoder_output[:, :n],
+            logits=self.logits[:, :n],
+        )
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
 TEMP_RANGE, TEMP_DEFAULT = (0.1, 3.0), 1.0
 STEP_TOPK = 10  # bars per decoding step
-# Decoding on demand keeps one full trace per step (O(steps² · vocabulary) numbers): with 512 source
-# tokens and no [EOS] from random weights that would be gigabytes, so it stops after this many steps.
+# Decoding on demand runs the decoder once per token at worst (when its guesses of the next tokens
+# miss, core.model.greedy_decode), each run on the whole prefix: with 512 source tokens and no [EOS]
+# from random weights that would take seconds, so it stops after this many steps.
 DECODE_STEPS = 64
 
 
@@ -88,8 +89,9 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 
 
 # -- cached extra computations (``_pipe`` is not part of the key) ----------------------------------
-# st.cache_resource, not st.cache_data: cache_data unpickles a copy on every call, and a decoding
-# (one full trace per step) is 4.5 MB at d_model=64, 53 MB at 512: 0.2–0.7 s per slider move.
+# st.cache_resource, not st.cache_data: cache_data unpickles a copy on every call, and a pickled
+# decoding (a copy of the trace so far per step) was 4.5 MB at d_model=64, 53 MB at 512: 0.2–0.7 s
+# per slider move.
 # These objects are only read, so sharing one copy between reruns and sessions is safe.
 
 
