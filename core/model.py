@@ -390,7 +390,7 @@ class Transformer(nn.Module):
         if that guess was. The guesses that match the model's own choices are kept; the first miss
         ends the run, its position's prediction is taken, and the next run starts from there. An
         untrained model mostly repeats one token: 14 tokens at d_model=512 took 14 runs (~0.43 s),
-        now 2–3 (~0.1 s). The steps' traces are views of the last run's (``target_prefix``).
+        now 2–3 (~0.1–0.2 s). The steps' traces are views of the last run's (``target_prefix``).
         """
         self._need_decoder()
         if max_new_tokens < 0:
