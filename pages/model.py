@@ -268,8 +268,8 @@ def greedy_decoding() -> None:
         st.caption(ui.t("model.greedy.own"))
         decoding_steps(run.decoded)
         return
-    # Not decoded yet (random weights, or a target was given): one decoder pass per token, run when
-    # this tab is opened (only the open tab is drawn).
+    # Not decoded yet (random weights, or a target was given): decoded when this tab is opened (only
+    # the open tab is drawn), then kept per model and sentence.
     with st.spinner(ui.t("model.spinner.greedy")):
         decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
     why = "target" if run.target_given else "random"
