@@ -177,7 +177,10 @@ def residual_figure(
              "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 16}}
             for title, dom in zip(titles, (left, right), strict=True)
         ],
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0.0},
+        # one entry per row, under the bars: short (中文) names in one row ran under the heatmap's
+        # x-axis title
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0.0, "entrywidth": 1,
+                   "entrywidthmode": "fraction"},
         "margin": {"l": 20, "r": 20, "t": 40, "b": 70},
         "bargap": 0.25,
     }  # fmt: skip

@@ -227,12 +227,15 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
     shown = layout.get("showlegend", len(names) > 1)
     if shown and legend.get("orientation") != "h":
         right = max(right, 50 + max((label_px(n, size) for n in names), default=0.0))
-    elif shown:  # one row of entries above or below the plot
+    elif shown:  # a row of entries above or below the plot (rows: entries of a set fraction's width)
         y = legend.get("y", -0.1)
+        rows = 1
+        if legend.get("entrywidthmode") == "fraction" and legend.get("entrywidth"):
+            rows = math.ceil(len([n for n in names if n]) / max(1, int(1 / legend["entrywidth"])))
         if y >= 1:
             margin["t"] = max(margin.get("t", 0), math.ceil(2.9 * size))
         elif y < 0:
-            margin["b"] = margin.get("b", 0) + size + 18
+            margin["b"] = margin.get("b", 0) + size + 18 + (rows - 1) * math.ceil(1.3 * size)
     if right:
         margin["r"] = max(margin.get("r", 0), math.ceil(right))
     return margin

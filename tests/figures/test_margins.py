@@ -61,3 +61,13 @@ def test_a_plotly_object_figure_gets_the_same_margins():
     expected = reserve_margins(fig.layout.to_plotly_json(), [t.to_plotly_json() for t in fig.data])
     assert reserve_figure_margins(fig) is fig
     assert fig.layout.margin.l == expected["l"] > 5 and fig.layout.margin.b == expected["b"] > 5
+
+
+def test_a_legend_of_one_entry_per_row_below_the_plot_reserves_every_row():
+    names = ("残差流", "子层输出", "层归一化之后")
+    traces = [{"type": "bar", "name": name, "x": [1], "y": [1]} for name in names]
+    row = {"orientation": "h", "y": -0.2, "x": 0.0}
+    one_row = reserve_margins({"legend": row}, traces)
+    stacked = reserve_margins({"legend": {**row, "entrywidth": 1, "entrywidthmode": "fraction"}}, traces)
+    halves = reserve_margins({"legend": {**row, "entrywidth": 0.5, "entrywidthmode": "fraction"}}, traces)
+    assert stacked["b"] - one_row["b"] == 2 * (halves["b"] - one_row["b"]) > BASE_FONT_SIZE  # 3 rows, 2 rows
