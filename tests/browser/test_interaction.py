@@ -1,7 +1,8 @@
 """The sidebar drives the charts in a real Chromium: a new sentence, a slider step, a cold URL.
 
-Uses conftest.py's server (``app_url``) and Chromium (a missing browser fails, never skips). All on
-the Attention page, whose "All h heads" chart is one heatmap subplot per head, tokens on its axes.
+Uses conftest.py's server (``app_url``) and Chromium (a missing browser fails, never skips). Mostly
+on the Attention page, whose "All h heads" chart is one heatmap subplot per head, tokens on its axes;
+the last test switches the Full model page's tabs.
 """
 
 from __future__ import annotations
