@@ -458,6 +458,13 @@ def _cut_source(pipe: Pipeline, sentence: str, max_tokens: int):
     return len(ids), limit, labels[:limit], ids[:limit]
 
 
+def greedy_sentence(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> DecodeResult:
+    """Greedy decoding of ``sentence``, its source cut as ``run_pipeline`` cuts it (for pages that
+    decode on demand: random weights, or a target given)."""
+    _, limit, _, ids = _cut_source(pipe, sentence, max_tokens)
+    return greedy(pipe, ids, limit)
+
+
 def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> ModelTrace:
     """The encoder half of ``run_pipeline(pipe, sentence, max_tokens=...).trace`` (same tokens, same
     numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass."""

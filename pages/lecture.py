@@ -128,11 +128,9 @@ def draw(fn: Callable, *args, **kwargs):
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
     """Greedy decoding on demand (random weights, or a target given): as the Full model page does."""
-    from core.pipeline import greedy, source_limit
+    from core.pipeline import greedy_sentence
 
-    limit = source_limit(_pipe, max_tokens)  # as run_pipeline cuts the sentence
-    ids = _pipe.src_encode(sentence)[1][:limit]
-    return greedy(_pipe, ids, limit)
+    return greedy_sentence(_pipe, sentence, max_tokens)
 
 
 # -- the steps: each returns its slide ---------------------------------------------------------------

@@ -34,10 +34,6 @@ SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
 TEMP_RANGE, TEMP_DEFAULT = (0.1, 3.0), 1.0
 STEP_TOPK = 10  # bars per decoding step
-# Decoding on demand runs the decoder once per token at worst (when its guesses of the next tokens
-# miss, core.model.greedy_decode), each run on the whole prefix: with 512 source tokens and no [EOS]
-# from random weights that would take seconds, so it stops after this many steps.
-DECODE_STEPS = 64
 
 
 # -- URL-bound sliders: a tampered ?model_…= falls back with a message, never a traceback ----------
@@ -97,11 +93,9 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
-    from core.pipeline import greedy, source_limit
+    from core.pipeline import greedy_sentence
 
-    limit = source_limit(_pipe, max_tokens)  # as run_pipeline cuts the sentence
-    ids = _pipe.src_encode(sentence)[1][:limit]
-    return greedy(_pipe, ids, min(limit, DECODE_STEPS))
+    return greedy_sentence(_pipe, sentence, max_tokens)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -279,14 +273,16 @@ def greedy_decoding() -> None:
 
 def decoding_steps(decoded) -> None:
     """The decoded tokens step by step: each step's probabilities and cross-attention, then the output."""
+    from core.pipeline import MAX_DECODE_STEPS  # decoding stops there (why: core.pipeline)
+
     if random_weights:
         st.warning(ui.t("model.greedy.noise"), icon=":material/casino:")
     ids = decoded_ids(decoded)
     labels = [pipe.tgt_labels[i] for i in ids]
     n_steps = len(decoded.steps)
     natural = len(run.src_tokens) + (0 if trained else 2)  # as core.pipeline.greedy decides
-    if run.decoded is None and natural > n_steps == DECODE_STEPS and "[EOS]" not in labels:
-        st.caption(ui.t("model.greedy.capped", steps=DECODE_STEPS))
+    if run.decoded is None and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
+        st.caption(ui.t("model.greedy.capped", steps=MAX_DECODE_STEPS))
     c1, c2 = st.columns(2)
     with c1:
         step = url_slider(ui.t("model.greedy.step"), "model_step", 1, n_steps, n_steps,

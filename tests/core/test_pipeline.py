@@ -309,3 +309,15 @@ def test_missing_minilm_package_falls_back_to_random_weights_with_a_message(monk
 def test_unknown_weights_are_refused():
     with pytest.raises(ValueError, match="weights='bert' must be one of"):
         P.PipelineSettings(weights="bert")
+
+
+def test_greedy_sentence_decodes_the_source_run_pipeline_reads(random_pipe):
+    sentence = "Attention is all you need, and every token is read at once. " * 4
+    run = P.run_pipeline(random_pipe, sentence, max_tokens=9)
+    decoded = P.greedy_sentence(random_pipe, sentence, max_tokens=9)
+    ids = random_pipe.src_encode(sentence)[1][:9]
+    assert run.truncated and len(run.src_tokens) == 9
+    assert torch.equal(decoded.steps[0].src_ids, torch.tensor([ids]))  # the same cut source
+    assert torch.equal(decoded.tokens, P.greedy(random_pipe, ids, 9).tokens)
+    with pytest.raises(P.EmptyInput):
+        P.greedy_sentence(random_pipe, "   ")
