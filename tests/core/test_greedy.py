@@ -98,9 +98,9 @@ def test_a_model_that_repeats_itself_is_decoded_in_a_few_runs(monkeypatch):
     monkeypatch.setattr(Transformer, "_trace_from", counted)
     res = m.greedy_decode(torch.tensor([[5, 6, 7]]), max_new_tokens=16, bos_id=BOS, eos_id=EOS)
     assert res.tokens[0, 1:].tolist() == [7] * 16
-    # the target lengths run: [BOS] → 1 token; + 4 guesses → 5; + 8 → 9; the last one (one run per
-    # token: 16 runs of 1 … 16 positions)
-    assert runs == [1, 6, 15, 16]
+    # the target lengths run: [BOS] → 1 token; then the 15 still to come guessed, all right: 2 runs
+    # (one run per token: 16 runs of 1 … 16 positions)
+    assert runs == [1, 16]
     tokens, steps, _ = one_run_per_token(m, torch.tensor([[5, 6, 7]]), 16, EOS)
     assert torch.equal(res.tokens, tokens)
     assert_same_numbers(res.steps, steps)
