@@ -110,7 +110,21 @@ def _encoder_trace(_pipe, key, sentence: str, max_tokens: int):
 settings = ui.page_setup("nav.model.title")
 lang = settings.lang
 st.caption(ui.t("model.intro"))
-run = ui.get_run(settings)
+# The open tab decides what runs. Random weights never decode the sentence in the run (their decoder
+# reads the sentence itself), so their decoding tab needs no run: only the sentence's tokens, then
+# greedy decoding. At d_model=512, 6 layers the run and its cache copy took ~0.2 s of a new model's
+# ~1 s on a busy machine (benchmarks/app.py).
+known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
+has_decoder = known is None or getattr(known.config, "decoder", True)
+TABS = ["residual_ffn", "stream"] + (["output", "decoding"] if has_decoder else [])
+labels = [ui.t(f"model.tab.{name}") for name in TABS]
+if "model_decode" in st.query_params:  # links made before the tabs: the decoding section was opened so
+    if st.query_params["model_decode"] == "true" and has_decoder and "model_view" not in st.query_params:
+        st.session_state["model_view"] = labels[-1]
+    del st.query_params["model_decode"]
+tokens_only = (known is not None and known.kind == "random" and has_decoder
+               and ui.widgets.open_tab(labels, "model_view") == labels[-1])
+run = ui.get_run(settings, source_only=tokens_only)
 if run is None:
     st.stop()
 pipe = ui.get_pipeline(settings)
@@ -119,7 +133,8 @@ if pipe is None:
 config = pipe.config
 trained = pipe.kind == "trained"
 random_weights = pipe.kind == "random"
-has_decoder = getattr(config, "decoder", True) and bool(run.trace.decoder)
+decoded_in_run = getattr(run, "decoded", None)  # the trained model's own output (None: decode here)
+target_given = bool(settings.target.strip())
 gelu = getattr(config, "activation", "relu") == "gelu"
 NOISE = ui.t("model.noise")
 
@@ -258,15 +273,15 @@ def greedy_decoding() -> None:
         st.latex(r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)")
     with right:
         st.markdown(ui.t("model.greedy.intro"))
-    if run.decoded is not None:
+    if decoded_in_run is not None:
         st.caption(ui.t("model.greedy.own"))
-        decoding_steps(run.decoded)
+        decoding_steps(decoded_in_run)
         return
     # Not decoded yet (random weights, or a target was given): decoded when this tab is opened (only
     # the open tab is drawn), then kept per model and sentence.
     with st.spinner(ui.t("model.spinner.greedy")):
         decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
-    why = "target" if run.target_given else "random"
+    why = "target" if target_given else "random"
     st.caption(ui.t(f"model.greedy.on_demand_{why}"))
     decoding_steps(decoded)
 
@@ -281,7 +296,7 @@ def decoding_steps(decoded) -> None:
     labels = [pipe.tgt_labels[i] for i in ids]
     n_steps = len(decoded.steps)
     natural = len(run.src_tokens) + (0 if trained else 2)  # as core.pipeline.greedy decides
-    if run.decoded is None and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
+    if decoded_in_run is None and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
         st.caption(ui.t("model.greedy.capped", steps=MAX_DECODE_STEPS))
     c1, c2 = st.columns(2)
     with c1:
@@ -329,22 +344,20 @@ def decoding_steps(decoded) -> None:
 # default). With the five sections always drawn, a new model (seed, d_model) took 1.1-1.7 s to appear
 # at d_model=512, 8 heads, 6 layers (benchmarks/app.py): Chromium redrew all five charts, and the
 # page ran the other LayerNorm placement's encoder for section 3 even when nobody looked at it.
-SECTIONS = {"residual_ffn": residual_and_ffn, "stream": stream_through_layers}
-if has_decoder:
-    SECTIONS |= {"output": output_probabilities, "decoding": greedy_decoding}
-else:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
+SECTIONS = {"residual_ffn": residual_and_ffn, "stream": stream_through_layers,
+            "output": output_probabilities, "decoding": greedy_decoding}
+if not has_decoder:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
     st.info(ui.t("model.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
             icon=":material/info:")
-labels = [ui.t(f"model.tab.{name}") for name in SECTIONS]
-if "model_decode" in st.query_params:  # links made before the tabs: the decoding section was opened so
-    if st.query_params["model_decode"] == "true" and has_decoder and "model_view" not in st.query_params:
-        st.session_state["model_view"] = labels[-1]
-    del st.query_params["model_decode"]
 notices: list[str] = []
 tabs = ui.widgets.tabs(labels, "model_view", notices)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
-for tab, draw in zip(tabs, SECTIONS.values(), strict=True):
+if tokens_only and not tabs[-1].open:  # open_tab guessed wrong (it should not): the full run after all
+    run = ui.get_run(settings)
+    if run is None:
+        st.stop()
+for tab, name in zip(tabs, TABS, strict=True):
     if tab.open:
         with tab:
-            draw()
+            SECTIONS[name]()

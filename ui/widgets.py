@@ -27,6 +27,14 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
     return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
 
 
+def open_tab(labels: list[str], key: str) -> str:
+    """The label of the tab that :func:`tabs` will open in this run, known before it is drawn (so a
+    page can skip work only the other tabs need). Streamlit's rule: the value from the browser (or set
+    in session state), else the URL's, else the first; one that names no tab gives the first."""
+    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    return raw if raw in labels else labels[0]
+
+
 def tabs(labels: list[str], key: str, notices: list[str]):
     """``st.tabs`` whose open tab is kept in the URL as ``?key=<its label>``; the page draws only the
     open one (``tab.open``). Streamlit drops a label it does not know without a word: here a notice

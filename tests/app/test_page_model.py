@@ -161,6 +161,27 @@ def test_greedy_decoding_shows_the_last_step(views, reference):
     assert t("model.greedy.on_demand_random", "en") in [c.value for c in at.caption]
 
 
+def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypatch):
+    """Random weights decode on demand: their decoding tab needs the sentence's tokens, not a run of
+    the sentence through the model; the other tabs still get the run."""
+    import core.pipeline
+
+    runs = []
+    real = core.pipeline.run_pipeline
+    monkeypatch.setattr(core.pipeline, "run_pipeline", lambda pipe, sentence, *a, **k: (
+        runs.append(sentence), real(pipe, sentence, *a, **k))[1])
+    at = open_page({"seed": "4242"})  # a seed of its own: nothing cached by another test
+    assert [h.value for h in at.header] == [t("model.greedy.header", "en")]
+    assert sorted(chart_keys(at)) == sorted(CHARTS["decoding"])
+    assert runs == []
+    at.sidebar.number_input(key="seed").set_value(4243).run()  # a new model: still no run
+    assert sorted(chart_keys(at)) == sorted(CHARTS["decoding"])
+    assert runs == []
+    output = open_page({"seed": "4242"}, view="output")
+    assert [h.value for h in output.header] == [t("model.output.header", "en")]
+    assert runs == [DEFAULT_SENTENCE]
+
+
 def test_chinese_and_emoji():
     at = open_page(sentence="你好🙂世界")
     tokens = cross_attention(at)["layout"]["xaxis"]["ticktext"]
