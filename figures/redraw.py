@@ -120,6 +120,8 @@ def draw_once(fig: go.Figure) -> go.Figure:
     array but a heatmap's ``z`` becomes a list, ``layout.datarevision`` is a digest of the traces,
     and a reversed axis over heatmaps or bars gets the explicit reversed range plotly would compute.
     """
+    if getattr(fig, "_drawn_once", False):  # done already (a figure kept between reruns)
+        return fig
     # plotly.py's own dicts behind fig.data / fig.layout: what to_json serialises, without re-validating
     # every array through the property setters (a copy of the figure would cost more than it saves)
     data: list[dict] = fig._data
@@ -146,4 +148,5 @@ def draw_once(fig: go.Figure) -> go.Figure:
                 axis["autorange"] = False
                 axis["range"] = span
     layout["datarevision"] = digest.hexdigest()
+    fig._drawn_once = True
     return fig

@@ -39,6 +39,9 @@ if scheme == "learned" and pipe is not None:
 state = st.session_state
 
 
+rotation_error = st.cache_data(max_entries=32)(fp.rotation_error)  # a float per d_model: ~15 ms to compute
+
+
 def _clear_notices() -> None:
     state[NOTICES] = []
 
@@ -101,7 +104,8 @@ def curves_section(d: int, trained_len: int | None, sentence_len: int | None) ->
             help=ui.t("positional.curves.max_pos.help", default=fp.DEFAULT_MAX_POS),
         )
     if dims:
-        fig = fp.pe_curves(d, dims, max_pos, trained_len=trained_len, sentence_len=sentence_len, lang=lang)
+        fig = ui.memo_figure(fp.pe_curves, d, dims, max_pos, trained_len=trained_len,
+                             sentence_len=sentence_len, lang=lang)
         ui.show_figure(fig, key="pe_curves_chart", name="positional-curves")
     else:
         st.info(ui.t("positional.curves.none"))
@@ -118,7 +122,7 @@ else:
 # -- 2. the table ---------------------------------------------------------------------------------
 st.header(ui.t("positional.table.header"))
 rows = max(64, len(run.src_tokens) if run is not None else 0)
-ui.show_figure(fp.pe_heatmap(fp.pe_table(rows, d), lang=lang), key="pe_table_chart",
+ui.show_figure(ui.memo_figure(fp.pe_heatmap, fp.pe_table(rows, d), lang=lang), key="pe_table_chart",
                name="positional-table")
 st.caption(ui.t("positional.table.caption", last=rows - 1, d=d))
 
@@ -133,9 +137,10 @@ with eq:
     st.latex(r"PE(p)\cdot PE(q) = \sum_i \cos\big((p-q)\,\omega_i\big)")
     st.caption(ui.t("positional.shift.even"))
 with note:
-    st.metric(ui.t("positional.shift.metric"), f"{fp.rotation_error(d, 5):.1e}",
+    st.metric(ui.t("positional.shift.metric"), f"{rotation_error(d, 5):.1e}",
               help=ui.t("positional.shift.metric.help"))
-ui.show_figure(fp.gram_heatmap(fp.pe_table(64, d), lang=lang), key="pe_gram_chart", name="positional-gram")
+ui.show_figure(ui.memo_figure(fp.gram_heatmap, fp.pe_table(64, d), lang=lang), key="pe_gram_chart",
+               name="positional-gram")
 st.caption(ui.t("positional.shift.gram"))
 
 # -- 4. embedding + PE ----------------------------------------------------------------------------
@@ -229,12 +234,12 @@ def sinusoidal_tab() -> None:
     st.latex(r"PE(p)\cdot PE(p+k) = \sum_i \cos(k\,\omega_i)")
     starts, max_offset = (0, 10, 25, 50), 60
     dots = fp.offset_dots(fp.pe_table(max(starts) + max_offset + 1, d), starts, max_offset)
-    ui.show_figure(fp.offset_curves(dots, y_title="PE(p)·PE(p+k)", lang=lang), key="pe_offset_chart",
-                   name="positional-sinusoidal-offsets")
+    ui.show_figure(ui.memo_figure(fp.offset_curves, dots, y_title="PE(p)·PE(p+k)", lang=lang),
+                   key="pe_offset_chart", name="positional-sinusoidal-offsets")
     spread_metric(dots)
     st.caption(ui.t("positional.sin.relative"))
     st.subheader(ui.t("positional.part.beyond"))
-    ui.show_figure(fp.beyond_sinusoidal(d, train_len, n_beyond, example=example, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.beyond_sinusoidal, d, train_len, n_beyond, example=example, lang=lang),
                    key="pe_sin_beyond_chart", name="positional-sinusoidal-beyond")
     st.caption(ui.t("positional.sin.beyond"))
 
@@ -246,7 +251,7 @@ def learned_tab() -> None:
     st.latex(r"x_{pos} = E[\text{id}_{pos}] + P[pos],\qquad "
              r"P \in \mathbb{R}^{\text{max\_len}\times d_\text{model}}")
     st.markdown(ui.t("positional.learned.reach"))
-    ui.show_figure(fp.table_heatmap(table, lang=lang), key="pe_learned_table_chart",
+    ui.show_figure(ui.memo_figure(fp.table_heatmap, table, lang=lang), key="pe_learned_table_chart",
                    name="positional-learned-table")
     if learned_table is not None:
         step = math.ceil(table_rows / fp.MAX_TABLE_ROWS)
@@ -257,14 +262,14 @@ def learned_tab() -> None:
     st.latex(r"P[p]\cdot P[p+k] = \;?")
     starts, max_offset = fp.fit_starts(table_rows)
     learned_dots = fp.offset_dots(table, starts, max_offset)
-    ui.show_figure(fp.offset_curves(learned_dots, y_title="P[p]·P[p+k]", lang=lang),
+    ui.show_figure(ui.memo_figure(fp.offset_curves, learned_dots, y_title="P[p]·P[p+k]", lang=lang),
                    key="pe_learned_offset_chart", name="positional-learned-offsets")
     spread_metric(learned_dots)
     st.caption(ui.t("positional.learned.relative")
                + (ui.t("positional.learned.relative.minilm") if learned_table is not None else ""))
     st.subheader(ui.t("positional.part.beyond"))
-    ui.show_figure(fp.beyond_learned(table, 2 * table_rows, lang=lang), key="pe_learned_beyond_chart",
-                   name="positional-learned-beyond")
+    ui.show_figure(ui.memo_figure(fp.beyond_learned, table, 2 * table_rows, lang=lang),
+                   key="pe_learned_beyond_chart", name="positional-learned-beyond")
     st.caption(ui.t("positional.learned.beyond"))
 
 
@@ -276,19 +281,19 @@ def rope_tab() -> None:
              r"\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix},\quad \theta_i = 10000^{-2i/d_k},\quad "
              r"\text{score}_{mn} = \frac{(R_m q_m)\cdot(R_n k_n)}{\sqrt{d_k}}")
     st.markdown(ui.t("positional.rope.reach"))
-    ui.show_figure(fp.rope_rotation_figure(d_k, fp.rope_pairs(d_k), 8, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.rope_rotation_figure, d_k, fp.rope_pairs(d_k), 8, lang=lang),
                    key="pe_rope_rotation_chart", name="positional-rope-rotation")
     st.caption(ui.t("positional.rope.cross"))
     st.subheader(ui.t("positional.part.relative"))
     st.latex(r"(R_m q)\cdot(R_n k) = q\cdot R_{n-m}\,k")
     rope_curves = fp.rope_offset_scores(d_k)
     rope_axis = ui.t("positional.fig.rope.score_axis")
-    ui.show_figure(fp.offset_curves(rope_curves, y_title=rope_axis, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.offset_curves, rope_curves, y_title=rope_axis, lang=lang),
                    key="pe_rope_offset_chart", name="positional-rope-offsets")
     spread_metric(rope_curves)
     st.caption(ui.t("positional.rope.relative"))
     st.subheader(ui.t("positional.part.beyond"))
-    ui.show_figure(fp.beyond_rope(d_k, train_len, n_beyond, example=example, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.beyond_rope, d_k, train_len, n_beyond, example=example, lang=lang),
                    key="pe_rope_beyond_chart", name="positional-rope-beyond")
     st.caption(ui.t("positional.rope.beyond"))
 
@@ -300,19 +305,20 @@ def alibi_tab() -> None:
     st.markdown(ui.t("positional.alibi.reach"))
     causal = st.toggle(ui.t("positional.alibi.causal"), key="pe_alibi_causal",
                        help=ui.t("positional.alibi.causal.help"))
-    bias_fig = fp.alibi_heatmaps(heads, ALIBI_PANEL_LEN, fp.alibi_heads(heads), causal=causal, lang=lang)
+    bias_fig = ui.memo_figure(fp.alibi_heatmaps, heads, ALIBI_PANEL_LEN, fp.alibi_heads(heads), causal=causal,
+                              lang=lang)
     ui.show_figure(bias_fig, key="pe_alibi_bias_chart", name="positional-alibi-bias")
     st.caption(ui.t("positional.alibi.cross"))
     st.subheader(ui.t("positional.part.relative"))
     st.latex(r"\text{bias}(p, p+k) = -m_h\,|k|")
     alibi_curves = fp.alibi_offset_bias(heads, 0)
     alibi_axis = ui.t("positional.fig.alibi.offset_axis")
-    ui.show_figure(fp.offset_curves(alibi_curves, y_title=alibi_axis, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.offset_curves, alibi_curves, y_title=alibi_axis, lang=lang),
                    key="pe_alibi_offset_chart", name="positional-alibi-offsets")
     spread_metric(alibi_curves)
     st.caption(ui.t("positional.alibi.relative"))
     st.subheader(ui.t("positional.part.beyond"))
-    ui.show_figure(fp.beyond_alibi(heads, train_len, n_beyond, example=example, lang=lang),
+    ui.show_figure(ui.memo_figure(fp.beyond_alibi, heads, train_len, n_beyond, example=example, lang=lang),
                    key="pe_alibi_beyond_chart", name="positional-alibi-beyond")
     st.caption(ui.t("positional.alibi.beyond"))
 

@@ -9,7 +9,7 @@ if run is None:
 
 import ui.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
 from ui.cache import get_pipeline, get_run, pipeline_available
-from ui.figure import show_figure, show_themed_figure
+from ui.figure import memo_figure, show_figure, show_themed_figure
 from ui.nav import PAGES, page_links
 from ui.safe import show_text, show_tokens
 from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
@@ -23,6 +23,7 @@ __all__ = [
     "PAGES",
     "Settings",
     "current_lang",
+    "memo_figure",
     "show_figure",
     "show_themed_figure",
     "t",

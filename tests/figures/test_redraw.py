@@ -122,3 +122,9 @@ def test_downloads_and_look_are_unchanged():
     template = layout["template"]
     assert not template.get("layout")
     assert all(d == {"type": kind} for kind, ds in template.get("data", {}).items() for d in ds)
+
+
+def test_a_second_pass_changes_nothing():
+    fig = draw_once(token_heatmap())
+    before = spec(fig)
+    assert draw_once(fig) is fig and spec(fig) == before
