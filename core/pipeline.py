@@ -377,16 +377,11 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
     model = pipe.model
 
     given = bool(target.strip())
-    tgt_labels, tgt_ids = pipe.tgt_encode(target) if given else ([], [])
-    if not given and pipe.kind == "random":
-        # An untrained model's own output is noise ("q q q q ..."), and fed back it fills every decoder
-        # view with junk; the sentence itself gives readable rows. The decoding page decodes on demand.
-        tgt_labels, tgt_ids = src_labels, src_ids
+    teacher = _teacher_input(pipe, src_labels, src_ids, target, limit)
     decoded = None
-    if tgt_ids:
-        tgt_ids = [BOS_ID] + tgt_ids[: limit - 1]
+    if teacher is not None:
+        labels, tgt_ids = teacher
         trace = model.trace(src, torch.tensor([tgt_ids], dtype=torch.long))
-        labels = [BOS] + tgt_labels[: limit - 1]
     else:
         # The trained model's own output as the decoder's input: greedy decoding, one step per token.
         decoded = greedy(pipe, src_ids, limit)
@@ -403,6 +398,31 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
         target_given=given,
         decoded=decoded,
     )
+
+
+def _teacher_input(pipe: Pipeline, src_labels: list[str], src_ids: list[int], target: str, limit: int):
+    """-> ([BOS] + labels, [BOS_ID] + ids) that ``run_pipeline`` feeds the decoder when they are not
+    the model's own output, at most ``limit``; None when they are (greedy decoding)."""
+    tgt_labels, tgt_ids = pipe.tgt_encode(target) if target.strip() else ([], [])
+    if not target.strip() and pipe.kind == "random":
+        # An untrained model's own output is noise ("q q q q ..."), and fed back it fills every decoder
+        # view with junk; the sentence itself gives readable rows. The decoding page decodes on demand.
+        tgt_labels, tgt_ids = src_labels, src_ids
+    if not tgt_ids:
+        return None
+    return [BOS] + tgt_labels[: limit - 1], [BOS_ID] + tgt_ids[: limit - 1]
+
+
+def decoder_tokens(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> list[str] | None:
+    """``run_pipeline(pipe, sentence, target, max_tokens).tgt_tokens`` without running the model, when
+    they do not come from it (a target given; random weights read the sentence): for views that need
+    only the tokens (the Overview's shapes). None: they are the model's own greedy output. An
+    encoder-only model reads no target: []."""
+    if not pipe.config.decoder:
+        return []
+    _, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
+    teacher = _teacher_input(pipe, src_labels, src_ids, target, limit)
+    return None if teacher is None else teacher[0]
 
 
 @dataclass(frozen=True)

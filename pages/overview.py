@@ -8,12 +8,16 @@ from figures.overview import DiagramSizes, pipeline_diagram
 settings = ui.page_setup("nav.overview.title")
 
 st.caption(ui.t("overview.caption"))
-run = ui.get_run(settings)
+given = bool(settings.target.strip())
+# The diagram needs the tokens, not the numbers: when the decoder's input is not the model's own output
+# (random weights read the sentence; a target given) nothing is run and random weights are not drawn.
+# A new seed at d_model=512, 6 layers drew 46M weights and ran them for two lengths.
+known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
+tokens_only = known is not None and (known.kind == "random" or given)
+run = ui.get_run(settings, source_only=tokens_only)
 pipe = ui.get_pipeline(settings) if run is not None else None
 config = pipe.config if pipe is not None else None
 has_decoder = getattr(config, "decoder", True)
-
-given = bool(settings.target.strip())
 if not has_decoder:
     target_source, target_note = "given", ui.t("overview.target.none")
 elif given:
@@ -24,7 +28,16 @@ else:
     target_source, target_note = "greedy", ui.t("overview.target.greedy")
 
 if run is not None:
-    src_tokens, tgt_tokens = list(run.src_tokens), list(run.tgt_tokens)
+    tgt_tokens = getattr(run, "tgt_tokens", None)
+    if tgt_tokens is None:  # a SourceRun: the decoder's tokens as run_pipeline would feed them
+        from core.pipeline import decoder_tokens
+
+        target = "" if settings.weights == "minilm" else settings.target  # as ui.get_run
+        tgt_tokens = decoder_tokens(pipe, settings.sentence, target, settings.max_tokens)
+        if tgt_tokens is None:  # a target with no tokens: the model decodes after all
+            run = ui.get_run(settings) or run
+            tgt_tokens = getattr(run, "tgt_tokens", [])
+    src_tokens, tgt_tokens = list(run.src_tokens), list(tgt_tokens)
     sizes = DiagramSizes(
         d_model=config.d_model,
         num_heads=config.num_heads,

@@ -216,3 +216,24 @@ def test_overview_in_both_languages_for_every_model(weights, lang):
         assert r"\mathrm{softmax}" in latex and r"E[x]\,\sqrt{d_\text{model}} + PE" in latex
     if lang == "zh":
         assert "个词元" in text and "编码器" in text
+
+
+@pytest.mark.parametrize(("weights", "target"), [("random", ""), ("random", "a target 目标"),
+                                                 ("trained", ""), ("trained", "nǐ hǎo"), ("trained", "\x01")])
+def test_overview_shows_the_runs_tokens_and_draws_random_weights_only_to_run_them(weights, target):
+    """The Overview needs the decoder's tokens, not its numbers: random weights are not drawn for it."""
+    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    from ui.cache import _load
+    from ui.settings import DEFAULT_SENTENCE
+
+    query = {"seed": "4343", "d_model": "32", "num_heads": "4"} | ({"target": target} if target else {})
+    at = open_app(query, weights=weights)
+    assert_clean(at)
+    settings = PipelineSettings(weights=weights, d_model=32, num_heads=4, num_layers=2, d_ff=128, seed=4343)
+    target = at.sidebar.text_area(key="target").value  # as the sidebar cleaned it ("\x01": empty)
+    reference = run_pipeline(load_pipeline(settings), DEFAULT_SENTENCE, target)
+    shown = [c.value for c in at.code]
+    assert " ".join(f"[{tok}]" for tok in reference.src_tokens) in shown
+    assert " ".join(f"[{tok}]" for tok in reference.tgt_tokens) in shown
+    if weights == "random":
+        assert not _load(settings).drawn  # the page's own (cached) pipeline: no weights drawn

@@ -321,3 +321,26 @@ def test_greedy_sentence_decodes_the_source_run_pipeline_reads(random_pipe):
     assert torch.equal(decoded.tokens, P.greedy(random_pipe, ids, 9).tokens)
     with pytest.raises(P.EmptyInput):
         P.greedy_sentence(random_pipe, "   ")
+
+
+def test_decoder_tokens_are_run_pipelines_without_running_it(random_pipe):
+    long = "Attention is all you need, and every token is read at once. " * 4
+    for sentence, target, max_tokens in [("注意力 is 🙂", "", 64), ("注意力 is 🙂", "a target 中文", 64),
+                                         (long, "", 9), ("短", long, 9), ("x", "\x00\x01", 64)]:
+        expected = P.run_pipeline(random_pipe, sentence, target, max_tokens=max_tokens).tgt_tokens
+        assert P.decoder_tokens(random_pipe, sentence, target, max_tokens) == expected
+
+
+def test_decoder_tokens_draw_no_weights_and_say_when_only_the_model_knows(tmp_path):
+    fresh = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
+                                               d_ff=64, seed=77))
+    assert P.decoder_tokens(fresh, "你好", "") == ["[BOS]", "你", "好"]
+    assert not fresh.drawn
+    src_vocab, tgt_vocab = Vocab(list("中国")), Vocab(["zhōng", "guó"])
+    model = Transformer(ModelConfig(len(src_vocab), len(tgt_vocab), d_model=16, num_heads=2, num_layers=1,
+                                    d_ff=32))
+    path = tmp_path / "tiny.pt"
+    save_checkpoint(path, model, (src_vocab, tgt_vocab), "pinyin", {})
+    trained = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=path)
+    assert P.decoder_tokens(trained, "中国", "") is None  # its own greedy output
+    assert P.decoder_tokens(trained, "中国", "zhōng guó") == ["[BOS]", "zhōng", "guó"]
