@@ -156,18 +156,22 @@ def download_popover(fig, key: str, name: str) -> None:
 # arguments, for every session: on the Positional page such figures were ~0.4 s of the ~0.65 s a new
 # seed took on the server (py-spy), rebuilt on every rerun to come out the same.
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _memo(where: str, _make, args: tuple, kwargs: tuple):
-    return draw_once(reserve_figure_margins(_make(*args, **dict(kwargs))))
+def _memo(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
+    fig = _make(*args, **dict(kwargs))
+    return fig if themed else draw_once(reserve_figure_margins(fig))
 
 
-def memo_figure(make, *args, **kwargs):
-    """``make(*args, **kwargs)``, built once per arguments and shared by every rerun and session,
-    ready to draw in our style (``show_figure``'s margins and one-drawing shape are done). Only for
-    figures of plain arguments (numbers, strings, lists, numpy arrays: Streamlit hashes them) that
-    ``show_figure`` draws with ``theme=None``; the figure is never to be changed after."""
+def memo_figure(make, *args, themed: bool = False, **kwargs):
+    """``make(*args, **kwargs)``, built once per arguments and shared by every rerun and session.
+
+    For figures of plain arguments (numbers, strings, lists, numpy arrays, dataclasses: Streamlit
+    hashes them) that do not depend on weights or the sentence's numbers. Ready to draw in our style
+    (``show_figure``'s margins and one-drawing shape are done), or as built for Streamlit's theme
+    (``themed=True``, for ``show_themed_figure``). The figure is never to be changed after."""
     code = getattr(make, "__code__", None)
     where = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(make)
-    return _memo(f"{where}:{getattr(make, '__qualname__', '')}", make, args, tuple(sorted(kwargs.items())))
+    return _memo(f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args,
+                 tuple(sorted(kwargs.items())))
 
 
 def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, **kwargs):

@@ -40,3 +40,14 @@ def test_array_arguments_are_compared_by_value():
     a = memo_figure(pe_heatmap, pe_table(16, 8), lang="en")
     assert memo_figure(pe_heatmap, pe_table(16, 8), lang="en") is a
     assert memo_figure(pe_heatmap, pe_table(16, 10), lang="en") is not a
+
+
+def test_a_themed_figure_is_kept_as_built():
+    from figures.overview import DiagramSizes, pipeline_diagram
+
+    sizes = DiagramSizes(d_model=64, num_heads=4, num_layers=2, d_ff=256, S=5, T=6)
+    fig = memo_figure(pipeline_diagram, sizes, lang="en", themed=True)
+    assert memo_figure(pipeline_diagram, DiagramSizes(64, 4, 2, 256, 5, 6), lang="en", themed=True) is fig
+    assert not getattr(fig, "_drawn_once", False)  # Streamlit's theme restyles it: no margins of ours
+    assert memo_figure(pipeline_diagram, sizes, lang="zh", themed=True) is not fig
+    assert fig.to_plotly_json() == pipeline_diagram(sizes, lang="en").to_plotly_json()
