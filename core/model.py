@@ -259,6 +259,37 @@ class Transformer(nn.Module):
         model._init_weights(only=embed)
         return embed.eval()
 
+    @classmethod
+    def encoder_drawn(cls, config: ModelConfig, src_embed: Embedding | None = None) -> Transformer:
+        """``Transformer(config)`` with only its source embedding and encoder drawn (the same numbers);
+        the target side stays shapes on "meta" until :meth:`draw_rest`. ``encode`` and ``trace(src)``
+        work; anything that reads the decoder does not. About 40 % of the numbers at d_model=512,
+        6 layers (the decoder has two attention blocks a layer, and the output layer its vocabulary).
+        ``src_embed``: the table ``source_embedding(config)`` drew already, taken as it is."""
+        model = cls(config, _random_init=False, _materialize=False)
+        if src_embed is not None:
+            model.src_embed = src_embed  # the same place among the modules: the same streams after it
+            part = nn.ModuleList([model.encoder])  # a holder: the modules stay the model's
+        else:
+            part = nn.ModuleList([model.src_embed, model.encoder])
+            _fill_sinusoids(config, model.src_embed)
+        _materialize_on_cpu(part)
+        model._init_weights(only=part)
+        return model.eval()
+
+    @torch.no_grad()
+    def draw_rest(self) -> Transformer:
+        """Draw whatever :meth:`encoder_drawn` left on "meta", in place: then the model equals
+        ``Transformer(config)`` number for number. Returns the model."""
+        rest = nn.ModuleList([m for m in (self.tgt_embed, self.decoder, self.generator)
+                              if m is not None and any(t.is_meta for t in [*m.parameters(), *m.buffers()])])
+        if len(rest):
+            _materialize_on_cpu(rest)
+            if self.tgt_embed is not None and getattr(self.src_embed, "pe", None) is not None:
+                self.tgt_embed.pe = self.src_embed.pe  # one sinusoid table, as a whole model shares it
+            self._init_weights(only=rest)
+        return self
+
     @torch.no_grad()
     def _init_weights(self, only: nn.Module | None = None) -> None:
         """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear.

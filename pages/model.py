@@ -105,6 +105,14 @@ def _encoder_trace(_pipe, key, sentence: str, max_tokens: int):
     return encoder_trace(_pipe, sentence, max_tokens=max_tokens)
 
 
+def encoder_layers():
+    """The encoder's layer traces: the run's, or with only the tokens run (random weights), the
+    encoder's own trace (``core.pipeline.encoder_trace``: the same numbers, no decoder drawn or run)."""
+    if tokens_only:
+        return _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens).encoder
+    return run.trace.encoder
+
+
 # -- the page ----------------------------------------------------------------------------------------
 
 settings = ui.page_setup("nav.model.title")
@@ -113,7 +121,8 @@ st.caption(ui.t("model.intro"))
 # The open tab decides what runs. Random weights never decode the sentence in the run (their decoder
 # reads the sentence itself), so their decoding tab needs no run: only the sentence's tokens, then
 # greedy decoding. At d_model=512, 6 layers the run and its cache copy took ~0.2 s of a new model's
-# ~1 s on a busy machine (benchmarks/app.py).
+# ~1 s on a busy machine (benchmarks/app.py). Their first tab shows the encoder alone: the encoder's
+# trace, with only the source side of the weights drawn (the rest when another view needs it).
 known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
 has_decoder = known is None or getattr(known.config, "decoder", True)
 TABS = ["residual_ffn", "stream"] + (["output", "decoding"] if has_decoder else [])
@@ -123,7 +132,7 @@ if "model_decode" in st.query_params:  # links made before the tabs: the decodin
         st.session_state["model_view"] = labels[-1]
     del st.query_params["model_decode"]
 tokens_only = (known is not None and known.kind == "random" and has_decoder
-               and ui.widgets.open_tab(labels, "model_view") == labels[-1])
+               and ui.widgets.open_tab(labels, "model_view") in (labels[0], labels[-1]))
 run = ui.get_run(settings, source_only=tokens_only)
 if run is None:
     st.stop()
@@ -165,7 +174,7 @@ def residual_and_ffn() -> None:
     with c2:
         token = url_slider(ui.t("model.residual.token"), "model_token", 0, len(run.src_tokens) - 1, 0,
                            help=ui.t("model.residual.token.help"))
-    layer = run.trace.encoder[layer_no - 1]
+    layer = encoder_layers()[layer_no - 1]
     st.caption(ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm,
                     token=token))
     st.code(run.src_tokens[token], language=None, wrap_lines=True)
@@ -353,7 +362,8 @@ notices: list[str] = []
 tabs = ui.widgets.tabs(labels, "model_view", notices)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
-if tokens_only and not tabs[-1].open:  # open_tab guessed wrong (it should not): the full run after all
+if tokens_only and not (tabs[0].open or tabs[-1].open):  # open_tab guessed wrong: the full run after all
+    tokens_only = False
     run = ui.get_run(settings)
     if run is None:
         st.stop()

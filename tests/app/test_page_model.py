@@ -163,7 +163,7 @@ def test_greedy_decoding_shows_the_last_step(views, reference):
 
 def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypatch):
     """Random weights decode on demand: their decoding tab needs the sentence's tokens, not a run of
-    the sentence through the model; the other tabs still get the run."""
+    the sentence through the model; their first tab the encoder alone; the others get the run."""
     import core.pipeline
 
     runs = []
@@ -177,6 +177,15 @@ def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypa
     at.sidebar.number_input(key="seed").set_value(4243).run()  # a new model: still no run
     assert sorted(chart_keys(at)) == sorted(CHARTS["decoding"])
     assert runs == []
+    from core.model import Transformer
+
+    whole = []  # per weight drawing: whether the whole model was drawn at once
+    init = Transformer._init_weights
+    monkeypatch.setattr(Transformer, "_init_weights", lambda self, only=None: (
+        whole.append(only is None), init(self, only))[1])
+    first = open_page({"seed": "4244"}, view="residual_ffn")  # the encoder alone: no run, no decoder drawn
+    assert sorted(chart_keys(first)) == sorted(CHARTS["residual_ffn"])
+    assert runs == [] and whole and True not in whole  # parts drawn (table, encoder), never the whole
     output = open_page({"seed": "4242"}, view="output")
     assert [h.value for h in output.header] == [t("model.output.header", "en")]
     assert runs == [DEFAULT_SENTENCE]

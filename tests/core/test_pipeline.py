@@ -101,6 +101,49 @@ def test_source_embedding_is_the_models_own_for_every_option():
         assert not any(t.is_meta for t in [*alone.parameters(), *alone.buffers()])
 
 
+@pytest.mark.parametrize("options", [{}, {"positions": "learned", "embed_norm": True, "type_vocab_size": 2},
+                                     {"norm": "pre", "num_layers": 3}, {"positions": "rope"},
+                                     {"positions": "alibi"}])
+def test_a_model_drawn_encoder_first_equals_the_whole_model(options):
+    config = ModelConfig(60, 70, **{"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "seed": 9,
+                                    **options})  # fmt: skip
+    whole = Transformer(config).eval()  # (no dropout: the forward passes are compared)
+    part = Transformer.encoder_drawn(config)
+    taken = Transformer.encoder_drawn(config, Transformer.source_embedding(config))  # its table drawn before
+    assert all(torch.equal(v, part.state_dict()[k]) for k, v in taken.state_dict().items() if not v.is_meta)
+    assert not any(t.is_meta for t in [*part.src_embed.parameters(), *part.encoder.parameters()])
+    assert all(t.is_meta for t in [*part.decoder.parameters(), *part.generator.parameters()])
+    src = torch.tensor([[5, 6, 7, 8]])
+    half, full = part.trace(src), whole.trace(src)
+    assert torch.equal(half.memory, full.memory)
+    assert all(torch.equal(a.self_attn.weights, b.self_attn.weights)
+               for a, b in zip(half.encoder, full.encoder, strict=True))
+    assert part.draw_rest() is part
+    assert list(part.state_dict()) == list(whole.state_dict())
+    assert all(torch.equal(v, whole.state_dict()[k]) for k, v in part.state_dict().items()), options
+    assert not any(t.is_meta for t in [*part.parameters(), *part.buffers()])
+    tgt = torch.tensor([[1, 9, 9]])
+    assert torch.equal(part(src, tgt), whole(src, tgt))
+
+
+def test_random_weights_draw_their_encoder_alone_for_the_encoders_views():
+    def fresh():
+        return P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
+                                                  d_ff=64, seed=31))
+
+    pipe, reference = fresh(), P.run_pipeline(fresh(), "注意力 is all 🙂")
+    table = P.source_run(pipe, "注意力 is all 🙂").trace.src_embedded  # the table drawn alone first
+    encoder = P.encoder_trace(pipe, "注意力 is all 🙂")
+    assert not pipe.drawn  # only the source side is
+    assert pipe.src_embedding is pipe.encoder_model.src_embed  # one copy of the table, taken over
+    assert torch.equal(table, reference.trace.src_embedded)
+    assert torch.equal(encoder.memory, reference.trace.memory)
+    part = pipe.encoder_model
+    assert pipe.model is part and pipe.drawn  # the rest drawn into the same model
+    run = P.run_pipeline(pipe, "注意力 is all 🙂")
+    assert torch.equal(run.trace.logits, reference.trace.logits)
+
+
 def test_with_norm_equals_loading_the_other_norm(random_pipe):
     pre = P.with_norm(random_pipe, "pre")
     loaded = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
