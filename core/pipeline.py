@@ -156,17 +156,22 @@ class RandomPipeline(Pipeline):
     def src_embedding(self):
         """The model's source embedding; before the model is drawn, that part alone (the same numbers:
         ``Transformer.source_embedding``), kept until then: ~20 ms instead of the whole model."""
-        built = self.__dict__["_built"] or self.__dict__.get("_encoder_part")
+        built = self._drawn_so_far()
         if built is not None:
             return built.src_embed
         with self.__dict__["_lock"]:
-            built = self.__dict__["_built"] or self.__dict__.get("_encoder_part")
+            built = self._drawn_so_far()
             if built is not None:
                 return built.src_embed
             embed = self.__dict__.get("_src_embed")
             if embed is None:
                 embed = self.__dict__["_src_embed"] = Transformer.source_embedding(self.__dict__["_config"])
             return embed
+
+    def _drawn_so_far(self) -> Transformer | None:
+        """The model, whole or with its source side drawn; None before either."""
+        built = self.__dict__["_built"]
+        return built if built is not None else self.__dict__.get("_encoder_part")
 
     @model.setter
     def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
