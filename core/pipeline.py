@@ -517,13 +517,31 @@ def greedy_sentence(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Deco
     return greedy(pipe, ids, limit)
 
 
-def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> ModelTrace:
+def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64, norm: str | None = None) -> ModelTrace:
     """The encoder half of ``run_pipeline(pipe, sentence, max_tokens=...).trace`` (same tokens, same
-    numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass."""
+    numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass.
+
+    ``norm``: that of ``with_norm(pipe, norm)`` (the same weights, the other residual arrangement);
+    random weights not yet drawn draw only their source side for it too."""
     if not pipe.config.decoder:
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     *_, ids = _cut_source(pipe, sentence, max_tokens)
-    return pipe.encoder_model.trace(torch.tensor([ids], dtype=torch.long), None)
+    return _encoder_side(pipe, norm or pipe.config.norm).trace(torch.tensor([ids], dtype=torch.long), None)
+
+
+def _encoder_side(pipe: Pipeline, norm: str) -> Transformer:
+    """``with_norm(pipe, norm).model``, or for random weights not yet drawn a twin of
+    ``pipe.encoder_model`` (sharing its tensors; its decoder stays on "meta"), kept in ``pipe.twins``
+    beside the whole twins (which ``with_norm`` hands out: those must be whole)."""
+    if norm == pipe.config.norm:
+        return pipe.encoder_model
+    if getattr(pipe, "drawn", True):
+        return with_norm(pipe, norm).model
+    key = f"encoder-{norm}"
+    twin = pipe.twins.get(key)
+    if twin is None:  # two threads may both build one: the same numbers, the last one is kept
+        twin = pipe.twins[key] = pipe.encoder_model.sharing_weights(norm=norm)
+    return twin
 
 
 def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> Run:

@@ -99,18 +99,18 @@ def _greedy(_pipe, key, sentence: str, max_tokens: int):
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _encoder_trace(_pipe, key, sentence: str, max_tokens: int):
+def _encoder_trace(_pipe, key, sentence: str, max_tokens: int, norm: str | None = None):
     from core.pipeline import encoder_trace
 
-    return encoder_trace(_pipe, sentence, max_tokens=max_tokens)
+    return encoder_trace(_pipe, sentence, max_tokens=max_tokens, norm=norm)
 
 
-def encoder_layers():
-    """The encoder's layer traces: the run's, or with only the tokens run (random weights), the
-    encoder's own trace (``core.pipeline.encoder_trace``: the same numbers, no decoder drawn or run)."""
+def encoder_side():
+    """The run's trace, or with only the tokens run (random weights), the encoder's own trace
+    (``core.pipeline.encoder_trace``: the same numbers, no decoder drawn or run)."""
     if tokens_only:
-        return _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens).encoder
-    return run.trace.encoder
+        return _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens)
+    return run.trace
 
 
 # -- the page ----------------------------------------------------------------------------------------
@@ -121,8 +121,8 @@ st.caption(ui.t("model.intro"))
 # The open tab decides what runs. Random weights never decode the sentence in the run (their decoder
 # reads the sentence itself), so their decoding tab needs no run: only the sentence's tokens, then
 # greedy decoding. At d_model=512, 6 layers the run and its cache copy took ~0.2 s of a new model's
-# ~1 s on a busy machine (benchmarks/app.py). Their first tab shows the encoder alone: the encoder's
-# trace, with only the source side of the weights drawn (the rest when another view needs it).
+# ~1 s on a busy machine (benchmarks/app.py). Their first two tabs show the encoder alone: the
+# encoder's trace, with only the source side of the weights drawn (the rest when another view needs it).
 known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
 has_decoder = known is None or getattr(known.config, "decoder", True)
 TABS = ["residual_ffn", "stream"] + (["output", "decoding"] if has_decoder else [])
@@ -132,7 +132,7 @@ if "model_decode" in st.query_params:  # links made before the tabs: the decodin
         st.session_state["model_view"] = labels[-1]
     del st.query_params["model_decode"]
 tokens_only = (known is not None and known.kind == "random" and has_decoder
-               and ui.widgets.open_tab(labels, "model_view") in (labels[0], labels[-1]))
+               and ui.widgets.open_tab(labels, "model_view") in (labels[0], labels[1], labels[-1]))
 run = ui.get_run(settings, source_only=tokens_only)
 if run is None:
     st.stop()
@@ -174,7 +174,7 @@ def residual_and_ffn() -> None:
     with c2:
         token = url_slider(ui.t("model.residual.token"), "model_token", 0, len(run.src_tokens) - 1, 0,
                            help=ui.t("model.residual.token.help"))
-    layer = encoder_layers()[layer_no - 1]
+    layer = encoder_side().encoder[layer_no - 1]
     st.caption(ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm,
                     token=token))
     st.code(run.src_tokens[token], language=None, wrap_lines=True)
@@ -223,20 +223,16 @@ def stream_through_layers() -> None:
         st.latex(r"\text{post: } x_{l+1} = \mathrm{LayerNorm}\big(x_l + F(x_l)\big)")
         st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
         st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
-    traces = {config.norm: run.trace}
+    traces = {config.norm: encoder_side()}
     if trained:
         st.caption(ui.t("model.stream.trained", norm=config.norm))
     elif not random_weights:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
-        from core.pipeline import with_norm
-
         other = "pre" if config.norm == "post" else "post"
-        other_pipe = with_norm(pipe, other)  # the same weights (kept with pipe, in its cache)
         with st.spinner(ui.t("model.spinner.other_norm")):
-            # the encoder alone: the stream below is the encoder's (no decoder pass for it)
-            traces[other] = _encoder_trace(other_pipe, other_pipe.settings, settings.sentence,
-                                           settings.max_tokens)
+            # the same weights, the encoder alone: the stream below is the encoder's (no decoder pass)
+            traces[other] = _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens, other)
         traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
     ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream",
@@ -362,7 +358,7 @@ notices: list[str] = []
 tabs = ui.widgets.tabs(labels, "model_view", notices)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
-if tokens_only and not (tabs[0].open or tabs[-1].open):  # open_tab guessed wrong: the full run after all
+if tokens_only and tabs[2].open:  # open_tab guessed wrong (the output tab reads the run): the run after all
     tokens_only = False
     run = ui.get_run(settings)
     if run is None:

@@ -183,9 +183,10 @@ def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypa
     init = Transformer._init_weights
     monkeypatch.setattr(Transformer, "_init_weights", lambda self, only=None: (
         whole.append(only is None), init(self, only))[1])
-    first = open_page({"seed": "4244"}, view="residual_ffn")  # the encoder alone: no run, no decoder drawn
-    assert sorted(chart_keys(first)) == sorted(CHARTS["residual_ffn"])
-    assert runs == [] and whole and True not in whole  # parts drawn (table, encoder), never the whole
+    for seed, view in (("4244", "residual_ffn"), ("4245", "stream")):  # the encoder alone, both norms
+        first = open_page({"seed": seed}, view=view)
+        assert sorted(chart_keys(first)) == sorted(CHARTS[view])
+        assert runs == [] and whole and True not in whole, view  # parts drawn, never the whole model
     output = open_page({"seed": "4242"}, view="output")
     assert [h.value for h in output.header] == [t("model.output.header", "en")]
     assert runs == [DEFAULT_SENTENCE]

@@ -138,8 +138,16 @@ def test_random_weights_draw_their_encoder_alone_for_the_encoders_views():
     assert pipe.src_embedding is pipe.encoder_model.src_embed  # one copy of the table, taken over
     assert torch.equal(table, reference.trace.src_embedded)
     assert torch.equal(encoder.memory, reference.trace.memory)
+    pre = P.encoder_trace(pipe, "注意力 is all 🙂", norm="pre")  # the other norm: its encoder alone too
+    assert not pipe.drawn
+    loaded_pre = P.load_pipeline(P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
+                                                    d_ff=64, seed=31, norm="pre"))
+    assert torch.equal(pre.memory, P.run_pipeline(loaded_pre, "注意力 is all 🙂").trace.memory)
     part = pipe.encoder_model
     assert pipe.model is part and pipe.drawn  # the rest drawn into the same model
+    twin = P.with_norm(pipe, "pre").model  # with_norm's twin is whole, not the encoder-side one
+    assert not any(t.is_meta for t in [*twin.parameters(), *twin.buffers()])
+    assert torch.equal(P.encoder_trace(pipe, "注意力 is all 🙂", norm="pre").memory, pre.memory)
     run = P.run_pipeline(pipe, "注意力 is all 🙂")
     assert torch.equal(run.trace.logits, reference.trace.logits)
 
