@@ -253,11 +253,9 @@ class Transformer(nn.Module):
         The other modules stay shapes on the "meta" device and are dropped.
         """
         model = cls(config, _random_init=False, _materialize=False)
-        embed = model.src_embed
-        _materialize_on_cpu(embed)
-        _fill_sinusoids(config, embed)
-        model._init_weights(only=embed)
-        return embed.eval()
+        _fill_sinusoids(config, model.src_embed)
+        model._draw(model.src_embed)
+        return model.src_embed.eval()
 
     @classmethod
     def encoder_drawn(cls, config: ModelConfig, src_embed: Embedding | None = None) -> Transformer:
@@ -269,26 +267,29 @@ class Transformer(nn.Module):
         model = cls(config, _random_init=False, _materialize=False)
         if src_embed is not None:
             model.src_embed = src_embed  # the same place among the modules: the same streams after it
-            part = nn.ModuleList([model.encoder])  # a holder: the modules stay the model's
+            model._draw(model.encoder)
         else:
-            part = nn.ModuleList([model.src_embed, model.encoder])
             _fill_sinusoids(config, model.src_embed)
-        _materialize_on_cpu(part)
-        model._init_weights(only=part)
+            model._draw(model.src_embed, model.encoder)
         return model.eval()
 
-    @torch.no_grad()
     def draw_rest(self) -> Transformer:
         """Draw whatever :meth:`encoder_drawn` left on "meta", in place: then the model equals
         ``Transformer(config)`` number for number. Returns the model."""
-        rest = nn.ModuleList([m for m in (self.tgt_embed, self.decoder, self.generator)
-                              if m is not None and any(t.is_meta for t in [*m.parameters(), *m.buffers()])])
-        if len(rest):
-            _materialize_on_cpu(rest)
-            if self.tgt_embed is not None and getattr(self.src_embed, "pe", None) is not None:
+        rest = [m for m in (self.tgt_embed, self.decoder, self.generator)
+                if m is not None and any(t.is_meta for t in [*m.parameters(), *m.buffers()])]
+        if rest:
+            if self.tgt_embed in rest and getattr(self.src_embed, "pe", None) is not None:
                 self.tgt_embed.pe = self.src_embed.pe  # one sinusoid table, as a whole model shares it
-            self._init_weights(only=rest)
+            self._draw(*rest)
         return self
+
+    def _draw(self, *parts: nn.Module) -> None:
+        """Materialise these modules of the model (built on "meta") and draw their numbers, the ones
+        ``Transformer(config)`` gives them (sinusoid tables are the caller's: ``_fill_sinusoids``)."""
+        holder = nn.ModuleList(parts)  # a holder: the modules stay the model's
+        _materialize_on_cpu(holder)
+        self._init_weights(only=holder)
 
     @torch.no_grad()
     def _init_weights(self, only: nn.Module | None = None) -> None:
