@@ -435,8 +435,9 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
 def _teacher_input(pipe: Pipeline, src_labels: list[str], src_ids: list[int], target: str, limit: int):
     """-> ([BOS] + labels, [BOS_ID] + ids) that ``run_pipeline`` feeds the decoder when they are not
     the model's own output, at most ``limit``; None when they are (greedy decoding)."""
-    tgt_labels, tgt_ids = pipe.tgt_encode(target) if target.strip() else ([], [])
-    if not target.strip() and pipe.kind == "random":
+    given = bool(target.strip())
+    tgt_labels, tgt_ids = pipe.tgt_encode(target) if given else ([], [])
+    if not given and pipe.kind == "random":
         # An untrained model's own output is noise ("q q q q ..."), and fed back it fills every decoder
         # view with junk; the sentence itself gives readable rows. The decoding page decodes on demand.
         tgt_labels, tgt_ids = src_labels, src_ids

@@ -28,6 +28,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
+from ui.cache import run_target
 from ui.settings import literal
 
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
@@ -143,7 +144,7 @@ config = pipe.config
 trained = pipe.kind == "trained"
 random_weights = pipe.kind == "random"
 decoded_in_run = getattr(run, "decoded", None)  # the trained model's own output (None: decode here)
-target_given = bool(settings.target.strip())
+target_given = bool(run_target(settings).strip())  # as the run reads it (SourceRun has no target_given)
 gelu = getattr(config, "activation", "relu") == "gelu"
 NOISE = ui.t("model.noise")
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from figures.overview import DiagramSizes, pipeline_diagram
+from ui.cache import run_target
 
 settings = ui.page_setup("nav.overview.title")
 
@@ -32,8 +33,7 @@ if run is not None:
     if tgt_tokens is None:  # a SourceRun: the decoder's tokens as run_pipeline would feed them
         from core.pipeline import decoder_tokens
 
-        target = "" if settings.weights == "minilm" else settings.target  # as ui.get_run
-        tgt_tokens = decoder_tokens(pipe, settings.sentence, target, settings.max_tokens)
+        tgt_tokens = decoder_tokens(pipe, settings.sentence, run_target(settings), settings.max_tokens)
         if tgt_tokens is None:  # a target with no tokens: the model decodes after all
             run = ui.get_run(settings) or run
             tgt_tokens = getattr(run, "tgt_tokens", [])

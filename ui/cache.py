@@ -125,6 +125,11 @@ def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline")
     st.error(t("run.failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
 
 
+def run_target(settings: Settings) -> str:
+    """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only)."""
+    return "" if cache_key(settings).weights == "minilm" else settings.target
+
+
 def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False,
             source_only: bool = False):
     """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
@@ -142,7 +147,7 @@ def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bo
     from core.pipeline import EmptyInput
 
     key = cache_key(settings)
-    target = "" if key.weights == "minilm" else settings.target  # an encoder only reads no target
+    target = run_target(settings)
     try:
         with st.spinner(t("run.running")):
             kind = getattr(pipe, "kind", "")
