@@ -43,6 +43,7 @@ class BatchRun:
     trace: ModelTrace  # of the whole batch
     truncated: list[bool]  # per sentence: cut at max_tokens
     pad_id: int
+    layers: int | None = None  # the trace of the first ``layers`` layers only (run_batch); None: all
 
     @property
     def src_lengths(self) -> list[int]:
@@ -68,8 +69,14 @@ def decoder_input(
     return [pipe.tgt_labels[i] for i in ids], ids
 
 
-def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> BatchRun:
+def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
+              layers: int | None = None) -> BatchRun:
     """Tokenize each sentence with ``pipe.src_encode``, pad them into one batch and trace it.
+
+    ``layers=n``: trace the model's first n layers only (``Transformer.first_layers``; random weights
+    draw only those): the trace's encoder self-attention of those layers and the decoder's masked
+    self-attention of layer 1 are the whole model's, number for number; its cross-attention, later
+    decoder layers and outputs are not (they read an n-layer encoder). ``BatchRun.layers`` says so.
 
     Raises ValueError if there is no sentence, EmptyInput (a ValueError; ``index`` says which) if one
     has no token (the page drops empty ones first).
@@ -77,7 +84,7 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
     if not sentences:
         raise ValueError("run_batch needs at least one sentence")
     if not pipe.config.decoder:
-        return _encoder_batch(pipe, sentences, max_tokens)
+        return _encoder_batch(pipe, sentences, max_tokens, layers)
     pad_id = pipe.config.pad_id
     limit = source_limit(pipe, max_tokens)
     src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
@@ -102,13 +109,23 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32) -> Bat
         src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
         tgt_padding=padding_mask(tgt, pad_id),  # (B, 1, 1, T)
         causal=causal_mask(tgt.size(1)),  # (1, 1, T, T)
-        trace=pipe.model.trace(src, tgt),
+        trace=_model(pipe, layers).trace(src, tgt),
         truncated=truncated,
         pad_id=pad_id,
+        layers=_layers(pipe, layers),
     )
 
 
-def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int) -> BatchRun:
+def _layers(pipe: Pipeline, layers: int | None) -> int | None:
+    return None if layers is None or layers >= pipe.config.num_layers else layers
+
+
+def _model(pipe: Pipeline, layers: int | None):
+    n = _layers(pipe, layers)
+    return pipe.model if n is None else pipe.first_layers_model(n)
+
+
+def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int, layers: int | None) -> BatchRun:
     """The padded batch through an encoder-only model: source side only, an empty decoder input."""
     pad_id = pipe.config.pad_id
     limit = min(max_tokens, pipe.config.max_len)
@@ -132,7 +149,8 @@ def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int) -> Bat
         src_padding=padding_mask(src, pad_id),  # (B, 1, 1, S)
         tgt_padding=padding_mask(empty, pad_id),  # (B, 1, 1, 0)
         causal=causal_mask(0),  # (1, 1, 0, 0)
-        trace=pipe.model.trace(src),
+        trace=_model(pipe, layers).trace(src),
         truncated=truncated,
         pad_id=pad_id,
+        layers=_layers(pipe, layers),
     )

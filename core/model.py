@@ -50,13 +50,14 @@ def _table(rows: int, dim: int) -> nn.Embedding:
     return nn.Embedding(rows, dim, _weight=weight)
 
 
-def _materialize_on_cpu(module: nn.Module) -> None:
+def _materialize_on_cpu(module: nn.Module) -> list[torch.Tensor]:
     """``module.to_empty(device="cpu")`` for a module built on the meta device: every parameter and
     buffer becomes an uninitialised CPU tensor of its shape (tensors used twice stay shared).
 
     ``to_empty`` calls ``empty_like`` on each meta tensor, which torch runs as a Python reference
     implementation that imports sympy (torch.fx.experimental.symbolic_shapes): ~0.4 s on the first
     model a server process builds, i.e. on the first page anyone opens. ``torch.empty`` does not.
+    Returns the CPU tensors it made.
     """
     # id(meta tensor) -> (the meta tensor, kept alive so that no id is reused; its CPU tensor)
     made: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
@@ -70,6 +71,7 @@ def _materialize_on_cpu(module: nn.Module) -> None:
                     cpu = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
                     made[id(t)] = (t, cpu)
                 slots[name] = made[id(t)][1]
+    return [cpu for _, cpu in made.values()]
 
 
 def _fill_sinusoids(c: ModelConfig, *embeds: Embedding | None) -> None:
@@ -245,63 +247,88 @@ class Transformer(nn.Module):
         return twin.train(self.training)
 
     @classmethod
-    def source_embedding(cls, config: ModelConfig) -> Embedding:
-        """``Transformer(config).src_embed`` with the same numbers, without drawing the rest.
+    def undrawn(cls, config: ModelConfig) -> Transformer:
+        """``Transformer(config)`` before any number is drawn: every module is shapes on "meta".
 
-        Only the lookup table (and its position rows) is drawn: ~4M numbers instead of 46M at
-        d_model=512, 6 layers, for the views that show the encoder's input and nothing after it.
-        The other modules stay shapes on the "meta" device and are dropped.
+        :meth:`draw` then draws the parts a view needs, each with the very numbers ``Transformer(config)``
+        gives it (every tensor has a stream of its own: ``_init_weights``). At d_model=512, 6 layers a
+        view of the encoder draws ~40 % of the 46M numbers, one of the first layers ~20 %, and drawing
+        is most of the time a new model takes to appear.
         """
-        model = cls(config, _random_init=False, _materialize=False)
-        _fill_sinusoids(config, model.src_embed)
-        model._draw(model.src_embed)
-        return model.src_embed.eval()
+        return cls(config, _random_init=False, _materialize=False).eval()
+
+    def draw(self, *parts: nn.Module) -> Transformer:
+        """Draw whatever is still on "meta" in ``parts`` (modules of this model; all of it when none is
+        given), in place; what was drawn before stays as it is. Returns the model."""
+        holder = nn.ModuleList(parts or [self])  # a holder: the modules stay the model's
+        if not any(t.is_meta for t in [*holder.parameters(), *holder.buffers()]):
+            return self
+        inside = {id(m) for m in holder.modules()}
+        sides = [e for e in (self.src_embed, self.tgt_embed) if getattr(e, "pe", None) is not None]
+        waiting = [e for e in sides if e.pe.is_meta and id(e) in inside]
+        if waiting:  # one sinusoid table for both sides, as the whole model has
+            done = [e.pe for e in sides if not e.pe.is_meta]
+            table = done[0] if done else sinusoidal_encoding(self.config.max_len, self.config.d_model)
+            for embed in waiting:
+                embed.pe = table
+        fresh = _materialize_on_cpu(holder)
+        self._init_weights(only={id(t) for t in fresh})
+        return self
+
+    def first_layers(self, n: int) -> Transformer:
+        """A model of this one's first ``n`` layers on each side (``config.num_layers = n``), sharing
+        these very tensors (nothing copied or drawn; parts still on "meta" stay so).
+
+        Its trace equals this model's for what reads nothing past those layers: the encoder's
+        self-attention in layers 1…n and the decoder's masked self-attention in layer 1 (its input is
+        the target embedding alone). The rest is not this model's: cross-attention reads the memory of
+        ``n`` encoder layers, and the decoder's later layers and its outputs follow from it.
+        """
+        if not 1 <= n <= self.config.num_layers:
+            raise ValueError(f"n={n} must be between 1 and num_layers={self.config.num_layers}")
+        view = Transformer(dataclasses.replace(self.config, num_layers=n), _random_init=False,
+                           _materialize=False)
+        view.src_embed, view.tgt_embed, view.generator = self.src_embed, self.tgt_embed, self.generator
+        for mine, theirs in ((view.encoder, self.encoder), (view.decoder, self.decoder)):
+            if theirs is not None:
+                mine.layers = nn.ModuleList(theirs.layers[:n])
+                mine.norm = theirs.norm
+        return view.train(self.training)
+
+    @classmethod
+    def source_embedding(cls, config: ModelConfig) -> Embedding:
+        """``Transformer(config).src_embed`` with the same numbers, without drawing the rest: ~4M
+        numbers instead of 46M at d_model=512, 6 layers, for views of the encoder's input alone."""
+        model = cls.undrawn(config)
+        return model.draw(model.src_embed).src_embed
 
     @classmethod
     def encoder_drawn(cls, config: ModelConfig, src_embed: Embedding | None = None) -> Transformer:
         """``Transformer(config)`` with only its source embedding and encoder drawn (the same numbers);
         the target side stays shapes on "meta" until :meth:`draw_rest`. ``encode`` and ``trace(src)``
-        work; anything that reads the decoder does not. About 40 % of the numbers at d_model=512,
-        6 layers (the decoder has two attention blocks a layer, and the output layer its vocabulary).
-        ``src_embed``: the table ``source_embedding(config)`` drew already, taken as it is."""
-        model = cls(config, _random_init=False, _materialize=False)
+        work; anything that reads the decoder does not. ``src_embed``: the table
+        ``source_embedding(config)`` drew already, taken as it is."""
+        model = cls.undrawn(config)
         if src_embed is not None:
             model.src_embed = src_embed  # the same place among the modules: the same streams after it
-            model._draw(model.encoder)
-        else:
-            _fill_sinusoids(config, model.src_embed)
-            model._draw(model.src_embed, model.encoder)
-        return model.eval()
+        return model.draw(model.src_embed, model.encoder)
 
     def draw_rest(self) -> Transformer:
-        """Draw whatever :meth:`encoder_drawn` left on "meta", in place: then the model equals
-        ``Transformer(config)`` number for number. Returns the model."""
-        rest = [m for m in (self.tgt_embed, self.decoder, self.generator)
-                if m is not None and any(t.is_meta for t in [*m.parameters(), *m.buffers()])]
-        if rest:
-            if self.tgt_embed in rest and getattr(self.src_embed, "pe", None) is not None:
-                self.tgt_embed.pe = self.src_embed.pe  # one sinusoid table, as a whole model shares it
-            self._draw(*rest)
-        return self
-
-    def _draw(self, *parts: nn.Module) -> None:
-        """Materialise these modules of the model (built on "meta") and draw their numbers, the ones
-        ``Transformer(config)`` gives them (sinusoid tables are the caller's: ``_fill_sinusoids``)."""
-        holder = nn.ModuleList(parts)  # a holder: the modules stay the model's
-        _materialize_on_cpu(holder)
-        self._init_weights(only=holder)
+        """Draw whatever is left on "meta", in place: then the model equals ``Transformer(config)``
+        number for number. Returns the model."""
+        return self.draw()
 
     @torch.no_grad()
-    def _init_weights(self, only: nn.Module | None = None) -> None:
+    def _init_weights(self, only: set[int] | None = None) -> None:
         """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear.
 
         Each tensor draws from its own generator, seeded from ``config.seed`` and its place in the
         registration order, so the tensors can be filled on INIT_THREADS threads and still come out
         the same on any machine: drawing 46M numbers (d_model=512, 6 layers) is most of the time a
         new model takes to appear in the app, and torch's CPU generator fills one tensor on one core.
-        ``only``: fill that submodule's tensors alone, with the numbers the whole model would get.
+        ``only``: fill these tensors alone (by ``id``), with the numbers the whole model would get.
         """
-        mine = None if only is None else {id(t) for t in [*only.parameters(), *only.buffers()]}
+        mine = only
         jobs: list[tuple[torch.Tensor, float]] = []  # (tensor, bound of U(-bound, bound))
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):

@@ -102,6 +102,11 @@ class Pipeline:
         """A model whose source side is there (``encoder_trace`` reads no more): here, the model."""
         return self.model
 
+    def first_layers_model(self, n: int) -> Transformer:
+        """The model's first ``n`` layers on each side (``Transformer.first_layers``: what it computes
+        exactly is said there)."""
+        return self.model.first_layers(n)
+
     def src_tokenize(self, text: str) -> list[str]:
         return self.src_encode(text)[0]
 
@@ -115,8 +120,10 @@ class RandomPipeline(Pipeline):
     Its label, kind, tokenizers and ``config`` need no weights: the sidebar (on every page) and the
     Tokenization page use only those, so a new seed or size there no longer waits for 46M numbers to
     be drawn (d_model 512, 6 layers: ~0.25 s, with the browser competing for the same two cores).
-    Made with the model's ``ModelConfig`` where a Pipeline takes the model; the first ``model`` access
-    builds it, once, under this pipeline's own lock (the cached pipeline is shared by every session's
+    Made with the model's ``ModelConfig`` where a Pipeline takes the model. One model, made undrawn
+    (``Transformer.undrawn``): ``src_embedding``, ``encoder_model`` and ``first_layers_model`` draw the
+    parts they read, ``model`` whatever is left, each number once and the same as ``Transformer(config)``
+    gives it; under this pipeline's own lock (the cached pipeline is shared by every session's
     thread; sessions building other models do not wait for it).
     """
 
@@ -124,61 +131,48 @@ class RandomPipeline(Pipeline):
     def model(self) -> Transformer:
         built = self.__dict__["_built"]
         if built is None:
-            with self.__dict__["_lock"]:
-                built = self.__dict__["_built"]
-                if built is None:
-                    part = self.__dict__.get("_encoder_part")
-                    # the encoder drawn already (encoder_model): draw the rest into the same tensors
-                    built = Transformer(self.__dict__["_config"]).eval() if part is None else part.draw_rest()
-                    self.__dict__.update(_built=built, _encoder_part=None)
+            built = self._drawn(lambda m: [m])
+            self.__dict__["_built"] = built
         return built
 
     @property
     def encoder_model(self) -> Transformer:
-        """The model once drawn; before that, the model with only its source side drawn
-        (``Transformer.encoder_drawn``: same numbers, ~40 % of them), enough for ``encoder_trace``; a
-        later ``model`` draws the rest into it."""
+        """The model with (at least) its source side drawn: enough for ``encoder_trace``. Before the
+        whole model is, ~40 % of the numbers; a later ``model`` draws the rest into the same tensors."""
         built = self.__dict__["_built"]
-        if built is not None:
-            return built
-        with self.__dict__["_lock"]:
-            built = self.__dict__["_built"]
-            if built is not None:
-                return built
-            part = self.__dict__.get("_encoder_part")
-            if part is None:
-                # the table drawn alone before (source_run), if it was, is taken, not drawn again
-                part = Transformer.encoder_drawn(self.__dict__["_config"], self.__dict__.get("_src_embed"))
-                self.__dict__["_encoder_part"] = part
-            return part
+        return built if built is not None else self._drawn(lambda m: [m.src_embed, m.encoder])
 
     @property
     def src_embedding(self):
-        """The model's source embedding; before the model is drawn, that part alone (the same numbers:
-        ``Transformer.source_embedding``), kept until then: ~20 ms instead of the whole model."""
-        built = self._drawn_so_far()
-        if built is not None:
-            return built.src_embed
-        with self.__dict__["_lock"]:
-            built = self._drawn_so_far()
-            if built is not None:
-                return built.src_embed
-            embed = self.__dict__.get("_src_embed")
-            if embed is None:
-                embed = self.__dict__["_src_embed"] = Transformer.source_embedding(self.__dict__["_config"])
-            return embed
-
-    def _drawn_so_far(self) -> Transformer | None:
-        """The model, whole or with its source side drawn; None before either."""
+        """The model's source embedding, drawn alone if nothing else is yet (the same numbers): ~20 ms
+        instead of the whole model."""
         built = self.__dict__["_built"]
-        return built if built is not None else self.__dict__.get("_encoder_part")
+        return (built if built is not None else self._drawn(lambda m: [m.src_embed])).src_embed
+
+    def first_layers_model(self, n: int) -> Transformer:
+        """``model.first_layers(n)``, drawing only those layers (and the embeddings, final norms and
+        output layer) if the whole model is not drawn yet: ~20 % of the numbers for n=1 at
+        d_model=512, 6 layers."""
+        built = self.__dict__["_built"]
+        if built is not None:
+            return built.first_layers(n)
+        return self._drawn(lambda m: _first_parts(m, n)).first_layers(n)
+
+    def _drawn(self, parts) -> Transformer:
+        """The one model of this pipeline, made undrawn on first use, with the modules ``parts(model)``
+        lists drawn; under this pipeline's lock (the cached pipeline is shared by every session)."""
+        with self.__dict__["_lock"]:
+            model = self.__dict__["_lazy"]
+            if model is None:
+                model = self.__dict__["_lazy"] = Transformer.undrawn(self.__dict__["_config"])
+            return model.draw(*parts(model))
 
     @model.setter
     def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
         config = value if isinstance(value, ModelConfig) else value.config
         self.__dict__.setdefault("_lock", threading.Lock())
         self.__dict__.update(_config=config, _built=None if isinstance(value, ModelConfig) else value,
-                             _src_embed=None, _encoder_part=None)
+                             _lazy=None)
 
     @property
     def config(self) -> ModelConfig:
@@ -188,6 +182,15 @@ class RandomPipeline(Pipeline):
     def drawn(self) -> bool:
         """Whether the weights exist yet."""
         return self.__dict__["_built"] is not None
+
+
+def _first_parts(model: Transformer, n: int) -> list:
+    """The modules ``model.first_layers(n)`` reads."""
+    parts = [model.src_embed, model.tgt_embed, model.generator]
+    for stack in (model.encoder, model.decoder):
+        if stack is not None:
+            parts += [*stack.layers[:n], stack.norm]
+    return [p for p in parts if p is not None]
 
 
 @dataclass

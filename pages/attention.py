@@ -10,20 +10,61 @@ import figures.attention as fa
 import figures.attention_views as fv
 import ui
 import ui.widgets
+from ui.cache import get_encoder_trace, run_target
 from ui.components.head_view import show_head_view
 
 settings = ui.page_setup("nav.attention.title")
 lang = settings.lang
-run = ui.get_run(settings)
+EXPLORE_VIEWS = ["head_view", "neuron_view"]  # the upper tabs (drawn below)
+
+
+def kind_name(kind: str) -> str:
+    return fa.kind_label(kind, lang)
+
+
+# What runs follows what is shown. Every view reads one kind of attention (chosen per view, in the URL);
+# while all of them read the encoder's, random weights draw and run the encoder alone (~40 % of the
+# numbers at d_model=512, 6 layers; core.pipeline.encoder_trace: the same numbers as the whole run). A
+# view switched to a decoder kind later (in its fragment) gets the whole run then (``trace_of``).
+known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
+has_decoder = known is None or getattr(known.config, "decoder", True)
+kinds = list(fa.KINDS) if has_decoder else ["encoder"]  # an encoder-only model: encoder self-attention only
+explore_open = ui.widgets.open_tab([ui.t(f"attention.tab.{v}") for v in EXPLORE_VIEWS], "attn_explore")
+shown_kinds = {
+    ui.widgets.chosen(key, kinds, "encoder", fmt=kind_name)
+    for key in ("attn_kind", "hv_kind" if explore_open == ui.t("attention.tab.head_view") else "nv_kind")
+}
+encoder_alone = known is not None and known.kind == "random" and has_decoder and shown_kinds == {"encoder"}
+run = ui.get_run(settings, source_only=encoder_alone)
 if run is None:
     st.stop()
 pipe = ui.get_pipeline(settings)
+if pipe is None:
+    st.stop()
 config = pipe.config
-trace = run.trace
+if encoder_alone:
+    from core.pipeline import decoder_tokens
+
+    src_tokens = run.src_tokens
+    tgt_tokens = decoder_tokens(pipe, settings.sentence, run_target(settings), settings.max_tokens)
+else:
+    src_tokens, tgt_tokens = run.src_tokens, run.tgt_tokens
+
+
+def trace_of(kind: str):
+    """The trace a view of ``kind`` reads: the encoder's alone while that is all the page runs, else
+    the whole run (made now if a view turned to the decoder since)."""
+    if not encoder_alone:
+        return run.trace
+    if kind == "encoder":
+        return get_encoder_trace(settings, pipe)
+    whole = ui.get_run(settings)
+    if whole is None:
+        st.stop()
+    return whole.trace
+
+
 noisy = pipe.kind == "random"  # untrained: every pattern below is noise
-kinds = [
-    k for k in fa.KINDS if fa.has_kind(trace, k)
-]  # an encoder-only model has encoder self-attention only
 layers = list(range(1, config.num_layers + 1))
 heads = list(range(1, config.num_heads + 1))
 d_k = config.d_model // config.num_heads
@@ -40,10 +81,6 @@ def choose_position(label_key: str, key: str, tokens: list[str], default: int = 
     """A token of ``tokens`` by its position (shown 1-based with the token), kept in the URL as ``key``."""
     return choose(st.selectbox, ui.t(label_key), key, list(range(len(tokens))), default,
                   ui.t("attention.what.position"), fmt=lambda i: f"{i + 1} · {tokens[i]}", into=into)
-
-
-def kind_name(kind: str) -> str:
-    return fa.kind_label(kind, lang)
 
 
 def warn(found: list[str], box=st) -> None:
@@ -66,7 +103,7 @@ if kinds == ["encoder"]:
         ui.t("attention.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
         icon=":material/info:",
     )
-longest = max(len(run.src_tokens), len(run.tgt_tokens))
+longest = max(len(src_tokens), len(tgt_tokens))
 if longest > fa.GRID_POOL_MAX:  # the layers × heads overview draws blocks from here on
     st.info(ui.t("attention.long", n=longest), icon=":material/zoom_in:")
 notice_box = st.container()  # filled at the end, shown here: what a URL or a size change altered
@@ -98,8 +135,8 @@ def head_view() -> None:
     a, b = st.columns([2.2, 1])
     kind, layer = kind_and_layer("hv", a, b, found)
     warn(found)
-    attn = fa.attention_of(trace, kind, layer)
-    q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
+    attn = fa.attention_of(trace_of(kind), kind, layer)
+    q_tokens, k_tokens = fa.tokens_of(kind, src_tokens, tgt_tokens)
     data = fv.head_view_data(attn, q_tokens, k_tokens, kind=kind, layer=layer, lang=lang)
     show_head_view(data, alt=ui.t("attention.hv.title"))
     st.caption(ui.t(f"attention.where.{kind}"))
@@ -134,8 +171,8 @@ def neuron_view() -> None:
             )
             - 1
         )
-    attn = fa.attention_of(trace, kind, layer)
-    q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
+    attn = fa.attention_of(trace_of(kind), kind, layer)
+    q_tokens, k_tokens = fa.tokens_of(kind, src_tokens, tgt_tokens)
     a, b = st.columns(2)
     with a:
         query = choose_position("attention.widget.query", "nv_query", q_tokens, into=found)
@@ -181,7 +218,7 @@ def neuron_view() -> None:
 # renderer ~0.4 s more on this page at d_model=512, 8 heads, 6 layers than with neither; each is about
 # half of it (the head view's document is made anew for new weights, the neuron view redraws its chart
 # and formulas). Paired runs of both pages on one machine, benchmarks/app.py's seed change.
-EXPLORE = {"head_view": head_view, "neuron_view": neuron_view}
+EXPLORE = dict(zip(EXPLORE_VIEWS, (head_view, neuron_view), strict=True))
 explore_tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in EXPLORE], "attn_explore", notices)
 for tab, draw in zip(explore_tabs, EXPLORE.values(), strict=True):
     if tab.open:
@@ -220,8 +257,8 @@ with right:
         - 1
     )
 
-attn = fa.attention_of(trace, kind, layer)
-q_tokens, k_tokens = fa.tokens_of(kind, run.src_tokens, run.tgt_tokens)
+attn = fa.attention_of(trace_of(kind), kind, layer)
+q_tokens, k_tokens = fa.tokens_of(kind, src_tokens, tgt_tokens)
 st.caption(
     ui.t("attention.kind_layer", kind=kind_name(kind), layer=layer + 1)
     + " "
@@ -244,7 +281,7 @@ def show_row(figs: dict, *names: str) -> None:
 
 
 def step_by_step() -> None:
-    weights = fa.head_weights(pipe.model, kind, layer, head)
+    weights = fa.head_weights(pipe.encoder_model if kind == "encoder" else pipe.model, kind, layer, head)
     figs = fa.step_figures(steps, weights, q_tokens, k_tokens, lang=lang)
     st.caption(ui.t("attention.steps.explain", n=fa.ANNOTATE_MAX))
     if any(fa.is_pooled(fig) for fig in figs.values()):
@@ -328,7 +365,7 @@ def every_layer() -> None:
     st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
     st.caption(ui.t("attention.grid.explain", kind=kind_name(kind), layer=layer + 1, head=head + 1))
     ui.show_figure(
-        fa.grid_figure(trace, kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
+        fa.grid_figure(trace_of(kind), kind, q_tokens=q_tokens, k_tokens=k_tokens, lang=lang),
         key="attn_grid",
         name=f"attention-{kind}-layers-heads",
     )

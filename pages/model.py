@@ -28,7 +28,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
-from ui.cache import run_target
+from ui.cache import get_encoder_trace, run_target
 from ui.settings import literal
 
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
@@ -99,18 +99,11 @@ def _greedy(_pipe, key, sentence: str, max_tokens: int):
     return greedy_sentence(_pipe, sentence, max_tokens)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _encoder_trace(_pipe, key, sentence: str, max_tokens: int, norm: str | None = None):
-    from core.pipeline import encoder_trace
-
-    return encoder_trace(_pipe, sentence, max_tokens=max_tokens, norm=norm)
-
-
 def encoder_side():
     """The run's trace, or with only the tokens run (random weights), the encoder's own trace
     (``core.pipeline.encoder_trace``: the same numbers, no decoder drawn or run)."""
     if tokens_only:
-        return _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens)
+        return get_encoder_trace(settings, pipe)
     return run.trace
 
 
@@ -233,7 +226,7 @@ def stream_through_layers() -> None:
         other = "pre" if config.norm == "post" else "post"
         with st.spinner(ui.t("model.spinner.other_norm")):
             # the same weights, the encoder alone: the stream below is the encoder's (no decoder pass)
-            traces[other] = _encoder_trace(pipe, pipe.settings, settings.sentence, settings.max_tokens, other)
+            traces[other] = get_encoder_trace(settings, pipe, other)
         traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
     ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream",

@@ -47,6 +47,22 @@ def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
     return source_run(_pipe, sentence, max_tokens=max_tokens)
 
 
+# st.cache_resource, not st.cache_data: the trace is only read, and a copy per rerun cost its pickling
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _encoder_trace(_pipe, key, kind: str, sentence: str, max_tokens: int, norm: str | None):
+    from core.pipeline import encoder_trace
+
+    return encoder_trace(_pipe, sentence, max_tokens=max_tokens, norm=norm)
+
+
+def get_encoder_trace(settings: Settings, pipe, norm: str | None = None):
+    """``core.pipeline.encoder_trace`` of the sidebar's sentence (the run's encoder numbers, no decoder
+    drawn or run; ``norm``: the other LayerNorm placement's, same weights), cached per model and input.
+    For views that show the encoder alone; the page has checked the sentence (``get_run``) first."""
+    return _encoder_trace(pipe, cache_key(settings), getattr(pipe, "kind", ""), settings.sentence,
+                          settings.max_tokens, norm)
+
+
 def cache_key(settings: Settings):
     """The ``PipelineSettings`` that key the caches: for MiniLM only the weights matter.
 

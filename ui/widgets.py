@@ -27,6 +27,15 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
     return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
 
 
+def chosen(key: str, options: list, default, fmt=str):
+    """The value :func:`choose` will give ``key`` in this run, known before its widget is drawn (so a
+    page can skip work only the other values need): the widget's, else the URL's, checked the same way."""
+    raw = st.session_state.get(key, st.query_params.get(key))
+    if raw is None:
+        return default
+    return check_choice(key, raw, options, default, fmt=fmt, lang=current_lang())[0]
+
+
 def open_tab(labels: list[str], key: str) -> str:
     """The label of the tab that :func:`tabs` will open in this run, known before it is drawn (so a
     page can skip work only the other tabs need). Streamlit's rule: the value from the browser (or set

@@ -409,3 +409,30 @@ def test_step_by_step_figures_are_drawn_only_when_their_section_is_open():
     }
     assert steps == {"x_q", "w_q", "w_k", "w_v", "q", "k", "v", "qk", "scores", "mask", "weights", "head_out",
                      "concat", "w_o", "output"}  # fmt: skip
+
+
+def test_encoder_views_of_random_weights_draw_and_run_the_encoder_alone(monkeypatch):
+    from core.model import Transformer
+
+    whole = []  # per drawing: whether it drew the whole model's decoder
+    init = Transformer._init_weights
+
+    def spying(self, only=None):
+        decoder = [id(p) for p in self.decoder.parameters()] if self.decoder is not None else []
+        whole.append(only is None or any(i in only for i in decoder))
+        return init(self, only)
+
+    monkeypatch.setattr(Transformer, "_init_weights", spying)
+    at = open_page({"seed": "5150"})  # every view reads the encoder's attention by default
+    assert_clean(at)
+    assert whole and True not in whole
+    monkeypatch.setattr(Transformer, "_init_weights", init)
+    run = reference(seed=5150)
+    np.testing.assert_allclose(arr(heads_chart(at)["data"][0]["z"]),
+                               run.trace.encoder[0].self_attn.weights[0, 0].numpy(), atol=1e-6)
+    at.radio(key="hv_kind").set_value("decoder").run()  # a decoder kind: the whole run after all
+    assert_clean(at)
+    data, _ = head_view(at)
+    assert len(data["left"]) == len(run.tgt_tokens)
+    for (q, k), w in lines_of(data, 0).items():
+        assert w == pytest.approx(float(run.trace.decoder[0].self_attn.weights[0, 0, q, k]), abs=5e-5)

@@ -234,3 +234,29 @@ def test_a_sidebar_sentence_without_tokens_says_so_and_is_not_run_alone():
     assert_clean(at)
     assert t("run.no_tokens", "en") in [i.value for i in at.info]
     assert not at.get("plotly_chart")
+
+
+def test_first_layer_kinds_draw_the_first_layer_only_and_cross_reads_the_whole_encoder(monkeypatch):
+    from core.model import Transformer
+
+    drawn = []  # per drawing: how many numbers
+    init = Transformer._init_weights
+
+    def counting(self, only=None):
+        tensors = [*self.parameters(), *self.buffers()]
+        drawn.append(sum(t.numel() for t in tensors if only is None or id(t) in only))
+        return init(self, only)
+
+    monkeypatch.setattr(Transformer, "_init_weights", counting)
+    at = open_page({"seed": "4711", "num_layers": "3"})  # a new model: the default kind is the decoder's
+    assert_clean(at)
+    config = load_pipeline(Settings(weights=TEST_WEIGHTS, seed=4711, num_layers=3).pipeline_settings()).config
+    model = Transformer.undrawn(config)  # shapes only: counts, draws nothing
+    first = sum(p.numel() for p in model.first_layers(1).parameters())
+    assert drawn == [first] and first < sum(p.numel() for p in model.parameters())  # 61 % here, 20 % at 512/6
+    drawn.clear()
+    at.radio(key="mask_kind").set_value("cross").run()
+    assert_clean(at)
+    batch = reference([DEFAULT_SENTENCE, "你好", "Hi there!"], seed=4711, num_layers=3)
+    after = arr(effect(at)["data"][2]["z"])
+    np.testing.assert_array_equal(after, batch.trace.decoder[0].cross_attn.weights[0, 0].numpy())

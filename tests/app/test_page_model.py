@@ -179,10 +179,15 @@ def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypa
     assert runs == []
     from core.model import Transformer
 
-    whole = []  # per weight drawing: whether the whole model was drawn at once
+    whole = []  # per weight drawing: whether it drew the decoder's numbers (the whole model's)
     init = Transformer._init_weights
-    monkeypatch.setattr(Transformer, "_init_weights", lambda self, only=None: (
-        whole.append(only is None), init(self, only))[1])
+
+    def spying(self, only=None):
+        decoder = [id(p) for p in self.decoder.parameters()]
+        whole.append(only is None or any(i in only for i in decoder))
+        return init(self, only)
+
+    monkeypatch.setattr(Transformer, "_init_weights", spying)
     for seed, view in (("4244", "residual_ffn"), ("4245", "stream")):  # the encoder alone, both norms
         first = open_page({"seed": seed}, view=view)
         assert sorted(chart_keys(first)) == sorted(CHARTS[view])

@@ -147,3 +147,14 @@ def test_an_encoder_only_batch_pads_the_source_and_has_no_decoder_side():
     with pytest.raises(EmptyInput, match="sentence 2 has no tokens") as empty:
         run_batch(pipe, ["a", ""], max_tokens=4)
     assert empty.value.index == 1
+
+
+def test_first_layer_batch_has_the_whole_models_first_layer_self_attention(pipe, batch):
+    first = run_batch(load_pipeline(PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2,
+                                                     d_ff=64)), SENTENCES, layers=1)
+    assert first.layers == 1 and batch.layers is None and len(first.trace.encoder) == 1
+    assert torch.equal(first.src_ids, batch.src_ids) and torch.equal(first.tgt_ids, batch.tgt_ids)
+    assert torch.equal(first.trace.encoder[0].self_attn.weights, batch.trace.encoder[0].self_attn.weights)
+    assert torch.equal(first.trace.decoder[0].self_attn.weights, batch.trace.decoder[0].self_attn.weights)
+    assert torch.equal(first.trace.decoder[0].self_attn.mask, batch.trace.decoder[0].self_attn.mask)
+    assert run_batch(pipe, SENTENCES, layers=2).layers is None  # every layer: the whole model

@@ -395,3 +395,57 @@ def test_decoder_tokens_draw_no_weights_and_say_when_only_the_model_knows(tmp_pa
     trained = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=path)
     assert P.decoder_tokens(trained, "中国", "") is None  # its own greedy output
     assert P.decoder_tokens(trained, "中国", "zhōng guó") == ["[BOS]", "zhōng", "guó"]
+
+
+@pytest.mark.parametrize("options", [{}, {"norm": "pre", "num_layers": 3}, {"positions": "learned"},
+                                     {"positions": "alibi"}])
+def test_parts_drawn_in_any_order_equal_the_whole_model(options):
+    config = ModelConfig(60, 70, **{"d_model": 16, "num_heads": 2, "num_layers": 3, "d_ff": 32, "seed": 5,
+                                    **options})  # fmt: skip
+    whole = Transformer(config).state_dict()
+    model = Transformer.undrawn(config)
+    assert all(t.is_meta for t in model.parameters())
+    model.draw(model.decoder.layers[1])
+    assert not any(t.is_meta for t in model.decoder.layers[1].parameters())
+    assert all(t.is_meta for t in [*model.encoder.parameters(), *model.decoder.layers[0].parameters()])
+    drawn_first = model.decoder.layers[1].ffn.linear1.weight
+    model.draw(model.tgt_embed, model.encoder.layers[2]).draw()
+    state = model.state_dict()
+    assert list(state) == list(whole)
+    assert all(torch.equal(v, whole[k]) for k, v in state.items()), options
+    assert model.decoder.layers[1].ffn.linear1.weight is drawn_first  # drawn once, kept
+
+
+def test_first_layers_share_the_tensors_and_trace_what_reads_no_further():
+    config = ModelConfig(60, 70, d_model=16, num_heads=2, num_layers=3, d_ff=32, seed=8)
+    model = Transformer(config).eval()
+    first = model.first_layers(1)
+    assert first.config.num_layers == 1 and len(first.encoder.layers) == len(first.decoder.layers) == 1
+    assert first.encoder.layers[0] is model.encoder.layers[0] and first.generator is model.generator
+    src, tgt = torch.tensor([[5, 6, 7, 8]]), torch.tensor([[1, 9, 10]])
+    whole, part = model.trace(src, tgt), first.trace(src, tgt)
+    assert torch.equal(part.encoder[0].self_attn.weights, whole.encoder[0].self_attn.weights)
+    assert torch.equal(part.decoder[0].self_attn.weights, whole.decoder[0].self_attn.weights)
+    # cross-attention reads a one-layer encoder's memory: not the whole model's (said in the docstring)
+    assert not torch.equal(part.decoder[0].cross_attn.weights, whole.decoder[0].cross_attn.weights)
+    two = model.first_layers(2).trace(src, tgt)
+    assert torch.equal(two.encoder[1].self_attn.weights, whole.encoder[1].self_attn.weights)
+    with pytest.raises(ValueError):
+        model.first_layers(4)
+
+
+def test_random_weights_draw_only_the_first_layers_for_a_first_layer_view():
+    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=3, d_ff=64, seed=12)
+    pipe, whole = P.load_pipeline(settings), P.load_pipeline(settings).model
+    first = pipe.first_layers_model(1)
+    assert not pipe.drawn
+    lazy = first.encoder.layers[0]
+    assert not any(t.is_meta for t in [*first.parameters(), *first.buffers()])
+    assert all(t.is_meta for t in pipe.encoder_model.decoder.layers[1].parameters())  # never read: not drawn
+    src, tgt = torch.tensor([[5, 6, 7]]), torch.tensor([[1, 5, 6]])
+    assert torch.equal(first.trace(src, tgt).decoder[0].self_attn.weights,
+                       whole.trace(src, tgt).decoder[0].self_attn.weights)
+    model = pipe.model  # the rest drawn into the same model, which then equals the whole one
+    assert model.encoder.layers[0] is lazy
+    assert all(torch.equal(v, whole.state_dict()[k]) for k, v in model.state_dict().items())
+    assert pipe.first_layers_model(1).encoder.layers[0] is lazy
