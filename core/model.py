@@ -50,6 +50,29 @@ def _table(rows: int, dim: int) -> nn.Embedding:
     return nn.Embedding(rows, dim, _weight=weight)
 
 
+UNIFORM_CHUNK = 1 << 18  # numbers converted at a time: the chunk's int16s and floats stay in the cache
+
+
+def _uniform(tensor: torch.Tensor, bound: float, generator: torch.Generator) -> None:
+    """Fill a contiguous float tensor with U(-bound, bound) on a grid of 2^16 levels, in place.
+
+    ``tensor.uniform_`` spends one draw of torch's CPU generator (mt19937, one number at a time) per
+    number; here one draw of 64 bits gives four 16-bit integers, each mapped to the centre of one of
+    2^16 equal cells of [-bound, bound]: about twice as fast (drawing is most of the time a new model
+    takes to appear in the app), mean 0 and variance bound²/3 like the continuous U(-bound, bound)
+    (to 1 part in 2^32). 2^16 levels of 1/32768 of the bound are far finer than training moves a
+    weight; torch's own float uniform has 2^24.
+    """
+    flat = tensor.view(-1)
+    bits = torch.empty(-(-min(flat.numel(), UNIFORM_CHUNK) // 4), dtype=torch.int64)
+    levels = bits.view(torch.int16)
+    for start in range(0, flat.numel(), UNIFORM_CHUNK):
+        out = flat[start : start + UNIFORM_CHUNK]
+        bits.random_(-(2**63), 2**63 - 1, generator=generator)  # 64 bits: [-2^63, 2^63 - 1)
+        out.copy_(levels[: out.numel()])  # 4 integers in [-32768, 32767] per draw
+        out.add_(0.5).mul_(bound / 32768)
+
+
 def _materialize_on_cpu(module: nn.Module) -> list[torch.Tensor]:
     """``module.to_empty(device="cpu")`` for a module built on the meta device: every parameter and
     buffer becomes an uninitialised CPU tensor of its shape (tensors used twice stay shared).
@@ -325,7 +348,8 @@ class Transformer(nn.Module):
         Each tensor draws from its own generator, seeded from ``config.seed`` and its place in the
         registration order, so the tensors can be filled on INIT_THREADS threads and still come out
         the same on any machine: drawing 46M numbers (d_model=512, 6 layers) is most of the time a
-        new model takes to appear in the app, and torch's CPU generator fills one tensor on one core.
+        new model takes to appear in the app, and torch's CPU generator fills one tensor on one core
+        (and each draw gives four numbers: ``_uniform``).
         ``only``: fill these tensors alone (by ``id``), with the numbers the whole model would get.
         """
         mine = only
@@ -346,7 +370,7 @@ class Transformer(nn.Module):
         def fill(i: int) -> None:
             tensor, bound = jobs[i]
             with torch.no_grad():  # per thread: the pool's threads do not inherit the caller's mode
-                tensor.uniform_(-bound, bound, generator=torch.Generator().manual_seed(int(streams[i])))
+                _uniform(tensor, bound, torch.Generator().manual_seed(int(streams[i])))
 
         order = sorted(todo, key=lambda i: -jobs[i][0].numel())  # big ones first: an even split
         if INIT_THREADS > 1 and sum(jobs[i][0].numel() for i in todo) > 1_000_000:

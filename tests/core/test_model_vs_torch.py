@@ -274,6 +274,29 @@ def test_materialising_keeps_a_shared_tensor_shared_and_leaves_real_ones_alone()
     assert not tied.a.bias.requires_grad and tied.b.bias.requires_grad
 
 
+def test_uniform_fill_is_a_fine_grid_over_the_whole_range_with_uniform_moments():
+    from core.model import UNIFORM_CHUNK, _uniform
+
+    n = UNIFORM_CHUNK + 12_345  # more than one chunk, and a part of one
+    t = torch.empty(n)
+    _uniform(t, 0.25, torch.Generator().manual_seed(3))
+    again = torch.empty(n)
+    _uniform(again, 0.25, torch.Generator().manual_seed(3))
+    assert torch.equal(t, again)  # the seed decides every number
+    step = 0.25 / 32768  # cell centres: (k + 1/2) · step, k = -32768 … 32767
+    assert float(t.min()) >= -0.25 and float(t.max()) <= 0.25 and float(t.abs().max()) > 0.249
+    k = t / step - 0.5
+    assert torch.equal(k, k.round())  # on the grid
+    assert abs(float(t.mean())) < 4 * 0.25 / (3 * n) ** 0.5  # mean 0 (4 standard errors)
+    assert abs(float(t.var()) - 0.25**2 / 3) < 0.01 * 0.25**2 / 3
+    counts = torch.histc(t, bins=16, min=-0.25, max=0.25)  # flat: every sixteenth ~ n / 16
+    assert float((counts - n / 16).abs().max()) < 5 * (n / 16) ** 0.5
+    tail = t[UNIFORM_CHUNK:]  # the next chunk draws anew, it does not repeat the first
+    assert not torch.equal(tail, t[: tail.numel()])
+    pairs = t[: n - 1 : 2] * t[1::2]  # neighbours independent: E[xy] = 0
+    assert abs(float(pairs.mean())) < 4 * (0.25**2 / 3) / (n / 2) ** 0.5
+
+
 def test_building_on_meta_runs_no_torch_initialisation(monkeypatch):
     """Transformer draws every weight itself (``_init_weights``): torch's ``reset_parameters`` on the
     meta modules was ~18 ms of work on no data per new model. Any init call while building fails here."""
