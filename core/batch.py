@@ -83,6 +83,8 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
     """
     if not sentences:
         raise ValueError("run_batch needs at least one sentence")
+    if layers is not None and layers >= pipe.config.num_layers:
+        layers = None  # every layer: the whole model
     if not pipe.config.decoder:
         return _encoder_batch(pipe, sentences, max_tokens, layers)
     pad_id = pipe.config.pad_id
@@ -112,17 +114,12 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
         trace=_model(pipe, layers).trace(src, tgt),
         truncated=truncated,
         pad_id=pad_id,
-        layers=_layers(pipe, layers),
+        layers=layers,
     )
 
 
-def _layers(pipe: Pipeline, layers: int | None) -> int | None:
-    return None if layers is None or layers >= pipe.config.num_layers else layers
-
-
 def _model(pipe: Pipeline, layers: int | None):
-    n = _layers(pipe, layers)
-    return pipe.model if n is None else pipe.first_layers_model(n)
+    return pipe.model if layers is None else pipe.first_layers_model(layers)
 
 
 def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int, layers: int | None) -> BatchRun:
@@ -152,5 +149,5 @@ def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int, layers
         trace=_model(pipe, layers).trace(src),
         truncated=truncated,
         pad_id=pad_id,
-        layers=_layers(pipe, layers),
+        layers=layers,
     )

@@ -281,8 +281,9 @@ class Transformer(nn.Module):
         return cls(config, _random_init=False, _materialize=False).eval()
 
     def draw(self, *parts: nn.Module) -> Transformer:
-        """Draw whatever is still on "meta" in ``parts`` (modules of this model; all of it when none is
-        given), in place; what was drawn before stays as it is. Returns the model."""
+        """Draw whatever is still on "meta" in ``parts`` (modules of this model, or a
+        :meth:`first_layers` view of it; all of it when none is given), in place; what was drawn
+        before stays as it is. Returns the model."""
         holder = nn.ModuleList(parts or [self])  # a holder: the modules stay the model's
         if not any(t.is_meta for t in [*holder.parameters(), *holder.buffers()]):
             return self
@@ -318,29 +319,6 @@ class Transformer(nn.Module):
                 mine.norm = theirs.norm
         return view.train(self.training)
 
-    @classmethod
-    def source_embedding(cls, config: ModelConfig) -> Embedding:
-        """``Transformer(config).src_embed`` with the same numbers, without drawing the rest: ~4M
-        numbers instead of 46M at d_model=512, 6 layers, for views of the encoder's input alone."""
-        model = cls.undrawn(config)
-        return model.draw(model.src_embed).src_embed
-
-    @classmethod
-    def encoder_drawn(cls, config: ModelConfig, src_embed: Embedding | None = None) -> Transformer:
-        """``Transformer(config)`` with only its source embedding and encoder drawn (the same numbers);
-        the target side stays shapes on "meta" until :meth:`draw_rest`. ``encode`` and ``trace(src)``
-        work; anything that reads the decoder does not. ``src_embed``: the table
-        ``source_embedding(config)`` drew already, taken as it is."""
-        model = cls.undrawn(config)
-        if src_embed is not None:
-            model.src_embed = src_embed  # the same place among the modules: the same streams after it
-        return model.draw(model.src_embed, model.encoder)
-
-    def draw_rest(self) -> Transformer:
-        """Draw whatever is left on "meta", in place: then the model equals ``Transformer(config)``
-        number for number. Returns the model."""
-        return self.draw()
-
     @torch.no_grad()
     def _init_weights(self, only: set[int] | None = None) -> None:
         """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear.
@@ -352,7 +330,6 @@ class Transformer(nn.Module):
         (and each draw gives four numbers: ``_uniform``).
         ``only``: fill these tensors alone (by ``id``), with the numbers the whole model would get.
         """
-        mine = only
         jobs: list[tuple[torch.Tensor, float]] = []  # (tensor, bound of U(-bound, bound))
         for m in self.modules():
             if isinstance(m, (nn.Linear, nn.Embedding)):
@@ -360,12 +337,12 @@ class Transformer(nn.Module):
                 jobs.append((m.weight, math.sqrt(6.0 / (fan_in + fan_out))))
             if isinstance(m, nn.Linear) and m.bias is not None:
                 jobs.append((m.bias, 1 / math.sqrt(m.in_features)))
-            elif isinstance(m, nn.LayerNorm) and (mine is None or id(m.weight) in mine):
+            elif isinstance(m, nn.LayerNorm) and (only is None or id(m.weight) in only):
                 nn.init.ones_(m.weight)
                 nn.init.zeros_(m.bias)
         seeds = torch.Generator().manual_seed(self.config.seed)
         streams = torch.randint(2**62, (len(jobs),), generator=seeds)  # one per tensor, filled or not
-        todo = [i for i, (t, _) in enumerate(jobs) if mine is None or id(t) in mine]
+        todo = [i for i, (t, _) in enumerate(jobs) if only is None or id(t) in only]
 
         def fill(i: int) -> None:
             tensor, bound = jobs[i]

@@ -154,9 +154,8 @@ class RandomPipeline(Pipeline):
         output layer) if the whole model is not drawn yet: ~20 % of the numbers for n=1 at
         d_model=512, 6 layers."""
         built = self.__dict__["_built"]
-        if built is not None:
-            return built.first_layers(n)
-        return self._drawn(lambda m: _first_parts(m, n)).first_layers(n)
+        model = built if built is not None else self._drawn(lambda m: [m.first_layers(n)])
+        return model.first_layers(n)
 
     def _drawn(self, parts) -> Transformer:
         """The one model of this pipeline, made undrawn on first use, with the modules ``parts(model)``
@@ -182,15 +181,6 @@ class RandomPipeline(Pipeline):
     def drawn(self) -> bool:
         """Whether the weights exist yet."""
         return self.__dict__["_built"] is not None
-
-
-def _first_parts(model: Transformer, n: int) -> list:
-    """The modules ``model.first_layers(n)`` reads."""
-    parts = [model.src_embed, model.tgt_embed, model.generator]
-    for stack in (model.encoder, model.decoder):
-        if stack is not None:
-            parts += [*stack.layers[:n], stack.norm]
-    return [p for p in parts if p is not None]
 
 
 @dataclass

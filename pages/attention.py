@@ -16,6 +16,7 @@ from ui.components.head_view import show_head_view
 settings = ui.page_setup("nav.attention.title")
 lang = settings.lang
 EXPLORE_VIEWS = ["head_view", "neuron_view"]  # the upper tabs (drawn below)
+EXPLORE_LABELS = [ui.t(f"attention.tab.{v}") for v in EXPLORE_VIEWS]
 
 
 def kind_name(kind: str) -> str:
@@ -29,10 +30,10 @@ def kind_name(kind: str) -> str:
 known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
 has_decoder = known is None or getattr(known.config, "decoder", True)
 kinds = list(fa.KINDS) if has_decoder else ["encoder"]  # an encoder-only model: encoder self-attention only
-explore_open = ui.widgets.open_tab([ui.t(f"attention.tab.{v}") for v in EXPLORE_VIEWS], "attn_explore")
+explore_open = ui.widgets.open_tab(EXPLORE_LABELS, "attn_explore")
 shown_kinds = {
     ui.widgets.chosen(key, kinds, "encoder", fmt=kind_name)
-    for key in ("attn_kind", "hv_kind" if explore_open == ui.t("attention.tab.head_view") else "nv_kind")
+    for key in ("attn_kind", "hv_kind" if explore_open == EXPLORE_LABELS[0] else "nv_kind")
 }
 encoder_alone = known is not None and known.kind == "random" and has_decoder and shown_kinds == {"encoder"}
 run = ui.get_run(settings, source_only=encoder_alone)
@@ -219,7 +220,7 @@ def neuron_view() -> None:
 # half of it (the head view's document is made anew for new weights, the neuron view redraws its chart
 # and formulas). Paired runs of both pages on one machine, benchmarks/app.py's seed change.
 EXPLORE = dict(zip(EXPLORE_VIEWS, (head_view, neuron_view), strict=True))
-explore_tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in EXPLORE], "attn_explore", notices)
+explore_tabs = ui.widgets.tabs(EXPLORE_LABELS, "attn_explore", notices)
 for tab, draw in zip(explore_tabs, EXPLORE.values(), strict=True):
     if tab.open:
         with tab:

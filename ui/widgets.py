@@ -16,12 +16,10 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
     earlier run) is checked first: a tampered one, or one that no longer exists (layer 5 after the
     sidebar went to 2 layers), is replaced and a notice is appended to ``notices`` for the page to show.
     """
-    raw = st.session_state.get(key, st.query_params.get(key))
-    if raw is not None:
-        value, notice = check_choice(key, raw, options, default, what, fmt, lang=current_lang())
-        if notice:
-            st.session_state[key] = value
-            notices.append(notice)
+    value, notice = _incoming(key, options, default, what, fmt)
+    if notice:
+        st.session_state[key] = value
+        notices.append(notice)
     if key not in st.session_state:
         kw["index"] = options.index(default)
     return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
@@ -30,10 +28,16 @@ def choose(widget, label: str, key: str, options: list, default, notices: list[s
 def chosen(key: str, options: list, default, fmt=str):
     """The value :func:`choose` will give ``key`` in this run, known before its widget is drawn (so a
     page can skip work only the other values need): the widget's, else the URL's, checked the same way."""
+    return _incoming(key, options, default, fmt=fmt)[0]
+
+
+def _incoming(key: str, options: list, default, what: str = "", fmt=str):
+    """(value, notice) of ``key`` as this run receives it (the widget's value, else the URL's), checked
+    against ``options`` (``figures.attention.check_choice``); (default, None) when there is none."""
     raw = st.session_state.get(key, st.query_params.get(key))
     if raw is None:
-        return default
-    return check_choice(key, raw, options, default, fmt=fmt, lang=current_lang())[0]
+        return default, None
+    return check_choice(key, raw, options, default, what, fmt, lang=current_lang())
 
 
 def open_tab(labels: list[str], key: str) -> str:

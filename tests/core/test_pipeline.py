@@ -95,7 +95,8 @@ def test_source_embedding_is_the_models_own_for_every_option():
         config = ModelConfig(60, 70, **{"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "seed": 9,
                                         **options})  # fmt: skip
         whole = Transformer(config).src_embed.state_dict()
-        alone = Transformer.source_embedding(config)
+        model = Transformer.undrawn(config)
+        alone = model.draw(model.src_embed).src_embed
         assert list(alone.state_dict()) == list(whole)
         assert all(torch.equal(v, whole[k]) for k, v in alone.state_dict().items()), options
         assert not any(t.is_meta for t in [*alone.parameters(), *alone.buffers()])
@@ -108,8 +109,10 @@ def test_a_model_drawn_encoder_first_equals_the_whole_model(options):
     config = ModelConfig(60, 70, **{"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "seed": 9,
                                     **options})  # fmt: skip
     whole = Transformer(config).eval()  # (no dropout: the forward passes are compared)
-    part = Transformer.encoder_drawn(config)
-    taken = Transformer.encoder_drawn(config, Transformer.source_embedding(config))  # its table drawn before
+    part = Transformer.undrawn(config)
+    part.draw(part.src_embed, part.encoder)
+    taken = Transformer.undrawn(config)
+    taken.draw(taken.src_embed).draw(taken.src_embed, taken.encoder)  # its table drawn before
     assert all(torch.equal(v, part.state_dict()[k]) for k, v in taken.state_dict().items() if not v.is_meta)
     assert not any(t.is_meta for t in [*part.src_embed.parameters(), *part.encoder.parameters()])
     assert all(t.is_meta for t in [*part.decoder.parameters(), *part.generator.parameters()])
@@ -118,7 +121,7 @@ def test_a_model_drawn_encoder_first_equals_the_whole_model(options):
     assert torch.equal(half.memory, full.memory)
     assert all(torch.equal(a.self_attn.weights, b.self_attn.weights)
                for a, b in zip(half.encoder, full.encoder, strict=True))
-    assert part.draw_rest() is part
+    assert part.draw() is part
     assert list(part.state_dict()) == list(whole.state_dict())
     assert all(torch.equal(v, whole.state_dict()[k]) for k, v in part.state_dict().items()), options
     assert not any(t.is_meta for t in [*part.parameters(), *part.buffers()])
