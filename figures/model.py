@@ -402,6 +402,8 @@ def topk_figure(
             hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>p = %{x:.4f}<extra></extra>",
             texttemplate="%{x:.3g}",
             textposition="outside",
+            textfont={"size": 16},  # not shrunk to the bar's height (plotly's default: ~13 px here)
+            constraintext="none",
             cliponaxis=False,
         )
     )
@@ -424,10 +426,13 @@ def topk_figure(
         autorange="reversed",
     )
     top = max(float(p.max()), float(_np(reference)[ids].max()) if reference is not None else 0.0)
-    # Autoscaled (not 0..1): an untrained model spreads ~1/vocab over every token.
-    fig.update_xaxes(range=[0, min(1.0, top * 1.3) or 1.0], title=probability)
+    # Autoscaled (not 0..1): an untrained model spreads ~1/vocab over every token. No tick numbers:
+    # each bar writes its own value, and in the decoding tab's narrow column the ticks turned upright.
+    fig.update_xaxes(range=[0, min(1.0, top * 1.3) or 1.0], title=probability, showticklabels=False,
+                     showgrid=False)
     _style(fig, height=height or max(240, 60 + 30 * len(ids)), title=title)
-    fig.update_layout(showlegend=reference is not None, legend={"orientation": "h", "y": -0.18, "x": 0},
+    fig.update_layout(showlegend=reference is not None,
+                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
                       margin={"r": 80})  # room for the value printed after the longest bar
     return fig
 

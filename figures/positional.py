@@ -23,7 +23,7 @@ import torch
 from plotly.subplots import make_subplots
 
 from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
-from figures.style import SIGNED_SCALE, apply_style, escape_label, token_label
+from figures.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
 from i18n import t
 from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
@@ -399,8 +399,9 @@ def alibi_heatmaps(num_heads: int, length: int, heads: Sequence[int], *, causal:
     bias = alibi_bias(num_heads, length, length, causal=causal).double().numpy()  # (h, L, L)
     slopes = alibi_slopes(num_heads).tolist()
     titles = [_t("fig.alibi.head_title", lang, h=h + 1, m=slope_text(slopes[h])) for h in heads]
+    # one x title under the row (each panel's own overlapped its neighbour's), the slope under the head
     fig = make_subplots(rows=1, cols=len(heads), shared_yaxes=True, horizontal_spacing=0.03,
-                        subplot_titles=titles)
+                        subplot_titles=titles, x_title=_t("fig.axis.key_j", lang))
     lowest = float(bias[list(heads)].min()) if length > 1 else -1.0
     hidden = np.triu(np.ones((length, length), dtype=bool), 1)
     for c, h in enumerate(heads, start=1):
@@ -413,13 +414,18 @@ def alibi_heatmaps(num_heads: int, length: int, heads: Sequence[int], *, causal:
                            f"<br>{_t('fig.hover.key_j', lang)} %{{x}}<br>{_t('fig.hover.bias', lang)} "
                            "%{z:.4f}<extra></extra>"),
         ), row=1, col=c)
-        fig.update_xaxes(title=_t("fig.axis.key_j", lang), showgrid=False, row=1, col=c)
+        fig.update_xaxes(showgrid=False, row=1, col=c)
     fig.update_yaxes(title=_t("fig.axis.query_i", lang), autorange="reversed", showgrid=False, row=1, col=1)
     fig.update_yaxes(autorange="reversed", showgrid=False)
+    # the colour bar's title upright beside it: written across, it took a third of the width
     fig.update_layout(coloraxis={"colorscale": "Blues_r", "cmin": min(lowest, -1e-9), "cmax": 0.0,
-                                 "colorbar": {"title": {"text": _t("fig.bias", lang)}}})
+                                 "colorbar": {"title": {"text": _t("fig.bias", lang), "side": "right"}}})
     _style(fig, height or 400)
-    fig.update_layout(margin={"t": 60})
+    # the panel titles take two lines; the x title (an annotation, which plotly does not make room
+    # for) sits 30 px under the plot, below the tick labels
+    fig.update_layout(margin={"t": 80, "b": 80})
+    fig.update_annotations(font_size=BASE_FONT_SIZE)  # the panel titles (plotly: 16 px)
+    fig.layout.annotations[-1].font.size = round(1.2 * BASE_FONT_SIZE)  # the x title, as axis titles
     return fig
 
 

@@ -165,9 +165,11 @@ def _axis_labels(name: str, axis: dict, traces: list[dict]) -> list:
     return ["0" * NUMBER_LABEL_CHARS]
 
 
-def reserve_margins(layout: dict, traces: list[dict]) -> dict:
-    """``layout["margin"]`` grown to hold the outer axes' tick labels and titles, estimated with
-    :func:`label_px` (a little generous).
+def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_WIDTH) -> dict:
+    """``layout["margin"]`` grown to hold the outer axes' tick labels and titles, colour bars and
+    legends, estimated with :func:`label_px` (a little generous). ``width``: the px the figure is
+    expected to get on the page (a half-width column: ~400), for what depends on it (whether x labels
+    turn upright, how many rows a legend above or below the plot takes).
 
     Plotly's ``automargin`` finds the same room only after drawing, then draws the whole figure a
     second time (the 8-head figure took ~100 ms instead of ~55 ms in Chromium); with the room reserved
@@ -204,24 +206,40 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
             side = "t" if axis.get("side") == "top" else "b"
             at_edge = across[1] >= 0.99 if side == "t" else across[0] <= 0.01
             angle = axis.get("tickangle")
+            lo, hi = axis.get("domain") or (0, 1)
             if angle in (None, "auto"):  # plotly turns labels that would overlap upright
-                lo, hi = axis.get("domain") or (0, 1)
-                angle = 90 if len(labels) * (widest + 0.5 * tick_size) > AUTO_ANGLE_WIDTH * (hi - lo) else 0
+                angle = 90 if len(labels) * (widest + 0.5 * tick_size) > width * (hi - lo) else 0
             angle = math.radians(abs(angle))
-            need = (widest * math.sin(angle) + tick_size * math.cos(angle) if labels else 0) + room
+            need = ((widest + 4) * math.sin(angle) + tick_size * math.cos(angle) if labels else 0) + room
+            # The end labels are centred on the axis' ends (half of each sticks out; turned ones end at
+            # their tick, half a line's height past it), except over heatmap cells: half a cell inside.
+            kinds = {tr.get("type", "scatter") for tr in traces if tr.get("xaxis", "x") == "x" + name[5:]}
+            if labels and kinds != {"heatmap"} and angle < 0.1:
+                for end, at_end, label in (("l", lo <= 0.01, labels[0]), ("r", hi >= 0.99, labels[-1])):
+                    if at_end:
+                        margin[end] = max(margin.get(end, 0), math.ceil(label_px(label, tick_size) / 2 + 12))
+            elif labels and kinds != {"heatmap"} and hi >= 0.99:
+                margin["r"] = max(margin.get("r", 0), math.ceil(0.6 * tick_size) + 3)
         if at_edge and (labels or title):
             margin[side] = max(margin.get(side, 0), math.ceil(need + 10 + (above if side == "t" else 0)))
             if name.startswith("yaxis") and labels:  # the top and bottom labels stick out by half a line
                 half = math.ceil(1.5 * size)
                 margin["t"], margin["b"] = max(margin.get("t", 0), half), max(margin.get("b", 0), half)
     right = 0.0
-    for trace in traces:
-        if trace.get("type") in ("heatmap", "contour") and trace.get("showscale", True):
-            bar = trace.get("colorbar") or {}
-            bar_title = (bar.get("title") or {}).get("text", "")
-            ticks = [label_px(x, size) for x in bar.get("ticktext") or []]  # "0 False", "1 True"
-            words = max(label_px(bar_title, size), label_px("0" * NUMBER_LABEL_CHARS, size), *ticks)
-            right = max(right, bar.get("thickness", 30) + 48 + words)
+    bars = [trace.get("colorbar") or {} for trace in traces  # a trace's own, or a shared colour axis'
+            if trace.get("type") in ("heatmap", "contour") and trace.get("showscale", True)
+            and not trace.get("coloraxis")]
+    bars += [axis.get("colorbar") or {} for name, axis in layout.items()
+             if name.startswith("coloraxis") and isinstance(axis, dict) and axis.get("showscale", True)]
+    for bar in bars:
+        bar_title = bar.get("title") or {}
+        ticks = [label_px(x, size) for x in bar.get("ticktext") or []]  # "0 False", "1 True"
+        words = max([label_px("0" * NUMBER_LABEL_CHARS, size), *ticks])
+        if bar_title.get("side") == "right":  # written upward beside the bar: one line's width
+            words += size + 10
+        else:
+            words = max(words, label_px(bar_title.get("text", ""), size))
+        right = max(right, bar.get("thickness", 30) + 48 + words)
     legend = layout.get("legend") or {}
     names = [trace.get("name") or "" for trace in traces if trace.get("showlegend") is not False]
     shown = layout.get("showlegend", len(names) > 1)
@@ -229,13 +247,19 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
         right = max(right, 50 + max((label_px(n, size) for n in names), default=0.0))
     elif shown:  # a row of entries above or below the plot (rows: entries of a set fraction's width)
         y = legend.get("y", -0.1)
-        rows = 1
+        entries = [n for n in names if n]
         if legend.get("entrywidthmode") == "fraction" and legend.get("entrywidth"):
-            rows = math.ceil(len([n for n in names if n]) / max(1, int(1 / legend["entrywidth"])))
+            rows = math.ceil(len(entries) / max(1, int(1 / legend["entrywidth"])))
+        else:  # entries side by side (a symbol, the name, a gap) wrap at the plot's width
+            room = max(100.0, width - margin.get("l", 0) - margin.get("r", 0))
+            rows = max(1, math.ceil(sum(label_px(n, size) + 50 for n in entries) / room))
+        more = (rows - 1) * math.ceil(1.65 * size)  # a row of entries: ~30 px at 18 px
         if y >= 1:
-            margin["t"] = max(margin.get("t", 0), math.ceil(2.9 * size))
-        elif y < 0:
-            margin["b"] = margin.get("b", 0) + size + 18 + (rows - 1) * math.ceil(1.3 * size)
+            margin["t"] = max(margin.get("t", 0), math.ceil(3.0 * size) + more)
+        elif y < 0:  # under the axis' labels, and |y| of the plot's height down (plotly: paper units)
+            tall = size + 18 + more
+            plot = (layout.get("height") or 450) - margin.get("t", 0) - margin.get("b", 0)
+            margin["b"] = max(margin.get("b", 0) + tall, math.ceil(-y * max(plot, 0) + tall + 6))
     if right:
         margin["r"] = max(margin.get("r", 0), math.ceil(right))
     return margin
@@ -244,10 +268,10 @@ def reserve_margins(layout: dict, traces: list[dict]) -> dict:
 MIN_TICK_SIZE = 10
 
 
-def fit_tick_fonts(layout: dict, traces: list[dict]) -> dict:
+def fit_tick_fonts(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_WIDTH) -> dict:
     """``{axis name: {"tickfont": {"size": s}}}`` for the axes whose labels would overlap at the
     figure's font size: one label per ~1.25 lines of the room along the axis (a y axis: the figure's
-    height; an x axis: AUTO_ANGLE_WIDTH px, the width is the page's), never below MIN_TICK_SIZE px.
+    height; an x axis: ``width`` px, the page decides it), never below MIN_TICK_SIZE px.
     """
     size = (layout.get("font") or {}).get("size", BASE_FONT_SIZE)
     height = layout.get("height") or 450
@@ -259,22 +283,22 @@ def fit_tick_fonts(layout: dict, traces: list[dict]) -> dict:
         if len(labels) < 2 or labels == ["0" * NUMBER_LABEL_CHARS]:
             continue
         lo, hi = axis.get("domain") or (0, 1)
-        room = (0.75 * height if name.startswith("yaxis") else AUTO_ANGLE_WIDTH) * (hi - lo)
+        room = (0.75 * height if name.startswith("yaxis") else width) * (hi - lo)
         fit = room / len(labels) / 1.25
         if fit < size:
             updates[name] = {"tickfont": {"size": max(MIN_TICK_SIZE, math.floor(fit))}}
     return updates
 
 
-def reserve_figure_margins(fig: go.Figure) -> go.Figure:
+def reserve_figure_margins(fig: go.Figure, width: float = AUTO_ANGLE_WIDTH) -> go.Figure:
     """:func:`fit_tick_fonts` and :func:`reserve_margins` for a figure built with plotly's objects
-    (in place; returns it)."""
+    (in place; returns it). ``width``: as for :func:`reserve_margins`."""
     if getattr(fig, "_margins_reserved", False):  # build_figure's figures: done while building
         return fig
     layout, traces = fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data]
-    ticks = fit_tick_fonts(layout, traces)
+    ticks = fit_tick_fonts(layout, traces, width)
     _merge(layout, ticks)
-    fig.update_layout({**ticks, "margin": reserve_margins(layout, traces)})  # a few keys: cheap to check
+    fig.update_layout({**ticks, "margin": reserve_margins(layout, traces, width)})  # a few keys: cheap
     fig._margins_reserved = True
     return fig
 

@@ -98,10 +98,12 @@ else:
 c1, c2 = st.columns(2)
 with c1:
     st.markdown(ui.t("embeddings.norms.title"))
-    ui.show_figure(norm_bars(arrays, tokens, lang=lang), key="emb_norms", name="embeddings-lengths")
+    ui.show_figure(norm_bars(arrays, tokens, lang=lang), key="emb_norms", name="embeddings-lengths",
+                   column=0.5)
 with c2:
     st.markdown(ui.t("embeddings.hist.title"))
-    ui.show_figure(entry_histogram(arrays, lang=lang), key="emb_hist", name="embeddings-entries")
+    ui.show_figure(entry_histogram(arrays, lang=lang), key="emb_hist", name="embeddings-entries",
+                   column=0.5)
 
 # -- 3. similarity --------------------------------------------------------------------------------
 st.header(ui.t("embeddings.similarity.header"))
@@ -118,9 +120,10 @@ c3, c4 = st.columns(2)
 with c3:
     st.markdown(ui.t("embeddings.cosine.title"))
     ui.show_figure(cosine_heatmap(arrays.lookup, tokens, lang=lang), key="emb_cosine",
-                   name="embeddings-cosine")
+                   name="embeddings-cosine", column=0.5)
 with c4:
     st.markdown(ui.t("embeddings.pca.title"))
-    ui.show_figure(pca_scatter(arrays.lookup, tokens, lang=lang), key="emb_pca", name="embeddings-pca")
+    ui.show_figure(pca_scatter(arrays.lookup, tokens, lang=lang), key="emb_pca", name="embeddings-pca",
+                   column=0.5)
 one_token = " " + ui.t("embeddings.pca.one_token") if len(tokens) == 1 else ""
 st.caption(ui.t("embeddings.pca.caption", d=d) + one_token)

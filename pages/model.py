@@ -312,12 +312,13 @@ def decoding_steps(decoded) -> None:
         st.caption(ui.t("model.greedy.chosen"))
         st.code(labels[step], language=None, wrap_lines=True)
     # side by side while the source is short; a long one gets the full width for its columns
-    c1, c2 = st.columns([2, 3]) if len(run.src_tokens) <= 12 else (st.container(), st.container())
+    side_by_side = len(run.src_tokens) <= 12
+    c1, c2 = st.columns([2, 3]) if side_by_side else (st.container(), st.container())
     with c1:
         ui.show_figure(
             topk_figure(step_probs(decoded, step - 1), pipe.tgt_labels, STEP_TOPK, chosen=ids[step],
                         title=ui.t("model.greedy.bars_title", step=step), lang=lang),
-            "model_step_probs", f"greedy-step{step}-probabilities",
+            "model_step_probs", f"greedy-step{step}-probabilities", column=0.4 if side_by_side else 1.0,
         )
     with c2:
         which = ui.t("model.greedy.heads_mean") if head == 0 else ui.t("model.greedy.head_no", head=head)
@@ -325,7 +326,7 @@ def decoding_steps(decoded) -> None:
         ui.show_figure(
             cross_attention_figure(decoded.steps[step - 1], run.src_tokens, prefix,
                                    None if head == 0 else head - 1, lang=lang),
-            "model_step_cross", f"greedy-step{step}-cross-attention",
+            "model_step_cross", f"greedy-step{step}-cross-attention", column=0.6 if side_by_side else 1.0,
         )
     st.caption(ui.t("model.greedy.rows") + " "
                + (ui.t("model.greedy.diagonal") if trained and pipe.task == "pinyin"

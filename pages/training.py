@@ -110,7 +110,7 @@ with right:
         task, steps, settings.d_model)
     history = list(job.history) if same_run else None  # the rates that run really used
     ui.show_figure(fig.lr_schedule(steps, settings.d_model, warmup, COOLDOWN, history, lang=lang), "train_lr",
-                   f"learning-rate-{task}")
+                   f"learning-rate-{task}", column=0.5)
     st.caption(ui.t("training.lr.caption", task=task_labels[task], steps=steps, warmup=warmup,
                     d_model=settings.d_model))
 

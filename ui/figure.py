@@ -39,7 +39,7 @@ import streamlit as st
 
 from figures.export import figure_csv
 from figures.redraw import draw_once
-from figures.style import reserve_figure_margins
+from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 from ui.sidebar import t
 
 PNG_SCALE = 2
@@ -174,12 +174,14 @@ def memo_figure(make, *args, themed: bool = False, **kwargs):
                  tuple(sorted(kwargs.items())))
 
 
-def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, **kwargs):
+def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, column: float = 1.0,
+                **kwargs):
     """Draw ``fig`` full width; ``name`` (default: ``key``) names the downloaded files.
 
-    Extra keyword arguments go to ``st.plotly_chart`` (``on_select``, ``selection_mode``, ``theme``,
-    ``config`` …); its return value is returned. ``downloads=False`` leaves out the popover (the
-    toolbar's PNG button stays).
+    ``column``: the share of the page's width the figure is drawn in (one of two columns: 0.5); the
+    room reserved for legends and upright labels depends on it. Extra keyword arguments go to
+    ``st.plotly_chart`` (``on_select``, ``selection_mode``, ``theme``, ``config`` …); its return value
+    is returned. ``downloads=False`` leaves out the popover (the toolbar's PNG button stays).
     """
     name = name or key
     kwargs.setdefault("width", "stretch")
@@ -189,7 +191,7 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
     kwargs.setdefault("theme", None)
     config = plot_config(name, kwargs.pop("config", None))
     if kwargs["theme"] is None:  # our fonts: room for the labels known up front
-        fig = reserve_figure_margins(fig)
+        fig = reserve_figure_margins(fig, AUTO_ANGLE_WIDTH * column)
         # and one drawing in the browser, not two (Streamlit's theme restyles a copy: always two)
         fig = draw_once(fig)
     shown = st.plotly_chart(fig, key=key, config=config, **kwargs)

@@ -34,7 +34,7 @@ STRINGS = {
     "positional.fig.rope.angle_axis": "angle p·θ_i (mod 2π)",
     "positional.fig.rope.highest": "highest angle of pair {i} seen in training",
     "positional.fig.rope.score_axis": "score (R_p x)·(R_(p+k) x)/√d_k",
-    "positional.fig.alibi.head_title": "head {h}: m = {m}",
+    "positional.fig.alibi.head_title": "head {h}<br>m = {m}",
     "positional.fig.alibi.line_name": "head {h} (m = {m})",
     "positional.fig.alibi.offset_axis": "bias(p, p+k), head 1",
     "positional.fig.learned.dim_name": "dim {dim}",

@@ -34,7 +34,7 @@ STRINGS = {
     "positional.fig.rope.angle_axis": "角度 p·θ_i（对 2π 取余）",
     "positional.fig.rope.highest": "第 {i} 对在训练中到过的最大角度",
     "positional.fig.rope.score_axis": "分数 (R_p x)·(R_(p+k) x)/√d_k",
-    "positional.fig.alibi.head_title": "第 {h} 个头：m = {m}",
+    "positional.fig.alibi.head_title": "第 {h} 个头<br>m = {m}",
     "positional.fig.alibi.line_name": "第 {h} 个头（m = {m}）",
     "positional.fig.alibi.offset_axis": "偏置(p, p+k)，第 1 个头",
     "positional.fig.learned.dim_name": "维度 {dim}",

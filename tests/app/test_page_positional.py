@@ -230,7 +230,7 @@ def test_chinese_page_has_chinese_titles_tabs_and_figures():
     assert [tab.label for tab in at.tabs] == ["正弦 ✓ 本模型", "可学习", "RoPE", "ALiBi"]
     assert [h.value for h in at.header][-1] == "5 · 告诉模型词元位置的四种方法"
     assert c["curves"]["data"][0]["name"] == "维度 0（sin，周期 6.3）"
-    assert c["alibi_bias"]["layout"]["annotations"][0]["text"] == "第 1 个头：m = 1/4"
+    assert c["alibi_bias"]["layout"]["annotations"][0]["text"] == "第 1 个头<br>m = 1/4"
     assert c["rope_offset"]["layout"]["xaxis"]["title"]["text"] == "偏移 k"
     assert c["table"]["layout"]["xaxis"]["title"]["text"] == "维度"
     assert any("狗咬人" in m.value for m in at.caption)

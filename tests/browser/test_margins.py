@@ -18,11 +18,14 @@ from playwright.sync_api import Page
 
 import figures.attention as fa
 import figures.attention_views as fv
+import figures.embeddings as fe
 import figures.masks as fk
 import figures.model as fm
+import figures.positional as fp
+import figures.training as ft
 from core.batch import run_batch
 from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
-from figures.style import reserve_figure_margins
+from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 
 pytestmark = pytest.mark.browser
 
@@ -72,6 +75,70 @@ def app_figures(sentence: str) -> dict:
         "masking": fk.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, q_tok),
     })
     return {k: json.loads(pio.to_json(reserve_figure_margins(f), validate=False)) for k, f in figs.items()}
+
+
+# The main column's width at 1280 × 720 with the sidebar open, in px: the figures below are drawn at a
+# share of it, as the pages place them (ui.show_figure's ``column``), and reserved for that share.
+PAGE_WIDTH = 820
+
+
+def placed_figures(sentence: str, lang: str) -> dict:
+    """Figures in columns or with legends that wrap, each with the share of the page it is drawn in."""
+    pipe = load_pipeline(PipelineSettings(weights="random", d_model=512, num_heads=8, num_layers=1, d_ff=256))
+    run = run_pipeline(pipe, sentence)
+    arrays = fe.embedding_arrays(run.trace, pipe.config)
+    tokens = run.src_tokens
+    logits = fm.position_logits(run.trace, 0)
+    heads, train_len = 8, 64
+    figs = {
+        "emb_norms": (fe.norm_bars(arrays, tokens, lang=lang), 0.5),
+        "emb_hist": (fe.entry_histogram(arrays, lang=lang), 0.5),
+        "emb_cosine": (fe.cosine_heatmap(arrays.lookup, tokens, lang=lang), 0.5),
+        "emb_pca": (fe.pca_scatter(arrays.lookup, tokens, lang=lang), 0.5),
+        "lr": (ft.lr_schedule(2000, 512, 400, 0.2, None, lang=lang), 0.5),
+        "step_probs": (fm.topk_figure(fm.softmax_t(logits, 1.0), pipe.tgt_labels, 10, chosen=5,
+                                      title="next token at step 14 (T = 1)", lang=lang), 0.4),
+        "topk_reference": (fm.topk_figure(fm.softmax_t(logits, 2.0), pipe.tgt_labels, 10,
+                                          reference=fm.softmax_t(logits, 1.0), lang=lang), 1.0),
+        "alibi_bias": (fp.alibi_heatmaps(heads, 12, fp.alibi_heads(heads), lang=lang), 1.0),
+        "alibi_offsets": (fp.offset_curves(fp.alibi_offset_bias(heads, 0), y_title="bias", lang=lang), 1.0),
+        "beyond_alibi": (fp.beyond_alibi(heads, train_len, 2 * train_len, example=True, lang=lang), 1.0),
+        "beyond_sinusoidal": (fp.beyond_sinusoidal(512, train_len, 2 * train_len, example=True, lang=lang),
+                              1.0),
+        "beyond_rope": (fp.beyond_rope(64, train_len, 2 * train_len, example=True, lang=lang), 1.0),
+    }
+    return {k: (json.loads(pio.to_json(reserve_figure_margins(f, AUTO_ANGLE_WIDTH * share), validate=False)),
+                round(PAGE_WIDTH * share)) for k, (f, share) in figs.items()}
+
+
+def drawn_margins(page: Page, fig: dict, width: int) -> tuple[dict, dict]:
+    """(reserved, drawn): the figure's margins and those plotly's automargin settled on."""
+    return page.evaluate(
+        """async ([f, width]) => {
+          const gd = document.getElementById('g');
+          gd.style.width = `${width}px`;
+          Plotly.purge(gd);
+          await Plotly.newPlot(gd, f.data, f.layout);
+          const s = gd._fullLayout._size;
+          return [f.layout.margin, {l: s.l, r: s.r, t: s.t, b: s.b}];
+        }""",
+        [fig, width],
+    )
+
+
+@pytest.mark.parametrize("sentence", list(SENTENCES))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reserved_margins_hold_at_the_width_the_page_gives(page: Page, sentence, lang):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.set_content('<div id="g"></div>')
+    page.add_script_tag(path=str(PLOTLY_JS))
+    too_small = {}
+    for name, (fig, width) in placed_figures(SENTENCES[sentence], lang).items():
+        reserved, drawn = drawn_margins(page, fig, width)
+        short = {s: (reserved.get(s, 0), drawn[s]) for s in "lrtb" if drawn[s] > reserved.get(s, 0) + 0.5}
+        if short:
+            too_small[f"{name} at {width} px"] = short
+    assert not too_small, f"plotly needed more room than reserved (reserved, drawn): {too_small}"
 
 
 @pytest.mark.parametrize("sentence", list(SENTENCES))

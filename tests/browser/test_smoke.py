@@ -57,6 +57,25 @@ def assert_no_cut_equations(page: Page) -> None:
     assert page.evaluate(CUT_EQUATIONS) == []
 
 
+# A chart drawn in our style (no template: not Streamlit's theme, which restyles and redraws anyway)
+# whose labels, colour bar or legend needed more room than figures.style reserved: plotly grew the
+# margin after drawing and drew the whole chart a second time, ~20-50 ms of Chromium on every rerun.
+REDRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
+  .filter((gd) => gd._fullLayout && !gd.layout.template)
+  .map((gd) => {
+    const m = gd._fullLayout.margin, s = gd._fullLayout._size;
+    const grew = ['l', 'r', 't', 'b'].filter((k) => s[k] > m[k] + 0.5).map((k) => `${k} ${m[k]}->${s[k]}`);
+    const key = (gd.closest('[class*="st-key-"]')?.className.match(/st-key-\\S+/) || ['?'])[0];
+    return grew.length ? `${key}: ${grew.join(', ')}` : null;
+  })
+  .filter(Boolean)"""
+
+
+def assert_drawn_once(page: Page) -> None:
+    """No chart of ours needed a second drawing for room it lacked (see REDRAWN)."""
+    assert page.evaluate(REDRAWN) == []
+
+
 def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str):
     page.goto(f"{app_url}/attention?weights=random&d_model=128&num_heads=8")
     wait_rendered(page, "Attention")
@@ -77,6 +96,7 @@ def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: st
     expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
     assert_no_cut_equations(page)
     page.wait_for_timeout(1000)  # let charts finish drawing before the screenshot
+    assert_drawn_once(page)
     # The README's picture of the page: its first figure at the top of the screen (the head view on
     # the Attention page), a little of what leads to it above. The page's top is title and text only.
     first = page.locator("iframe").first if script == "pages/attention.py" else page.locator(CHART).first
@@ -96,6 +116,36 @@ def test_every_page_in_chinese_by_cold_url(page: Page, app_url: str, script: str
     assert_no_exception(page)
     expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
     assert_no_cut_equations(page)
+    assert_drawn_once(page)
+
+
+def _tab_views() -> list[tuple[str, str]]:
+    from i18n import t
+
+    views = [("positional", f"pe_tab={quote(t(f'positional.tab.{s}'))}")
+             for s in ("learned", "rope", "alibi")]
+    views += [("attention", f"attn_view={quote(t(f'attention.tab.{v}'))}") for v in ("grid", "query")]
+    views += [("attention", f"attn_explore={quote(t('attention.tab.neuron_view'))}")]
+    views += [("model", f"model_view={quote(t(f'model.tab.{v}'))}") for v in ("stream", "output", "decoding")]
+    return views
+
+
+@pytest.mark.parametrize("weights", ["trained", "random&d_model=512&num_heads=8&num_layers=6"])
+def test_every_tab_draws_its_charts_once(page: Page, app_url: str, weights: str):
+    """The tabs a cold URL does not open (the first tab's charts are checked above), by URL, with the
+    checkpoint's sizes and the largest the speed target covers: no chart needs a second drawing."""
+    from i18n import t
+
+    redrawn = {}
+    for path, query in _tab_views():
+        page.goto(f"{app_url}/{path}?weights={weights}&{query}")
+        wait_rendered(page, t(f"nav.{path}.title"))
+        assert_no_exception(page)
+        expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
+        page.wait_for_timeout(500)
+        if grew := page.evaluate(REDRAWN):
+            redrawn[query] = grew
+    assert redrawn == {}
 
 
 def test_overview_chart_shows_the_sizes(page: Page, app_url: str):

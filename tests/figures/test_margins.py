@@ -53,7 +53,8 @@ def test_colour_bars_and_legends_get_room():
     above = reserve_margins({"legend": {"orientation": "h", "y": 1.1}, "margin": {"t": 10}}, lines)
     below = reserve_margins({"legend": {"orientation": "h", "y": -0.2}, "margin": {"b": 10}}, lines)
     assert above["t"] > 2 * BASE_FONT_SIZE and below["b"] > BASE_FONT_SIZE + 10
-    assert reserve_margins({"margin": {"r": 10}}, lines[:1])["r"] == 10  # one trace: no legend
+    bare = {"margin": {"r": 10}, "xaxis": {"showticklabels": False}}  # no end label sticking out
+    assert reserve_margins(bare, lines[:1])["r"] == 10  # one trace: no legend
 
 
 def test_a_plotly_object_figure_gets_the_same_margins():
@@ -71,3 +72,50 @@ def test_a_legend_of_one_entry_per_row_below_the_plot_reserves_every_row():
     stacked = reserve_margins({"legend": {**row, "entrywidth": 1, "entrywidthmode": "fraction"}}, traces)
     halves = reserve_margins({"legend": {**row, "entrywidth": 0.5, "entrywidthmode": "fraction"}}, traces)
     assert stacked["b"] - one_row["b"] == 2 * (halves["b"] - one_row["b"]) > BASE_FONT_SIZE  # 3 rows, 2 rows
+
+
+def test_the_end_labels_of_an_x_axis_stick_out_by_half_their_width():
+    wide_end = {"xaxis": {"ticktext": ["a", "attention"], "tickangle": 0}, "margin": {"l": 0, "r": 0}}
+    margin = reserve_margins(wide_end, [])
+    assert margin["r"] > label_px("attention") / 2 > margin["l"] - 12 > 0
+    numbers = reserve_margins({"xaxis": {"range": [0, 2000]}, "margin": {"r": 0}}, [])  # "2000" at the end
+    assert numbers["r"] >= label_px("2000") / 2 + 12
+    inner = {"xaxis": {"ticktext": ["attention"], "domain": [0, 0.5]}, "margin": {"r": 0}}
+    assert reserve_margins(inner, [])["r"] == 0  # another plot sits at the right
+
+
+def test_a_shared_colour_axis_gets_room_and_an_upright_title_needs_only_a_line():
+    heat = [{"type": "heatmap", "z": [[0]], "coloraxis": "coloraxis"}]
+    across = {"coloraxis": {"colorbar": {"title": {"text": "bias added to the score"}}}, "margin": {"r": 0}}
+    upright = {"coloraxis": {"colorbar": {"title": {"text": "bias added to the score", "side": "right"}}},
+               "margin": {"r": 0}}
+    assert reserve_margins(across, heat)["r"] > label_px("bias added to the score")
+    assert label_px("bias added to the score") > reserve_margins(upright, heat)["r"] > 2 * BASE_FONT_SIZE
+    hidden = {"coloraxis": {"showscale": False, "colorbar": {"title": {"text": "x"}}}, "margin": {"r": 0}}
+    assert reserve_margins(hidden, heat)["r"] == 0
+
+
+def test_a_legend_row_wraps_at_the_width_the_page_gives_the_figure():
+    traces = [{"type": "scatter", "name": f"head {h} (m = 1/{2 ** h})"} for h in range(1, 9)]
+    legend = {"legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+              "margin": {"l": 0, "r": 0, "t": 0}}
+    full, half = reserve_margins(legend, traces, width=800), reserve_margins(legend, traces, width=400)
+    assert half["t"] > full["t"] >= 3 * BASE_FONT_SIZE  # more rows in a column half as wide
+    two = reserve_margins(legend, traces[:2], width=800)
+    assert two["t"] == 3 * BASE_FONT_SIZE  # two short entries: one row
+
+
+def test_a_legend_below_clears_its_distance_from_the_plot():
+    traces = [{"type": "bar", "name": "p"}, {"type": "scatter", "name": "T = 1"}]
+
+    def below(y: float) -> dict:
+        layout = {"legend": {"orientation": "h", "y": y}, "height": 400, "margin": {"b": 0}}
+        return reserve_margins(layout, traces)
+
+    near, far = below(-0.05), below(-0.3)
+    assert far["b"] > near["b"] + 0.2 * (400 - far["b"])  # y is a fraction of the plot's height
+
+
+def test_narrow_figures_expect_upright_x_labels():
+    tokens = {"xaxis": {"ticktext": ["Attention", "is", "all", "you", "need", "注意力"]}}
+    assert reserve_margins(tokens, [], width=300)["b"] > reserve_margins(tokens, [], width=1200)["b"] + 50

@@ -154,8 +154,10 @@ def test_alibi_heatmaps_are_cores_bias(causal):
             assert np.isnan(z[~lower]).all()
         else:
             np.testing.assert_array_equal(z, bias[h])
-    titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["head 1: m = 1/2", "head 2: m = 1/4", "head 4: m = 1/16", "head 8: m = 1/256"]
+    titles = [a.text for a in fig.layout.annotations]  # one per panel, then the x title under the row
+    assert titles == ["head 1<br>m = 1/2", "head 2<br>m = 1/4", "head 4<br>m = 1/16", "head 8<br>m = 1/256",
+                      "key position j"]
+    assert all(axis.title.text is None for axis in (fig.layout.xaxis, fig.layout.xaxis4))
     assert fig.layout.coloraxis.cmax == 0.0 and fig.layout.coloraxis.cmin == pytest.approx(-4.5)
 
 
@@ -255,7 +257,7 @@ def test_chinese_figures_have_chinese_titles():
     assert fig.data[0].name == "维度 0（sin，周期 6.3）"
     assert fig.layout.xaxis.title.text == "位置 pos"
     assert "训练中见过（0–8）" in " ".join(a.text for a in fig.layout.annotations)
-    assert fp.alibi_heatmaps(4, 5, [0], lang="zh").layout.annotations[0].text == "第 1 个头：m = 1/4"
+    assert fp.alibi_heatmaps(4, 5, [0], lang="zh").layout.annotations[0].text == "第 1 个头<br>m = 1/4"
     assert fp.pe_heatmap(pe_table(4, 8), lang="zh").layout.xaxis.title.text == "维度"
     beyond = fp.beyond_learned(fp.random_learned_table(8, 4), 16, lang="zh")
     assert beyond.layout.xaxis.title.text == "位置 pos"
