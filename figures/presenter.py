@@ -20,6 +20,9 @@ What changes, and why:
   ``figures/attention.py`` builds them, do not have it), and the top margin grows with the font.
 - **A horizontal legend under the plot** is anchored to the figure's bottom edge, below the
   (now larger) x-axis labels it would otherwise cover.
+- **The margins are reserved again for the larger fonts** (``figures.style.reserve_figure_margins``):
+  with the page's margins plotly's automargin found the room only after drawing, and drew most
+  slides twice.
 - Nothing else: data, colours and hover texts stay as the figure function made them, so the
   lecture shows exactly what the pages show.
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE
+from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE, reserve_figure_margins
 
 FONT_SCALE = 4 / 3
 PRESENTER_HEIGHT = 470
@@ -103,4 +106,5 @@ def presenter_style(
     if margin.t is not None:
         margin.t = _scaled(margin.t, scale)
     layout.height = height
-    return fig
+    fig._margins_reserved = False  # reserved for the page's fonts: again for these
+    return reserve_figure_margins(fig)

@@ -189,13 +189,14 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
             for letter in "xy":
                 axes.setdefault(trace.get(f"{letter}axis", letter).replace(letter, f"{letter}axis", 1), {})
     domains = {n: a.get("domain", [0, 1]) for n, a in axes.items()}
+    under = 0  # what the x axes at the bottom need, whatever margin the figure came with
     for name, axis in axes.items():
         labels = _axis_labels(name, axis, traces)
         tick_size = (axis.get("tickfont") or {}).get("size") or size
         widest = max((label_px(x, tick_size) for x in labels), default=0.0)
         title = axis.get("title")
         title = title.get("text") if isinstance(title, dict) else title
-        room = (size + 10 if title else 0) + 12
+        room = (math.ceil(1.2 * size) + 8 if title else 0) + 12  # a title's line, its gap, the ticks
         anchor = axis.get("anchor", "")
         across = domains.get(anchor.replace("x", "xaxis").replace("y", "yaxis"), [0, 1])
         if name.startswith("yaxis"):
@@ -210,7 +211,8 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
             if angle in (None, "auto"):  # plotly turns labels that would overlap upright
                 angle = 90 if len(labels) * (widest + 0.5 * tick_size) > width * (hi - lo) else 0
             angle = math.radians(abs(angle))
-            need = ((widest + 4) * math.sin(angle) + tick_size * math.cos(angle) if labels else 0) + room
+            label_h = (widest + 6) * math.sin(angle) + 1.15 * tick_size * math.cos(angle)  # a label's height
+            need = (label_h if labels else 0) + room
             # The end labels are centred on the axis' ends (half of each sticks out; turned ones end at
             # their tick, half a line's height past it), except over heatmap cells: half a cell inside.
             kinds = {tr.get("type", "scatter") for tr in traces if tr.get("xaxis", "x") == "x" + name[5:]}
@@ -222,6 +224,8 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
                 margin["r"] = max(margin.get("r", 0), math.ceil(0.6 * tick_size) + 3)
         if at_edge and (labels or title):
             margin[side] = max(margin.get(side, 0), math.ceil(need + 10 + (above if side == "t" else 0)))
+            if side == "b":
+                under = max(under, math.ceil(need + 10))
             if name.startswith("yaxis") and labels:  # the top and bottom labels stick out by half a line
                 half = math.ceil(1.5 * size)
                 margin["t"], margin["b"] = max(margin.get("t", 0), half), max(margin.get("b", 0), half)
@@ -254,7 +258,9 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
             room = max(100.0, width - margin.get("l", 0) - margin.get("r", 0))
             rows = max(1, math.ceil(sum(label_px(n, size) + 50 for n in entries) / room))
         more = (rows - 1) * math.ceil(1.65 * size)  # a row of entries: ~30 px at 18 px
-        if y >= 1:
+        if legend.get("yref") == "container" and y < 0.5:  # at the figure's bottom edge (presenter)
+            margin["b"] = max(margin.get("b", 0), under + size + 18 + more)
+        elif y >= 1:
             margin["t"] = max(margin.get("t", 0), math.ceil(3.0 * size) + more)
         elif y < 0:  # under the axis' labels, and |y| of the plot's height down (plotly: paper units)
             tall = size + 18 + more

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from browserhelpers import REDRAWN, assert_drawn_once
 from playwright.sync_api import Page, expect
 
 from ui.nav import PAGES
@@ -55,25 +56,6 @@ CUT_EQUATIONS = """() => [...document.querySelectorAll('.katex-display')]
 def assert_no_cut_equations(page: Page) -> None:
     page.wait_for_timeout(300)  # KaTeX typesets after the element is mounted
     assert page.evaluate(CUT_EQUATIONS) == []
-
-
-# A chart drawn in our style (no template: not Streamlit's theme, which restyles and redraws anyway)
-# whose labels, colour bar or legend needed more room than figures.style reserved: plotly grew the
-# margin after drawing and drew the whole chart a second time, ~20-50 ms of Chromium on every rerun.
-REDRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
-  .filter((gd) => gd._fullLayout && !gd.layout.template)
-  .map((gd) => {
-    const m = gd._fullLayout.margin, s = gd._fullLayout._size;
-    const grew = ['l', 'r', 't', 'b'].filter((k) => s[k] > m[k] + 0.5).map((k) => `${k} ${m[k]}->${s[k]}`);
-    const key = (gd.closest('[class*="st-key-"]')?.className.match(/st-key-\\S+/) || ['?'])[0];
-    return grew.length ? `${key}: ${grew.join(', ')}` : null;
-  })
-  .filter(Boolean)"""
-
-
-def assert_drawn_once(page: Page) -> None:
-    """No chart of ours needed a second drawing for room it lacked (see REDRAWN)."""
-    assert page.evaluate(REDRAWN) == []
 
 
 def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str):
