@@ -112,15 +112,15 @@ def _tab_views() -> list[tuple[str, str]]:
     return views
 
 
-@pytest.mark.parametrize("weights", ["trained", "random&d_model=512&num_heads=8&num_layers=6"])
-def test_every_tab_draws_its_charts_once(page: Page, app_url: str, weights: str):
-    """The tabs a cold URL does not open (the first tab's charts are checked above), by URL, with the
-    checkpoint's sizes and the largest the speed target covers: no chart needs a second drawing."""
+def test_every_tab_draws_its_charts_once(page: Page, app_url: str):
+    """The tabs a cold URL does not open (the first tab's charts are checked above), by URL: no chart
+    needs a second drawing. (At 512/8/6 random the same held on 2026-11-25; not repeated here, for
+    the suite's time: the sizes change the numbers, not the labels.)"""
     from i18n import t
 
     redrawn = {}
     for path, query in _tab_views():
-        page.goto(f"{app_url}/{path}?weights={weights}&{query}")
+        page.goto(f"{app_url}/{path}?{query}")
         wait_rendered(page, t(f"nav.{path}.title"))
         assert_no_exception(page)
         expect(page.locator(f"{CHART} .main-svg").first).to_be_visible(timeout=TIMEOUT)
