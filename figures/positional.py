@@ -399,9 +399,10 @@ def alibi_heatmaps(num_heads: int, length: int, heads: Sequence[int], *, causal:
     bias = alibi_bias(num_heads, length, length, causal=causal).double().numpy()  # (h, L, L)
     slopes = alibi_slopes(num_heads).tolist()
     titles = [_t("fig.alibi.head_title", lang, h=h + 1, m=slope_text(slopes[h])) for h in heads]
+    x_title = _t("fig.axis.key_j", lang)
     # one x title under the row (each panel's own overlapped its neighbour's), the slope under the head
     fig = make_subplots(rows=1, cols=len(heads), shared_yaxes=True, horizontal_spacing=0.03,
-                        subplot_titles=titles, x_title=_t("fig.axis.key_j", lang))
+                        subplot_titles=titles, x_title=x_title)
     lowest = float(bias[list(heads)].min()) if length > 1 else -1.0
     hidden = np.triu(np.ones((length, length), dtype=bool), 1)
     for c, h in enumerate(heads, start=1):
@@ -425,7 +426,7 @@ def alibi_heatmaps(num_heads: int, length: int, heads: Sequence[int], *, causal:
     # for) sits 30 px under the plot, below the tick labels
     fig.update_layout(margin={"t": 80, "b": 80})
     fig.update_annotations(font_size=BASE_FONT_SIZE)  # the panel titles (plotly: 16 px)
-    fig.layout.annotations[-1].font.size = round(1.2 * BASE_FONT_SIZE)  # the x title, as axis titles
+    fig.update_annotations(selector={"text": x_title}, font_size=round(1.2 * BASE_FONT_SIZE))  # as axes
     return fig
 
 

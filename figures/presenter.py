@@ -106,5 +106,4 @@ def presenter_style(
     if margin.t is not None:
         margin.t = _scaled(margin.t, scale)
     layout.height = height
-    fig._margins_reserved = False  # reserved for the page's fonts: again for these
-    return reserve_figure_margins(fig)
+    return reserve_figure_margins(fig, again=True)  # reserved for the page's fonts: again for these

@@ -296,10 +296,13 @@ def fit_tick_fonts(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_W
     return updates
 
 
-def reserve_figure_margins(fig: go.Figure, width: float = AUTO_ANGLE_WIDTH) -> go.Figure:
+def reserve_figure_margins(
+    fig: go.Figure, width: float = AUTO_ANGLE_WIDTH, *, again: bool = False
+) -> go.Figure:
     """:func:`fit_tick_fonts` and :func:`reserve_margins` for a figure built with plotly's objects
-    (in place; returns it). ``width``: as for :func:`reserve_margins`."""
-    if getattr(fig, "_margins_reserved", False):  # build_figure's figures: done while building
+    (in place; returns it). ``width``: as for :func:`reserve_margins`. ``again``: reserve even if done
+    before (the fonts changed since: the presenter's); margins only grow."""
+    if getattr(fig, "_margins_reserved", False) and not again:  # build_figure's: done while building
         return fig
     layout, traces = fig.layout.to_plotly_json(), [trace.to_plotly_json() for trace in fig.data]
     ticks = fit_tick_fonts(layout, traces, width)

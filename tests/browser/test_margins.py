@@ -147,16 +147,7 @@ def test_reserved_margins_hold_what_plotly_draws(page: Page, sentence):
     page.add_script_tag(path=str(PLOTLY_JS))
     too_small = {}
     for name, fig in app_figures(SENTENCES[sentence]).items():
-        reserved, drawn = page.evaluate(
-            """async (f) => {
-              const gd = document.getElementById('g');
-              Plotly.purge(gd);
-              await Plotly.newPlot(gd, f.data, f.layout);
-              const s = gd._fullLayout._size;
-              return [f.layout.margin, {l: s.l, r: s.r, t: s.t, b: s.b}];
-            }""",
-            fig,
-        )
+        reserved, drawn = drawn_margins(page, fig, 1100)
         short = {s: (reserved.get(s, 0), drawn[s]) for s in "lrtb" if drawn[s] > reserved.get(s, 0)}
         if short:
             too_small[name] = short
