@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
@@ -76,27 +77,98 @@ def _uniform(tensor: torch.Tensor, bound: float, generator: torch.Generator) -> 
         out.add_(0.5).mul_(bound / 32768)
 
 
-def _materialize_on_cpu(module: nn.Module) -> list[torch.Tensor]:
+class _SlabPool:
+    """Memory for drawn models, handed on to the next one when a model is gone.
+
+    A new model's 46M numbers (d_model=512, 6 layers) are 184 MB the kernel must map and zero page
+    by page on first touch: 47k page faults, ~0.1 s of system time on an idle machine and 0.4-0.5 s
+    per new model in the app (server process, ``/proc/<pid>/stat``), with Chromium on the other core;
+    malloc hands such blocks back to the system when the app's cache drops a model, so the next model
+    faults them in again. Here a drawn model's parameters are views of one block (a slab), and the
+    pool keeps each slab it made: once nothing but the pool uses a slab's storage (the model and
+    every view of its weights are gone: torch's own use count of the storage), the next model of a
+    size that fits draws into it. Every number is drawn again, so the weights are exactly those of a
+    fresh block. Free slabs beyond ``spare_bytes`` are let go, oldest first.
+    """
+
+    ALIGN = 16  # floats (64 bytes) between the starts of two tensors in a slab
+
+    def __init__(self, spare_bytes: int) -> None:
+        self.spare_bytes = spare_bytes
+        self._slabs: list[torch.Tensor] = []  # oldest first
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _free(slab: torch.Tensor) -> bool:
+        # 2 = the pool's tensor + the storage object made for the question: nobody else holds it
+        return torch._C._storage_Use_Count(slab.untyped_storage()._cdata) <= 2
+
+    def take(self, numel: int) -> torch.Tensor:
+        """A float32 tensor of ``numel`` numbers (uninitialised): a free slab that fits (at most a
+        quarter larger), else a new one."""
+        with self._lock:
+            fits = [s for s in self._slabs if numel <= s.numel() <= numel + numel // 4 and self._free(s)]
+            if fits:
+                slab = min(fits, key=torch.Tensor.numel)
+            else:
+                slab = torch.empty(numel)
+                self._slabs.append(slab)
+            taken = slab[:numel]  # in use from here on (a view holds the storage)
+            kept, spare = [], 0
+            for s in reversed(self._slabs):  # newest first: the oldest free ones go
+                if s is not slab and self._free(s):
+                    spare += s.numel() * s.element_size()
+                    if spare > self.spare_bytes:
+                        continue
+                kept.append(s)
+            self._slabs = kept[::-1]
+            return taken
+
+    def clear(self) -> None:
+        with self._lock:
+            self._slabs.clear()
+
+
+# Enough spare for two d_model=512, 6-layer models, drawn in two parts each (source side, the rest).
+SLABS = _SlabPool(spare_bytes=400 * 2**20)
+
+
+def _materialize_on_cpu(module: nn.Module, pooled: bool = False) -> list[torch.Tensor]:
     """``module.to_empty(device="cpu")`` for a module built on the meta device: every parameter and
     buffer becomes an uninitialised CPU tensor of its shape (tensors used twice stay shared).
 
     ``to_empty`` calls ``empty_like`` on each meta tensor, which torch runs as a Python reference
     implementation that imports sympy (torch.fx.experimental.symbolic_shapes): ~0.4 s on the first
     model a server process builds, i.e. on the first page anyone opens. ``torch.empty`` does not.
-    Returns the CPU tensors it made.
+    ``pooled``: the float32 parameters are views of one slab from ``SLABS`` (reused memory, its old
+    numbers still in it: the caller draws every one). Returns the CPU tensors it made.
     """
     # id(meta tensor) -> (the meta tensor, kept alive so that no id is reused; its CPU tensor)
     made: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+    slots_to_fill: list[tuple[dict, str, torch.Tensor]] = []
     for m in module.modules():
         for slots in (m._parameters, m._buffers):
             for name, t in slots.items():
-                if t is None or not t.is_meta:
-                    continue
-                if id(t) not in made:
-                    data = torch.empty(t.shape, dtype=t.dtype)
-                    cpu = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
-                    made[id(t)] = (t, cpu)
-                slots[name] = made[id(t)][1]
+                if t is not None and t.is_meta:
+                    slots_to_fill.append((slots, name, t))
+    slabbed = {}  # id(meta parameter) -> its offset in the slab
+    end = 0
+    if pooled:
+        for _, _, t in slots_to_fill:
+            if isinstance(t, nn.Parameter) and t.dtype == torch.float32 and id(t) not in slabbed:
+                slabbed[id(t)] = end
+                end += -(-t.numel() // _SlabPool.ALIGN) * _SlabPool.ALIGN
+    slab = SLABS.take(end) if end else None
+    for slots, name, t in slots_to_fill:
+        if id(t) not in made:
+            if id(t) in slabbed:
+                start = slabbed[id(t)]
+                data = slab[start : start + t.numel()].view(t.shape)
+            else:
+                data = torch.empty(t.shape, dtype=t.dtype)
+            cpu = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
+            made[id(t)] = (t, cpu)
+        slots[name] = made[id(t)][1]
     return [cpu for _, cpu in made.values()]
 
 
@@ -153,8 +225,8 @@ class Embedding(nn.Module):
         rope / alibi: zeros, since nothing is added to the embeddings.
         """
         self._check_length(length)
-        if self.positions == "learned":
-            return self.position.weight[:length]
+        if self.positions == "learned":  # a copy: a view would keep the whole slab (SLABS) alive
+            return self.position.weight[:length].clone()
         if self.positions == "sinusoidal":
             if length <= self.pe.size(0):
                 return self.pe[:length]
@@ -298,7 +370,7 @@ class Transformer(nn.Module):
             table = done[0] if done else sinusoidal_encoding(self.config.max_len, self.config.d_model)
             for embed in waiting:
                 embed.pe = table
-        fresh = _materialize_on_cpu(holder)
+        fresh = _materialize_on_cpu(holder, pooled=True)
         self._init_weights(only={id(t) for t in fresh})
         return self
 

@@ -274,6 +274,78 @@ def test_materialising_keeps_a_shared_tensor_shared_and_leaves_real_ones_alone()
     assert not tied.a.bias.requires_grad and tied.b.bias.requires_grad
 
 
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers():
+    """The slab pool: a drawn model's parameters share one block, handed to the next model of that
+    size once the first is gone, and every number is drawn again (nothing of the old one shows)."""
+    import gc
+
+    from core.model import SLABS
+
+    SLABS.clear()
+    config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4)
+    first = Transformer.undrawn(dataclasses.replace(config, seed=99)).draw()
+    block = _storage(first.encoder.layers[0].ffn.linear1.weight)
+    assert {_storage(p) for p in first.parameters()} == {block}  # one slab for the whole model
+    with torch.no_grad():
+        for p in first.parameters():
+            p.fill_(7.0)  # what a recycled slab must not show
+    del first, p
+    gc.collect()
+    second = Transformer.undrawn(config).draw()
+    assert _storage(second.generator.weight) == block  # the same memory, handed on
+    fresh = Transformer(config)  # torch.empty: new memory
+    assert list(second.state_dict()) == list(fresh.state_dict())
+    assert all(torch.equal(v, fresh.state_dict()[k]) for k, v in second.state_dict().items())
+    SLABS.clear()
+
+
+def test_a_slab_is_not_handed_on_while_anything_still_uses_its_numbers():
+    import gc
+
+    from core.model import SLABS
+
+    SLABS.clear()
+    config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4)
+    model = Transformer.undrawn(config).draw()
+    kept = model.encoder.layers[1].self_attn.w_q.weight[:, :4]  # a view of one weight, as a figure keeps
+    kept_numbers = kept.detach().clone()  # (a clone with autograd history would hold the weight)
+    twin = model.sharing_weights(norm="pre")  # the very tensors, in another model
+    block = _storage(kept)
+    del model
+    gc.collect()
+    other = Transformer.undrawn(dataclasses.replace(config, seed=5)).draw()
+    assert _storage(other.generator.weight) != block
+    assert torch.equal(kept, kept_numbers) and _storage(twin.generator.weight) == block
+    del kept, twin
+    gc.collect()
+    third = Transformer.undrawn(dataclasses.replace(config, seed=6)).draw()
+    assert _storage(third.generator.weight) == block  # now nothing used it
+    SLABS.clear()
+
+
+def test_the_pool_keeps_a_bounded_spare_and_trained_models_stay_out_of_it():
+    import gc
+
+    from core.model import SLABS, _SlabPool
+
+    pool = _SlabPool(spare_bytes=1000 * 4)
+    a, b = pool.take(600), pool.take(600)
+    assert _storage(a) != _storage(b)
+    del a, b
+    gc.collect()
+    c = pool.take(100)  # a quarter larger at most: neither free slab of 600 fits
+    assert c.numel() == 100 and len(pool._slabs) == 2  # one 600 let go: 1200 spare > 1000
+    d = pool.take(500)
+    assert d.numel() == 500 and _storage(d) in {_storage(s) for s in pool._slabs}
+    SLABS.clear()
+    trained = Transformer(ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=1, d_ff=32))
+    assert len({_storage(p) for p in trained.parameters()}) > 1 and not SLABS._slabs  # torch.empty each
+
+
 def test_uniform_fill_is_a_fine_grid_over_the_whole_range_with_uniform_moments():
     from core.model import UNIFORM_CHUNK, _uniform
 
