@@ -166,6 +166,21 @@ class RandomPipeline(Pipeline):
                 model = self.__dict__["_lazy"] = Transformer.undrawn(self.__dict__["_config"])
             return model.draw(*parts(model))
 
+    def release(self) -> None:
+        """Let go of the drawn weights and the twins made of them: the app's cache calls this when it
+        drops the pipeline. A later use draws them again (the very same numbers), so an old page still
+        holding this pipeline keeps working, while the memory is free as soon as no run uses the model:
+        pages keep their pipeline in their script's namespace, which only Python's cyclic collector
+        frees (a script and the functions it defines refer to each other), and Streamlit's collection
+        after every run is off (.streamlit/config.toml). ``core.model.SLABS`` hands the memory to the
+        next model drawn."""
+        with self.__dict__["_lock"]:
+            self.__dict__.update(_built=None, _lazy=None)
+            twins, self.twins = list(self.twins.values()), {}
+        for twin in twins:
+            if isinstance(twin, RandomPipeline):
+                twin.release()
+
     @model.setter
     def model(self, value: Transformer | ModelConfig) -> None:  # a config: drawn later
         config = value if isinstance(value, ModelConfig) else value.config

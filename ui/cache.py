@@ -22,7 +22,15 @@ from ui.sidebar import t
 log = logging.getLogger("glassbox.ui")
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+def _release(pipe) -> None:
+    """The cache dropped ``pipe``: random weights let go of their tensors now (``RandomPipeline.release``),
+    not when the collector finds the old runs that still name the pipeline."""
+    release = getattr(pipe, "release", None)
+    if release is not None:
+        release()
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, on_release=_release)
 def _load(key):
     from core.pipeline import load_pipeline
 

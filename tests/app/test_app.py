@@ -1,7 +1,16 @@
 """The app through AppTest: settings, URL, page switching and bad input; never a traceback."""
 
 import pytest
-from apphelpers import PAGE_FILES, PAGE_SCRIPTS, assert_clean, badges, messages, open_app, plotly_specs
+from apphelpers import (
+    PAGE_FILES,
+    PAGE_SCRIPTS,
+    assert_clean,
+    badges,
+    messages,
+    open_app,
+    open_page,
+    plotly_specs,
+)
 
 from ui.settings import MAX_CHARS
 
@@ -216,6 +225,42 @@ def test_overview_in_both_languages_for_every_model(weights, lang):
         assert r"\mathrm{softmax}" in latex and r"E[x]\,\sqrt{d_\text{model}} + PE" in latex
     if lang == "zh":
         assert "个词元" in text and "编码器" in text
+
+
+def test_a_model_the_cache_drops_is_freed_at_once_and_its_memory_drawn_into_again():
+    """Eight models are cached; the ninth drops the oldest. Its weights go at once (not when the
+    collector finds the old runs that still name its pipeline), and the ninth model is drawn into
+    their memory (core.model.SLABS) instead of new pages the kernel must zero."""
+    import gc
+    import weakref
+
+    from core.pipeline import PipelineSettings
+    from ui.cache import _load
+
+    def settings(seed):
+        return PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=128, seed=seed)
+
+    def block(model):
+        return model.generator.weight.untyped_storage().data_ptr()
+
+    _load.clear()
+    from i18n import t
+
+    query = {"seed": "9100", "d_model": "32", "num_heads": "4", "model_view": t("model.tab.output")}
+    at = open_page("pages/model.py", query)
+    assert_clean(at)
+    first = _load(settings(9100))  # the page's own pipeline, from the cache
+    gone, memory = weakref.ref(first.model), block(first.model)
+    gc.disable()  # nothing left to the collector
+    try:
+        for seed in range(9101, 9109):  # 8 more: the first is dropped
+            at.sidebar.number_input(key="seed").set_value(seed).run()
+            assert_clean(at)
+        assert gone() is None and not first.drawn
+        assert block(_load(settings(9108)).model) == memory  # the ninth model, drawn into its memory
+    finally:
+        gc.enable()
+        _load.clear()
 
 
 @pytest.mark.parametrize(("weights", "target"), [("random", ""), ("random", "a target 目标"),

@@ -48,6 +48,27 @@ def test_random_weights_are_drawn_on_first_use_only():
     assert all(torch.equal(v, reference[k]) for k, v in model.state_dict().items())
 
 
+def test_a_released_random_pipeline_frees_its_weights_at_once_and_draws_the_same_ones_again():
+    import gc
+    import weakref
+
+    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=8)
+    pipe = P.load_pipeline(settings)
+    before = {k: v.clone() for k, v in pipe.model.state_dict().items()}
+    twin = P.with_norm(pipe, "pre")  # shares the tensors, kept in pipe.twins
+    P.encoder_trace(pipe, "attention", norm="pre")  # an encoder twin, too
+    gone = weakref.ref(pipe.model)
+    gc.disable()  # freed by reference counting, not by a later collection
+    try:
+        pipe.release()
+        assert gone() is None and not pipe.drawn and not pipe.twins and not twin.drawn
+    finally:
+        gc.enable()
+    assert all(torch.equal(v, before[k]) for k, v in pipe.model.state_dict().items())  # drawn again
+    assert all(torch.equal(v, before[k]) for k, v in twin.model.state_dict().items())
+    assert pipe.model.config.norm == "post" and twin.model.config.norm == "pre"
+
+
 @pytest.mark.parametrize("max_tokens", [64, 5])
 def test_encoder_trace_is_the_encoder_half_of_run_pipeline(random_pipe, max_tokens):
     sentence = "注意力就是一切 Attention is all you need 🙂"
