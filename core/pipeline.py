@@ -131,8 +131,7 @@ class RandomPipeline(Pipeline):
     def model(self) -> Transformer:
         built = self.__dict__["_built"]
         if built is None:
-            built = self._drawn(lambda m: [m])
-            self.__dict__["_built"] = built
+            built = self._drawn(lambda m: [m], whole=True)
         return built
 
     @property
@@ -157,14 +156,18 @@ class RandomPipeline(Pipeline):
         model = built if built is not None else self._drawn(lambda m: [m.first_layers(n)])
         return model.first_layers(n)
 
-    def _drawn(self, parts) -> Transformer:
+    def _drawn(self, parts, whole: bool = False) -> Transformer:
         """The one model of this pipeline, made undrawn on first use, with the modules ``parts(model)``
-        lists drawn; under this pipeline's lock (the cached pipeline is shared by every session)."""
+        lists drawn; under this pipeline's lock (the cached pipeline is shared by every session).
+        ``whole``: all of it is drawn, kept as ``model`` (under the lock: ``release`` may run meanwhile)."""
         with self.__dict__["_lock"]:
             model = self.__dict__["_lazy"]
             if model is None:
                 model = self.__dict__["_lazy"] = Transformer.undrawn(self.__dict__["_config"])
-            return model.draw(*parts(model))
+            model.draw(*parts(model))
+            if whole:
+                self.__dict__["_built"] = model
+            return model
 
     def release(self) -> None:
         """Let go of the drawn weights and the twins made of them: the app's cache calls this when it
