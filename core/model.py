@@ -98,14 +98,19 @@ class _SlabPool:
         self._slabs: list[torch.Tensor] = []  # oldest first
         self._lock = threading.Lock()
 
-    @staticmethod
-    def _free(slab: torch.Tensor) -> bool:
+    # torch's count of a storage's users (private; torch is pinned). Without it nothing is reused.
+    _use_count = getattr(torch._C, "_storage_Use_Count", None)
+
+    @classmethod
+    def _free(cls, slab: torch.Tensor) -> bool:
         # 2 = the pool's tensor + the storage object made for the question: nobody else holds it
-        return torch._C._storage_Use_Count(slab.untyped_storage()._cdata) <= 2
+        return cls._use_count(slab.untyped_storage()._cdata) <= 2
 
     def take(self, numel: int) -> torch.Tensor:
         """A float32 tensor of ``numel`` numbers (uninitialised): a free slab that fits (at most a
         quarter larger), else a new one."""
+        if self._use_count is None:
+            return torch.empty(numel)
         with self._lock:
             fits = [s for s in self._slabs if numel <= s.numel() <= numel + numel // 4 and self._free(s)]
             if fits:

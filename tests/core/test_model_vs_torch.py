@@ -278,7 +278,10 @@ def _storage(t: torch.Tensor) -> int:
     return t.untyped_storage().data_ptr()
 
 
-def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers():
+@pytest.mark.parametrize("options", [{}, {"positions": "learned", "embed_norm": True, "type_vocab_size": 2},
+                                     {"norm": "pre"}, {"positions": "rope"}, {"positions": "alibi"},
+                                     {"decoder": False, "activation": "gelu", "final_norm": False}])
+def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers(options):
     """The slab pool: a drawn model's parameters share one block, handed to the next model of that
     size once the first is gone, and every number is drawn again (nothing of the old one shows)."""
     import gc
@@ -286,7 +289,7 @@ def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers():
     from core.model import SLABS
 
     SLABS.clear()
-    config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4)
+    config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4, **options)
     first = Transformer.undrawn(dataclasses.replace(config, seed=99)).draw()
     block = _storage(first.encoder.layers[0].ffn.linear1.weight)
     assert {_storage(p) for p in first.parameters()} == {block}  # one slab for the whole model
@@ -296,7 +299,7 @@ def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers():
     del first, p
     gc.collect()
     second = Transformer.undrawn(config).draw()
-    assert _storage(second.generator.weight) == block  # the same memory, handed on
+    assert _storage(second.encoder.layers[0].ffn.linear1.weight) == block  # the same memory, handed on
     fresh = Transformer(config)  # torch.empty: new memory
     assert list(second.state_dict()) == list(fresh.state_dict())
     assert all(torch.equal(v, fresh.state_dict()[k]) for k, v in second.state_dict().items())
@@ -325,6 +328,18 @@ def test_a_slab_is_not_handed_on_while_anything_still_uses_its_numbers():
     third = Transformer.undrawn(dataclasses.replace(config, seed=6)).draw()
     assert _storage(third.generator.weight) == block  # now nothing used it
     SLABS.clear()
+
+
+def test_without_torchs_use_count_nothing_is_reused_and_models_still_draw(monkeypatch):
+    from core.model import SLABS, _SlabPool
+
+    SLABS.clear()
+    monkeypatch.setattr(_SlabPool, "_use_count", None)
+    config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=1, d_ff=32, seed=4)
+    model = Transformer.undrawn(config).draw()
+    assert not SLABS._slabs
+    fresh = Transformer(config)
+    assert all(torch.equal(v, fresh.state_dict()[k]) for k, v in model.state_dict().items())
 
 
 def test_the_pool_keeps_a_bounded_spare_and_trained_models_stay_out_of_it():
