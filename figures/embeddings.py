@@ -123,6 +123,14 @@ def lookup_rows(tokens: Sequence[str], ids: Sequence[int], lookup: np.ndarray, n
     return rows
 
 
+def _tick_step(n: int, most: int = 8) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, … that puts at most ``most`` ticks on 0 … n-1."""
+    step = 1
+    while -(-n // step) > most:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return step
+
+
 def embedding_heatmap(lookup: np.ndarray, tokens: Sequence[str], *, title: str | None = None,
                       height: int | None = None, lang: str = "en") -> go.Figure:
     """Tokens × dimensions: each row is the token's row of the lookup table (before scaling)."""
@@ -142,9 +150,10 @@ def embedding_heatmap(lookup: np.ndarray, tokens: Sequence[str], *, title: str |
         colorbar={"title": {"text": "E[id, j]"}},
         hovertemplate=f"{token}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.4f}}<extra></extra>",
     ))
-    # Dimensions are numbers: let plotly pick a few ticks instead of d crowded labels.
-    fig.update_xaxes(tickmode="auto", nticks=min(d, 16), title=t("embeddings.axis.dimension_j", lang),
-                     side="top", showgrid=False)
+    # Dimensions are numbers: at most 8 ticks, 1-2-5 apart, never turned (plotly turned its own pick
+    # of ~13 upright at the lecture's font and width, after drawing: a second drawing every rerun).
+    fig.update_xaxes(tickmode="linear", tick0=0, dtick=_tick_step(d), tickangle=0,
+                     title=t("embeddings.axis.dimension_j", lang), side="top", showgrid=False)
     fig.update_yaxes(**y_axis, title=token, autorange="reversed")
     return apply_style(fig, height=height or min(MAX_HEIGHT, max(260, 90 + 30 * S)), title=title)
 

@@ -54,7 +54,12 @@ def test_embedding_heatmap_values_and_token_axis(arrays):
     np.testing.assert_allclose(np.array(fig.data[0].z), arrays.lookup)
     assert list(fig.layout.yaxis.ticktext) == ["注意", "&lt;b&gt;", "🙂", "the", "the"]
     assert fig.data[0].zmid == 0 and fig.data[0].colorbar.title.text
-    assert fig.layout.xaxis.tickmode == "auto"  # d numbered columns, not d crowded labels
+    d = arrays.lookup.shape[1]
+    x = fig.layout.xaxis  # d numbered columns, at most 8 labels 1-2-5 apart, never turned upright
+    assert x.tickmode == "linear" and x.tick0 == 0 and x.tickangle == 0
+    assert d / x.dtick <= 8 and str(x.dtick)[0] in "125"
+    wide = embedding_heatmap(np.zeros((2, 512)), ["a", "b"])
+    assert wide.layout.xaxis.dtick == 100  # 0, 100, …, 500
     assert np.array(fig.data[0].z).shape == (5, 16)
 
 
