@@ -107,6 +107,10 @@ class Pipeline:
         exactly is said there)."""
         return self.model.first_layers(n)
 
+    def release(self) -> None:
+        """The app's cache dropped this pipeline. Loaded weights cannot be made again: kept while
+        anything holds the pipeline (``RandomPipeline`` lets its drawn weights go)."""
+
     def src_tokenize(self, text: str) -> list[str]:
         return self.src_encode(text)[0]
 
@@ -181,7 +185,7 @@ class RandomPipeline(Pipeline):
             self.__dict__.update(_built=None, _lazy=None)
             twins, self.twins = list(self.twins.values()), {}
         for twin in twins:
-            if isinstance(twin, RandomPipeline):
+            if isinstance(twin, Pipeline):  # (the others are encoder-side Transformers)
                 twin.release()
 
     @model.setter

@@ -22,15 +22,9 @@ from ui.sidebar import t
 log = logging.getLogger("glassbox.ui")
 
 
-def _release(pipe) -> None:
-    """The cache dropped ``pipe``: random weights let go of their tensors now (``RandomPipeline.release``),
-    not when the collector finds the old runs that still name the pipeline."""
-    release = getattr(pipe, "release", None)
-    if release is not None:
-        release()
-
-
-@st.cache_resource(max_entries=8, show_spinner=False, on_release=_release)
+# A dropped pipeline's random weights go now (``Pipeline.release``), not when the collector finds the
+# old runs that still name the pipeline.
+@st.cache_resource(max_entries=8, show_spinner=False, on_release=lambda pipe: pipe.release())
 def _load(key):
     from core.pipeline import load_pipeline
 
