@@ -3,18 +3,11 @@
 Target (issue 3): trace ≤ 1.5× torch. Both are timed in the same run, interleaved, median of many
 repetitions; ours also pays for the embeddings and the output projection, which torch's lacks.
 
-Then pickling a trace (the app's st.cache_data pickles each run it keeps and unpickles it on every
-rerun that reads it): the trace's own pickling (tensors as raw bytes) against torch's pickling of the
-very same fields (each tensor through torch.save).
-
     .venv/bin/python benchmarks/trace.py [THREADS]     # default 1 thread, as the app runs
 """
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import pickle
 import platform
 import statistics
 import sys
@@ -96,47 +89,6 @@ def main() -> None:
             f"{d:>7} {h:>2} {n:>2} {d_ff:>5} {b:>2} {length:>3}  "
             f"{a * 1e3:>9.2f} {c * 1e3:>9.2f} {c / a:>6.2f}"
         )
-    pickling()
-
-
-class PlainPickler(pickle.Pickler):
-    """Pickles a trace's dataclasses as dicts of their fields, so every tensor goes through torch's
-    own reducer (the trace's ``__reduce__`` is bypassed)."""
-
-    def reducer_override(self, obj):
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return dict, ({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)},)
-        return NotImplemented
-
-
-def torch_pickle_dumps(trace) -> bytes:
-    buffer = io.BytesIO()
-    PlainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(trace)
-    return buffer.getvalue()
-
-
-def pickling() -> None:
-    print("\npickling one trace (batch 1, 13 + 13 tokens, as the default sentence):")
-    print(f"{'d_model':>7} {'N':>2}  {'torch dumps':>11} {'ours dumps':>10} {'torch loads':>11} "
-          f"{'ours loads':>10} {'MB':>5}")
-    for d, h, n, d_ff in ((128, 4, 2, 512), (512, 8, 6, 2048)):
-        model = Transformer(ModelConfig(1000, 1000, d_model=d, num_heads=h, num_layers=n, d_ff=d_ff)).eval()
-        trace = model.trace(torch.randint(5, 1000, (1, 13)), torch.randint(5, 1000, (1, 13)))
-        theirs, ours = torch_pickle_dumps(trace), pickle.dumps(trace)
-        jobs = {
-            "td": lambda trace=trace: torch_pickle_dumps(trace),
-            "od": lambda trace=trace: pickle.dumps(trace),
-            "tl": lambda theirs=theirs: pickle.loads(theirs),
-            "ol": lambda ours=ours: pickle.loads(ours),
-        }
-        times = {k: [] for k in jobs}
-        for _ in range(7):  # interleaved
-            for k, job in jobs.items():
-                times[k].append(median_time(job, 3))
-        td, od, tl, ol = (statistics.median(times[k]) * 1e3 for k in jobs)
-        mb = len(ours) / 1e6
-        print(f"{d:>7} {n:>2}  {td:>8.1f} ms {od:>7.1f} ms {tl:>8.1f} ms {ol:>7.1f} ms {mb:>5.1f}"
-              f"   (dumps {td / od:.1f}× faster, loads {tl / ol:.1f}×)")
 
 
 if __name__ == "__main__":

@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
 CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
 # Greedy decoding keeps the trace of every step (each shows the cross-attention so far). They are views
-# of one run's trace, but a pickled decode (st.cache_data) stores each step's own copy, and a model
+# of one run's trace, but a copied decode (pickled, deep-copied) holds each step's own copy, and a model
 # whose guessed tokens miss runs the decoder once per token: at 512 source tokens an uncapped decode
-# of a model that never writes [EOS] would take seconds and, pickled, gigabytes.
+# of a model that never writes [EOS] would take seconds and, copied, gigabytes.
 MAX_DECODE_STEPS = 64
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
 MINILM_NAME = "all-MiniLM-L6-v2"

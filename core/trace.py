@@ -7,78 +7,15 @@ length, T = target length, L = the sequence at hand.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
 
-# -- pickling ---------------------------------------------------------------------------------------
-# The app keeps runs in st.cache_data, which pickles a run when it is stored and unpickles it on every
-# rerun that reads it. torch pickles each tensor through torch.save (a zip-style record per storage):
-# ~50 ms each way for the ~260 tensors of a d_model=512, 6-layer trace. A trace's tensors are plain
-# CPU tensors, so each trace dataclass pickles them as (raw bytes, dtype, shape) instead: ~9 ms to
-# store, ~6 ms to read (benchmarks/trace.py prints both). An expanded view (the masks, ALiBi's bias)
-# is written once, un-expanded, and expanded again when read, as the model made it. Only pickle's
-# own machinery is involved (``__reduce__``): nothing here calls an unpickler.
-
-
-def _tensor_state(t: Tensor) -> tuple:
-    shape = tuple(t.shape)
-    compact = t
-    for dim, (size, stride) in enumerate(zip(t.shape, t.stride(), strict=True)):
-        if stride == 0 and size > 1:  # broadcast along this dimension: one slice holds every value
-            compact = compact.narrow(dim, 0, 1)
-    compact = compact.contiguous()
-    nbytes = compact.numel() * compact.element_size()
-    raw = bytearray((ctypes.c_char * nbytes).from_address(compact.data_ptr())) if nbytes else bytearray()
-    return raw, compact.dtype, tuple(compact.shape), shape
-
-
-def _tensor_from_state(raw: bytearray, dtype: torch.dtype, compact_shape: tuple, shape: tuple) -> Tensor:
-    if raw:
-        t = torch.frombuffer(raw, dtype=dtype).view(compact_shape)  # no copy: the tensor owns `raw`
-    else:
-        t = torch.empty(compact_shape, dtype=dtype)
-    return t if compact_shape == shape else t.expand(shape)
-
-
-class _RawTensor:
-    """Stands in for a tensor while pickling: reduces to its bytes, unpickles as the tensor."""
-
-    __slots__ = ("tensor",)
-
-    def __init__(self, tensor: Tensor) -> None:
-        self.tensor = tensor
-
-    def __reduce__(self):
-        return _tensor_from_state, _tensor_state(self.tensor)
-
-
-def _raw(value):
-    if (
-        type(value) is torch.Tensor
-        and value.device.type == "cpu"
-        and value.layout == torch.strided
-        and not value.requires_grad
-        and not value.is_quantized
-    ):
-        return _RawTensor(value)
-    if type(value) is list:  # DecodeResult.probs: a list of tensors
-        return [_raw(v) for v in value]
-    return value  # None, nested traces (they reduce themselves), any other tensor (torch's way)
-
-
-class _FastPickle:
-    """A trace dataclass pickled field by field, its tensors as raw bytes (see above)."""
-
-    def __reduce__(self):
-        return type(self), tuple(_raw(getattr(self, f.name)) for f in dataclasses.fields(self))
-
 
 @dataclass(frozen=True)
-class AttentionTrace(_FastPickle):
+class AttentionTrace:
     query_input: Tensor  # (B, L_q, d_model) what W_Q saw
     key_input: Tensor  # (B, L_k, d_model) what W_K and W_V saw
     q: Tensor  # (B, h, L_q, d_k) the queries multiplied in Q Kᵀ (positions="rope": already rotated)
@@ -112,7 +49,7 @@ class AttentionTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
-class EncoderLayerTrace(_FastPickle):
+class EncoderLayerTrace:
     input: Tensor  # (B, S, d_model)
     self_attn: AttentionTrace
     after_attn: Tensor  # (B, S, d_model) after the first residual (+ LayerNorm when post-norm)
@@ -122,7 +59,7 @@ class EncoderLayerTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
-class DecoderLayerTrace(_FastPickle):
+class DecoderLayerTrace:
     input: Tensor  # (B, T, d_model)
     self_attn: AttentionTrace  # masked (causal) self-attention
     after_self_attn: Tensor
@@ -147,7 +84,7 @@ class DecoderLayerTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
-class SourceTrace(_FastPickle):
+class SourceTrace:
     """The encoder's input alone: ModelTrace's first four fields, the same numbers, no layer run."""
 
     src_ids: Tensor  # (B, S)
@@ -157,7 +94,7 @@ class SourceTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
-class ModelTrace(_FastPickle):
+class ModelTrace:
     src_ids: Tensor  # (B, S)
     src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
     src_embedded: Tensor  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
@@ -199,7 +136,7 @@ class ModelTrace(_FastPickle):
 
 
 @dataclass(frozen=True)
-class DecodeResult(_FastPickle):
+class DecodeResult:
     tokens: Tensor  # (B, 1 + n) the generated ids, starting with BOS
     steps: list[ModelTrace]  # one per generated token: the trace of the prefix that produced it
     probs: list[Tensor]  # per step, (B, tgt_vocab_size): the distribution the token was taken from

@@ -1,8 +1,12 @@
 """Cached model and runs: the model per configuration, a run per (configuration, input).
 
-``st.cache_resource`` keeps one model object per ``PipelineSettings`` (frozen, hashable) and
-shares it between sessions; ``st.cache_data`` keeps traces, bounded by ``max_entries``. A parameter
-whose name starts with ``_`` is not part of a cache key: ``_pipe`` is found again from ``key``.
+``st.cache_resource`` keeps one model object per ``PipelineSettings`` (frozen, hashable) and one
+run per input, shared between sessions and bounded by ``max_entries``. A run is read, never changed:
+``st.cache_data`` would hand every rerun its own copy, at the price of pickling the run once and
+unpickling it on every rerun of every page (d_model=512, 6 layers: ~10 MB, 20-50 ms for a new
+run and 6-15 ms a rerun in the app). tests/app/conftest.py checks after every app test that no
+cached run was changed. A parameter whose name starts with ``_`` is not part of a cache key:
+``_pipe`` is found again from ``key``.
 
 The pretrained all-MiniLM-L6-v2 (~90 MB) has fixed sizes: its key drops the sidebar's sizes
 (:func:`cache_key`), so moving a size slider never loads a second copy.
@@ -32,7 +36,7 @@ def _load(key):
 
 
 # 16 runs: a 512-token run of the pretrained encoder holds ~150 MB of attention tensors alone
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
     """``kind`` (what the pipeline really is) is part of the key: a pipeline that fell back to random
     weights must not be handed a run cached from the real one under the same settings."""
@@ -41,7 +45,7 @@ def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
     return run_pipeline(_pipe, sentence, target, max_tokens=max_tokens)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
     """The encoder's input alone (``core.pipeline.source_run``); keyed like ``_run``."""
     from core.pipeline import source_run
@@ -49,7 +53,6 @@ def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
     return source_run(_pipe, sentence, max_tokens=max_tokens)
 
 
-# st.cache_resource, not st.cache_data: the trace is only read, and a copy per rerun cost its pickling
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _encoder_trace(_pipe, key, kind: str, sentence: str, max_tokens: int, norm: str | None):
     from core.pipeline import encoder_trace

@@ -8,11 +8,13 @@ cold by its URL on a fresh server. The tests therefore cover both paths.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from ui.nav import PAGES
@@ -102,3 +104,36 @@ def plotly_specs(at: AppTest) -> list[dict]:
 
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def differs(a, b, path: str = "") -> str | None:
+    """Where ``a`` and ``b`` differ (a path such as ``.trace.encoder[0].attn.weights``), or None."""
+    if isinstance(a, torch.Tensor):
+        same = (isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
+                and torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)))
+        return None if same else path or "tensor"
+    if type(a) is not type(b):
+        return path or "type"
+    if dataclasses.is_dataclass(a):
+        for field in dataclasses.fields(a):
+            where = differs(getattr(a, field.name), getattr(b, field.name), f"{path}.{field.name}")
+            if where:
+                return where
+        return None
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            return f"{path} (length)"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            where = differs(x, y, f"{path}[{i}]")
+            if where:
+                return where
+        return None
+    if isinstance(a, dict):
+        if a.keys() != b.keys():
+            return f"{path} (keys)"
+        for key in a:
+            where = differs(a[key], b[key], f"{path}[{key!r}]")
+            if where:
+                return where
+        return None
+    return None if a == b else path or "value"

@@ -263,6 +263,28 @@ def test_a_model_the_cache_drops_is_freed_at_once_and_its_memory_drawn_into_agai
         _load.clear()
 
 
+def test_the_guard_on_shared_results_finds_a_change_deep_in_a_run():
+    """tests/app/conftest.py compares every cached result with its copy after each app test: it must
+    see one number changed deep inside a run, and a list grown."""
+    import copy
+
+    from apphelpers import differs
+
+    import core.pipeline
+    from core.pipeline import PipelineSettings, load_pipeline
+
+    assert core.pipeline.run_pipeline.__name__ == "wrapper"  # the conftest records what pages share
+    pipe = load_pipeline(PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=128))
+    run = core.pipeline.run_pipeline(pipe, "a cat 一只猫", "")
+    assert differs(run, copy.deepcopy(run)) is None
+    changed = copy.deepcopy(run)
+    changed.trace.encoder[1].self_attn.weights[0, 2, 1, 0] += 1e-3
+    assert differs(changed, run) == ".trace.encoder[1].self_attn.weights"
+    grown = copy.deepcopy(run)
+    grown.src_tokens.append("!")
+    assert differs(grown, run) == ".src_tokens (length)"
+
+
 @pytest.mark.parametrize(("weights", "target"), [("random", ""), ("random", "a target 目标"),
                                                  ("trained", ""), ("trained", "nǐ hǎo"), ("trained", "\x01")])
 def test_overview_shows_the_runs_tokens_and_draws_random_weights_only_to_run_them(weights, target):

@@ -1,0 +1,61 @@
+"""Every app test also checks that no page changed a shared result.
+
+The app keeps runs, traces, decodings and batches in ``st.cache_resource``: one object per input,
+handed to every rerun of every session, so a page that changed one in place (a tensor written to,
+a list appended to) would change what every other student sees. Here every such result is
+recorded with a copy when ``core`` makes it, and after each test each one still alive must equal
+its copy: the test that changed it fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import weakref
+
+import pytest
+from apphelpers import differs
+
+import core.batch
+import core.pipeline
+
+# the core functions whose results the app caches and shares (ui/cache.py, pages/*.py)
+SHARED = [
+    (core.pipeline, "run_pipeline"),
+    (core.pipeline, "source_run"),
+    (core.pipeline, "encoder_trace"),
+    (core.pipeline, "greedy_sentence"),
+    (core.batch, "run_batch"),
+]
+
+_made: list[tuple[weakref.ref, object, str]] = []  # (the result, its copy when made, who made it)
+
+
+def _recording(fn):
+    def wrapper(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        _made.append((weakref.ref(result), copy.deepcopy(result), fn.__name__))
+        return result
+
+    return wrapper
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _record_shared_results():
+    with pytest.MonkeyPatch.context() as mp:
+        for module, name in SHARED:
+            mp.setattr(module, name, _recording(getattr(module, name)))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _shared_results_unchanged():
+    yield
+    alive = []
+    for ref, original, maker in _made:
+        result = ref()
+        if result is None:
+            continue
+        alive.append((ref, original, maker))
+        where = differs(result, original)
+        assert where is None, f"a page changed a shared result of {maker}: {where}"
+    _made[:] = alive
