@@ -86,10 +86,9 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 
 
 # -- cached extra computations (``_pipe`` is not part of the key) ----------------------------------
-# st.cache_resource, not st.cache_data: cache_data unpickles a copy on every call, and a pickled
-# decoding (a copy of the trace so far per step) was 4.5 MB at d_model=64, 53 MB at 512: 0.2–0.7 s
-# per slider move.
-# These objects are only read, so sharing one copy between reruns and sessions is safe.
+# st.cache_resource, not st.cache_data, as for every run (ui/cache.py): cache_data unpickled a copy on
+# every call, and a pickled decoding (a copy of the trace so far per step) was 4.5 MB at d_model=64,
+# 53 MB at 512: 0.2–0.7 s per slider move. It is only read (tests/app/conftest.py checks).
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
