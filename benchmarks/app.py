@@ -12,7 +12,9 @@ How "done" is detected, in the page itself (an init script, timestamps from ``pe
   ``notRunning``), which the frontend sets when the server's ``script_finished`` message arrives;
   the status widget lags it by its 200 ms fade-out, so it is only checked, not timed;
 - a chart is (re)drawn when its plotly div is new or its ``_fullLayout`` object changed (plotly makes
-  a new one on every ``react``/``newPlot``), polled every animation frame;
+  a new one on every ``react``/``newPlot``), polled every animation frame; an HTML view (the head
+  view: an iframe in the page's main area) is redrawn when its new document has loaded, its scripts
+  run, and counts as a chart (a changed ``srcdoc`` that never loaded is a stale chart);
 - the page is settled when the script is ``notRunning`` (after a ``running`` seen since the key press
   or navigation), no chart placeholder (``stSkeleton``: plotly is a lazily loaded chunk) is left, no
   status widget, and neither the chart count nor any chart changed for 300 ms.
@@ -85,6 +87,13 @@ RECORDER = """
     if (B.armed && B.key === null) B.key = performance.now();
   }, true);
   const charts = () => document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  // HTML views (the head view) are iframes: redrawn when a new document has loaded (its scripts ran)
+  const frames = () => document.querySelectorAll('[data-testid="stMain"] iframe');
+  const source = (f) => f.getAttribute('srcdoc') || f.getAttribute('src') || '';
+  document.addEventListener('load', (e) => {
+    if (e.target.tagName !== 'IFRAME') return;
+    e.target.__drawn = B.lastChange = performance.now();
+  }, true);
   function tick() {
     const now = performance.now();
     const app = document.querySelector('[data-testid="stApp"]');
@@ -107,6 +116,7 @@ RECORDER = """
   };
   B.arm = () => {
     for (const gd of charts()) { gd.__old = true; gd.__hash = hash(gd); }
+    for (const f of frames()) { f.__old = true; f.__source = source(f); }
     B.events = [[performance.now(), B.state]];
     B.key = null;
     B.armed = true;
@@ -121,6 +131,7 @@ RECORDER = """
       && !document.querySelector('[data-testid="stStatusWidget"]')
       && !document.querySelector('[data-testid="stMain"] [data-testid="stSkeleton"]')
       && [...charts()].every((gd) => gd._fullLayout)
+      && [...frames()].every((f) => f.__drawn !== undefined)
       && now - B.countAt >= quiet && now - B.lastChange >= quiet;
   };
   B.result = () => {
@@ -129,14 +140,15 @@ RECORDER = """
     const fin = B.events.find(([t, s]) => run && t >= run[0] && s === 'notRunning');
     const out = {t0, running: run ? run[0] : null, finished: fin ? fin[0] : null, charts: 0,
                  redrawn: 0, unchanged: 0, stale: 0, lastChart: null};
-    for (const gd of charts()) {
+    const count = (el, changed) => {
       out.charts += 1;
-      const fresh = !gd.__old || gd.__drawn > t0;
-      const changed = !gd.__old || hash(gd) !== gd.__hash;
-      if (fresh) { out.redrawn += 1; out.lastChart = Math.max(out.lastChart ?? 0, gd.__drawn); }
+      const fresh = !el.__old || el.__drawn > t0;
+      if (fresh) { out.redrawn += 1; out.lastChart = Math.max(out.lastChart ?? 0, el.__drawn); }
       else if (changed) out.stale += 1;
       else out.unchanged += 1;
-    }
+    };
+    for (const gd of charts()) count(gd, !gd.__old || hash(gd) !== gd.__hash);
+    for (const f of frames()) count(f, !f.__old || source(f) !== f.__source);
     // the page is up to date when the script has finished and the last chart is redrawn
     out.last = Math.max(out.finished ?? 0, out.lastChart ?? 0);
     return out;
