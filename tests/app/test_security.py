@@ -238,10 +238,6 @@ AUDITED_RAW_HTML = {
 }
 
 
-# pickle, reviewed (none since the app stopped pickling runs; a file listed here may import it)
-AUDITED_PICKLE: set[str] = set()
-
-
 def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
     files = python_files()
     assert len(files) > 20
@@ -249,7 +245,6 @@ def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
     unaudited = [
         f for f in problems
         if not (f.endswith("renders raw HTML") and AUDITED_RAW_HTML.get(f.split(":")[0], "?") in f)
-        and not (f.endswith("imports pickle") and f.split(":")[0] in AUDITED_PICKLE)
     ]
     assert unaudited == []
 
