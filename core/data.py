@@ -40,6 +40,26 @@ TOY_EVAL_SIZE = 500  # fixed validation/test sets of the toy tasks
 _HAN_ONLY = regex.compile(r"\p{Han}+")
 
 
+def aligned_source(task: str, t: int, S: int) -> int | None:
+    """The source position whose token decoder position ``t`` writes out, for a task that has one.
+
+    Positions count from 0. The decoder's input is ``[BOS] y_1 … y_n``, so position t writes y_{t+1}:
+    in "pinyin" (one syllable per character) and "copy" that is source token t (a diagonal in
+    cross-attention), in "reverse" source token S − 1 − t (the anti-diagonal). None past the source's
+    end (the position that writes [EOS]) and for a task without such a rule.
+
+    >>> [aligned_source("reverse", t, 3) for t in range(4)], aligned_source("copy", 1, 3)
+    ([2, 1, 0, None], 1)
+    """
+    if not 0 <= t < S:
+        return None
+    if task in ("pinyin", "copy"):
+        return t
+    if task == "reverse":
+        return S - 1 - t
+    return None
+
+
 def split_of(phrase: str) -> str:
     """90 / 5 / 5 split by the phrase text. sha256, not hash(): Python salts str hashes per process."""
     bucket = int(hashlib.sha256(phrase.encode("utf-8")).hexdigest()[:8], 16) % 100

@@ -240,8 +240,18 @@ def argmax_keys(weights: np.ndarray) -> list[int]:
 
 def diagonal_share(weights: np.ndarray) -> float:
     """Fraction of query rows whose strongest key is the one at the same position (alignment)."""
-    top = argmax_keys(weights)
-    return sum(i == j for i, j in enumerate(top)) / max(len(top), 1)
+    return aligned_share(weights, range(np.asarray(weights).shape[0])) or 0.0
+
+
+def aligned_share(weights: np.ndarray, expected: Sequence[int | None]) -> float | None:
+    """Fraction of the query rows that have an expected key (``expected[t]``; None: none) whose
+    strongest key is that one; None when no row has one. ``core.data.aligned_source`` gives a task's.
+
+    >>> aligned_share(np.array([[0.1, 0.9], [0.8, 0.2], [0.5, 0.5]]), [1, 1, None])
+    0.5
+    """
+    pairs = [(i, j) for i, j in zip(argmax_keys(weights), expected, strict=False) if j is not None]
+    return sum(i == j for i, j in pairs) / len(pairs) if pairs else None
 
 
 # -- building figures fast -------------------------------------------------------------------------

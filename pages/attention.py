@@ -10,6 +10,7 @@ import figures.attention as fa
 import figures.attention_views as fv
 import ui
 import ui.widgets
+from core.data import aligned_source
 from ui.cache import get_encoder_trace, run_target
 from ui.components.head_view import show_head_view
 
@@ -339,8 +340,14 @@ def all_heads() -> None:
     if noisy:
         noise_caption()
     elif pipe.kind == "trained" and kind == "cross":
-        share = fa.diagonal_share(steps.weights)
-        note = ui.t("attention.trained.cross", head=head + 1, share=f"{share:.0%}")
+        # What the cross-attention should show depends on what the model was trained to do (its task),
+        # not on where its weights come from: a session model trained on "reverse" reads mirrored.
+        expected = [aligned_source(pipe.task, t, len(k_tokens)) for t in range(len(q_tokens))]
+        share = fa.aligned_share(steps.weights, expected)
+        if share is None:
+            note = ui.t("attention.trained.cross.task", task=pipe.task or "?")
+        else:
+            note = ui.t(f"attention.trained.cross.{pipe.task}", head=head + 1, share=f"{share:.0%}")
         st.info(note, icon=":material/school:")
         top = fa.argmax_keys(steps.weights)
         st.dataframe(

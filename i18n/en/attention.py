@@ -160,10 +160,26 @@ STRINGS = {
     "attention.all_heads.explain": (
         "{kind}: rows are queries, columns are keys; each row sums to 1. Hover for exact weights."
     ),
-    "attention.trained.cross": (
+    "attention.trained.cross.pinyin": (
         "Trained 汉字→拼音: in cross-attention each pinyin syllable attends to its own character — the "
-        "bright diagonal. (Decoder position t writes syllable t, so it looks at character t.) "
+        "bright diagonal. (Positions count from 0; decoder position 0 reads [BOS] and writes the syllable of "
+        "character 0, so position t looks at character t.) "
         "In head {head}, {share} of the rows have their strongest weight on the diagonal."
+    ),
+    "attention.trained.cross.copy": (
+        "Trained to copy digits: in cross-attention each output digit attends to the input digit it copies — "
+        "the bright diagonal. (Positions count from 0; decoder position t writes input digit t, so it looks "
+        "at position t.) In head {head}, {share} of the rows have their strongest weight on the diagonal."
+    ),
+    "attention.trained.cross.reverse": (
+        "Trained to reverse digits: in cross-attention each output digit attends to the input digit it "
+        "writes, read from the end — the bright anti-diagonal. (Positions count from 0; with S input digits, "
+        "decoder position t writes input digit S − 1 − t.) In head {head}, {share} of the rows have their "
+        "strongest weight on the anti-diagonal."
+    ),
+    "attention.trained.cross.task": (
+        "Trained on the “{task}” task: compare the heads of the cross-attention — which source tokens does "
+        "each output position look at?"
     ),
     "attention.trained.other": (
         "Trained weights: compare heads — some look at the previous or the same position, some spread "
