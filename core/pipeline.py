@@ -35,7 +35,7 @@ from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
 from core.trace import DecodeResult, ModelTrace, SourceTrace
-from core.vocab import BOS, BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
+from core.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
@@ -215,6 +215,22 @@ class Run:
     total_tokens: int  # before truncation
     target_given: bool  # False: trained weights decode greedily; random ones get the sentence itself
     decoded: DecodeResult | None  # the greedy decoding step by step (trained weights, no target given)
+
+    @property
+    def answer_kind(self) -> str:
+        """Where ``answer`` comes from: "greedy" (the model wrote it, decoding its own output), "teacher"
+        (a target was given: the next token the model expects after each of its prefixes) or "sentence"
+        (random weights read the sentence, and the same)."""
+        return "greedy" if self.decoded is not None else "teacher" if self.target_given else "sentence"
+
+    @property
+    def answer(self) -> list[str]:
+        """The model's output for the sentence: what greedy decoding wrote ([BOS] left out, up to
+        [EOS]); with a given decoder input, the most probable next token at each of its positions."""
+        if self.decoded is None:
+            return list(self.predicted)
+        written = self.predicted[: len(self.decoded.steps)]  # step i chose token i + 1 (argmax)
+        return written[: written.index(EOS)] if EOS in written else written
 
 
 class EmptyInput(ValueError):

@@ -11,7 +11,7 @@ import ui.preload  # noqa: F401  (first: heavy imports and process settings befo
 from ui.cache import get_pipeline, get_run, pipeline_available
 from ui.figure import memo_figure, show_figure, show_themed_figure
 from ui.nav import PAGES, page_links
-from ui.safe import show_text, show_tokens
+from ui.safe import show_answer, show_text, show_tokens
 from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
 from ui.sidebar import current_lang, page_setup, t, weights_caption
 
@@ -32,6 +32,7 @@ __all__ = [
     "page_links",
     "page_setup",
     "pipeline_available",
+    "show_answer",
     "show_text",
     "show_tokens",
     "weights_caption",

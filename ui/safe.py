@@ -24,3 +24,18 @@ def show_tokens(tokens: list[str], label: str | None = None) -> None:
         st.caption(label)
     shown = " ".join(f"[{token}]" for token in tokens) if tokens else t("common.no_tokens")
     st.code(shown, language=None, wrap_lines=True)
+
+
+def show_answer(run, key: str) -> None:
+    """The model's output for the sentence (``core.pipeline.Run.answer``), labelled by where it comes
+    from: the pinyin it wrote, or the next token it expects after each decoder position. In a container
+    keyed ``key``. Nothing for a run without a decoder (an encoder has no answer)."""
+    if not getattr(run, "trace", None) or not run.trace.decoder:
+        return
+    with st.container(key=key):
+        kind = run.answer_kind
+        if kind == "greedy":
+            st.caption(t("answer.greedy"))
+            st.code(" ".join(run.answer) or t("common.no_tokens"), language=None, wrap_lines=True)
+        else:
+            show_tokens(run.answer, t(f"answer.{kind}"))

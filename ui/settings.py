@@ -15,7 +15,18 @@ from pathlib import Path
 
 from i18n import DEFAULT_LANG, LANGS, t
 
-DEFAULT_SENTENCE = "注意力就是一切 Attention is all you need"
+# The sentence on screen until the user types one (or a URL names one): one that shows what the weights
+# on screen do. Random weights read anything (byte-level BPE): mixed Chinese and English. The 汉字→拼音
+# checkpoint knows only Chinese characters: 重 read two ways in context (chóng qìng hěn zhòng yào), each
+# syllable aligned to its character. The pretrained encoder reads English WordPieces: "it" and what it
+# refers to. A model trained in this session gets a sentence of its task's own alphabet.
+DEFAULT_SENTENCE = "注意力就是一切 Attention is all you need"  # random weights
+DEFAULT_SENTENCES = {
+    "random": DEFAULT_SENTENCE,
+    "trained": "重庆很重要",
+    "minilm": "The animal didn't cross the street because it was too tired.",
+}
+TASK_SENTENCES = {"pinyin": DEFAULT_SENTENCES["trained"], "copy": "31415926", "reverse": "31415926"}
 MAX_CHARS = 2000  # longer text is cut: a 10,000-character paste must not stall the page
 MAX_TOKENS = 64  # by default the model sees at most this many tokens; attention grids stay legible
 MAX_TOKENS_CHOICES = (16, 32, 64, 128, 256, 512)  # 512: every view must stay usable (zoom, overview)
@@ -65,6 +76,17 @@ def head_choices(d_model: int) -> tuple[int, ...]:
     return tuple(h for h in range(1, MAX_HEADS + 1) if d_model % h == 0)
 
 
+def default_sentence(weights: str, task: str = "") -> str:
+    """The sentence shown with ``weights`` until the user chooses one; ``task``: a session model's.
+
+    >>> default_sentence("trained"), default_sentence("session", "reverse")
+    ('重庆很重要', '31415926')
+    """
+    if weights == "session":
+        return TASK_SENTENCES.get(task, DEFAULT_SENTENCE)
+    return DEFAULT_SENTENCES.get(weights, DEFAULT_SENTENCE)
+
+
 def checkpoint_available() -> bool:
     return CHECKPOINT_PATH.is_file()
 
@@ -80,7 +102,7 @@ def minilm_available() -> bool:
 class Settings:
     """What every page renders from. Frozen and hashable, so it can key a cache."""
 
-    sentence: str = DEFAULT_SENTENCE
+    sentence: str = DEFAULT_SENTENCES["trained"]  # default_sentence(weights) until the user types one
     target: str = ""  # empty: the decoder is fed the model's own greedy output
     weights: str = "trained"  # the shipped checkpoint; random where it is missing (with a warning)
     d_model: int = 64
@@ -177,12 +199,17 @@ def _parse_int(raw: str) -> int | None:
 
 
 def validate(
-    values: Mapping[str, object], checkpoint: bool | None = None, session_model: bool = False
+    values: Mapping[str, object],
+    checkpoint: bool | None = None,
+    session_model: bool = False,
+    session_task: str = "",
 ) -> Checked:
     """Turn raw values (from the URL: strings; from widgets: typed) into valid Settings.
 
     Missing keys take the default silently; a present but invalid value takes the default (or the
-    nearest valid value) and adds a notice naming the parameter and the value received.
+    nearest valid value) and adds a notice naming the parameter and the value received. A missing
+    sentence is the one that suits the weights (``default_sentence``; ``session_task``: the task of
+    this session's model).
     """
     if checkpoint is None:
         checkpoint = checkpoint_available()
@@ -247,6 +274,9 @@ def validate(
         else:
             out["weights"] = raw
 
+    if "sentence" not in values:
+        out["sentence"] = default_sentence(str(out.get("weights", DEFAULTS.weights)), session_task)
+
     pick("d_model", D_MODEL_CHOICES, one_of(D_MODEL_CHOICES), _parse_int)
     d_model = int(out.get("d_model", DEFAULTS.d_model))
 
@@ -292,7 +322,9 @@ def validate(
 
 
 def to_query(settings: Settings) -> dict[str, str]:
-    """The URL query parameters for these settings; defaults are left out to keep URLs short."""
+    """The URL query parameters for these settings; defaults are left out to keep URLs short (the
+    sentence when it is the default of the weights: ``validate`` gives it back for them)."""
+    defaults = replace(DEFAULTS, sentence=default_sentence(settings.weights))
     return {
-        key: str(getattr(settings, key)) for key in KEYS if getattr(settings, key) != getattr(DEFAULTS, key)
+        key: str(getattr(settings, key)) for key in KEYS if getattr(settings, key) != getattr(defaults, key)
     }

@@ -33,6 +33,7 @@ from ui.settings import (
     SEED_RANGE,
     Settings,
     checkpoint_available,
+    default_sentence,
     head_choices,
     minilm_available,
     to_query,
@@ -44,6 +45,9 @@ NOTICES = "_glassbox_notices"  # messages about values that were changed; shown 
 
 SESSION_MODEL = "session_model"  # core.train.TrainResult chosen with "Use this model" (this browser only)
 SESSION_TAG = "session_model_tag"
+# True once the user typed a sentence or a URL named one: it is then never replaced. Until then the
+# sentence is the default of the weights on screen (ui.settings.default_sentence) and follows them.
+SENTENCE_OWN = "_glassbox_sentence_own"
 
 
 def use_session_model(result) -> None:
@@ -54,11 +58,18 @@ def use_session_model(result) -> None:
     state[SESSION_MODEL] = result
     state[SESSION_TAG] = uuid.uuid4().hex
     state[STORE] = replace(state[STORE], weights="session")
+    if not state.get(SENTENCE_OWN):
+        state[STORE] = replace(state[STORE], sentence=default_sentence("session", result.task))
     state[NOTICES] = []
 
 
 def _has_session_model() -> bool:
     return SESSION_MODEL in st.session_state
+
+
+def _session_task() -> str:
+    """The task of the model trained in this session ("" without one)."""
+    return getattr(st.session_state.get(SESSION_MODEL), "task", "") or ""
 
 
 def current_lang() -> str:
@@ -81,7 +92,11 @@ def _on_change(key: str) -> None:
     state = st.session_state
     values = state[STORE].to_dict()
     values[key] = state[key]
-    checked = validate(values, session_model=_has_session_model())
+    if key == "sentence":
+        state[SENTENCE_OWN] = True
+    elif not state.get(SENTENCE_OWN):
+        del values["sentence"]  # validate gives the default of the (new) weights
+    checked = validate(values, session_model=_has_session_model(), session_task=_session_task())
     state[STORE] = checked.settings
     state[NOTICES] = checked.notices
 
@@ -90,7 +105,8 @@ def _read_url() -> None:
     """On a session's first run: settings from the URL's query parameters (validated)."""
     params = st.query_params
     raw = {key: params[key] for key in KEYS if key in params}
-    checked = validate(raw, session_model=_has_session_model())
+    checked = validate(raw, session_model=_has_session_model(), session_task=_session_task())
+    st.session_state[SENTENCE_OWN] = "sentence" in raw
     st.session_state[STORE] = checked.settings
     st.session_state[NOTICES] = checked.notices
 
@@ -336,6 +352,8 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     if settings.weights == "session":
         if not _has_session_model():  # e.g. the session was reset: back to the default weights
             state[STORE] = settings = replace(settings, weights=DEFAULTS.weights)
+            if not state.get(SENTENCE_OWN):
+                state[STORE] = settings = replace(settings, sentence=default_sentence(DEFAULTS.weights))
         else:
             settings = replace(settings, session_tag=state[SESSION_TAG])
 

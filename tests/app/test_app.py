@@ -28,7 +28,7 @@ def test_default_run_shows_the_overview_and_no_exception():
     assert at.title[0].value == "Overview"
     assert any("Weights: trained 汉字→拼音" in b for b in badges(at))
     assert "d_model = 128" in diagram_text(at)
-    assert at.text_area(key="sentence").value == "注意力就是一切 Attention is all you need"
+    assert at.text_area(key="sentence").value == "重庆很重要"  # Chinese that the checkpoint reads
     assert dict(at.query_params) == {}
 
 
@@ -287,20 +287,21 @@ def test_the_guard_on_shared_results_finds_a_change_deep_in_a_run():
 
 @pytest.mark.parametrize(("weights", "target"), [("random", ""), ("random", "a target 目标"),
                                                  ("trained", ""), ("trained", "nǐ hǎo"), ("trained", "\x01")])
-def test_overview_shows_the_runs_tokens_and_draws_random_weights_only_to_run_them(weights, target):
-    """The Overview needs the decoder's tokens, not its numbers: random weights are not drawn for it."""
+def test_overview_shows_the_runs_tokens_and_the_models_answer(weights, target):
+    """The Overview shows the tokens each side reads and what the model answered (random weights are
+    drawn and run for it: their answer is the noise they predict)."""
     from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
-    from ui.cache import _load
-    from ui.settings import DEFAULT_SENTENCE
+    from ui.settings import default_sentence
 
     query = {"seed": "4343", "d_model": "32", "num_heads": "4"} | ({"target": target} if target else {})
     at = open_app(query, weights=weights)
     assert_clean(at)
     settings = PipelineSettings(weights=weights, d_model=32, num_heads=4, num_layers=2, d_ff=128, seed=4343)
     target = at.sidebar.text_area(key="target").value  # as the sidebar cleaned it ("\x01": empty)
-    reference = run_pipeline(load_pipeline(settings), DEFAULT_SENTENCE, target)
+    reference = run_pipeline(load_pipeline(settings), default_sentence(weights), target)
     shown = [c.value for c in at.code]
     assert " ".join(f"[{tok}]" for tok in reference.src_tokens) in shown
     assert " ".join(f"[{tok}]" for tok in reference.tgt_tokens) in shown
-    if weights == "random":
-        assert not _load(settings).drawn  # the page's own (cached) pipeline: no weights drawn
+    answer = reference.answer
+    written = " ".join(answer) if reference.answer_kind == "greedy" else " ".join(f"[{a}]" for a in answer)
+    assert written in shown
