@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from browserhelpers import settled
 from playwright.sync_api import Page, expect
 
 from ui.nav import PAGES
@@ -76,7 +77,7 @@ def test_payloads_in_every_url_parameter_are_text(page: Page, app_url: str, scri
         query["tok_source"] = "pasted text"
     page.goto(f"{app_url}/{url_path(script)}?{urlencode(query)}")
     wait_rendered(page, title)
-    page.wait_for_timeout(500)  # let charts and late elements draw
+    settled(page, TIMEOUT)  # the script has finished and every chart is drawn: an injection has run by now
     assert dialogs == [], script
     assert_nothing_injected(page, script)
     # the tampered values are shown, as text, in the warnings
@@ -100,7 +101,7 @@ def test_typed_payload_is_text_on_the_overview_and_in_the_heatmap(page: Page, ap
     box.press("Control+Enter")
     expect(page).to_have_url(re.compile("sentence="), timeout=TIMEOUT)
     wait_rendered(page, "Attention")
-    page.wait_for_timeout(500)
+    settled(page, TIMEOUT)
     assert dialogs == []
     assert_nothing_injected(page, payload)
     ticks = " ".join(page.locator('[data-testid="stPlotlyChart"] .xtick text').all_text_contents())

@@ -7,9 +7,9 @@ import torch
 
 from core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from core.config import ModelConfig
-from core.data import encode_source, load_pinyin_pairs
+from core.data import encode_source, load_pinyin_pairs, load_task, make_batch
 from core.model import Transformer
-from core.train import predict
+from core.train import evaluate, predict
 from core.vocab import Vocab
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "pinyin.pt"
@@ -126,11 +126,54 @@ def test_refuses_missing_parts_bad_config_and_vocab_mismatch(saved):
 # The checkpoint ships with the repository: a missing one is a failure, not a skip.
 
 
-def test_shipped_pinyin_model_is_small_and_meets_its_targets():
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped model and a fixed slice of the test split (never trained on), evaluated again here:
+    every 12th test phrase (192, the split's own mix of 2-6 characters) and every test phrase of 7 or 8
+    characters (8: the known weakness the README describes), not phrases picked for success."""
     assert ASSET.stat().st_size <= 5 * 2**20
-    model, vocabs, task, metrics = load_checkpoint(ASSET)
+    model, _, task, _ = load_checkpoint(ASSET)
     assert task == "pinyin"
-    assert metrics["test_token_acc"] >= 0.95 and metrics["test_alignment"] >= 0.80
+    data = load_task(task)
+    test = data.splits["test"]
+    data.splits = {"common": test[::12], "long": [pair for pair in test if len(pair[0]) >= 7]}
+    return model, data
+
+
+@pytest.fixture(scope="module")
+def evaluated(shipped):
+    """``python -m core.train --evaluate``'s measure (greedy decoding) on each part of the slice."""
+    model, data = shipped
+    return {part: evaluate(model, data, part) for part in data.splits}
+
+
+def test_shipped_pinyin_model_meets_its_targets_on_held_out_phrases(shipped, evaluated):
+    """On the slice, a little below the README's figures on all 2,301 test phrases: syllable accuracy
+    95.07 %, alignment 99.76 %. When written the slice gave 94.7 % and 100 %; the long phrases 60 %
+    and 78 %."""
+    _, data = shipped
+    common = evaluated["common"]
+    assert common["n"] == 192 and sum(len(x) for x, _ in data.splits["common"]) == 584
+    assert common["token_acc"] >= 0.93 and common["alignment"] >= 0.97, common
+    assert common["exact_acc"] >= 0.80, common
+    long = evaluated["long"]
+    assert long["n"] == 8 and long["token_acc"] >= 0.5 and long["alignment"] >= 0.7, long
+
+
+@pytest.mark.parametrize("part", ["common", "long"])
+def test_shipped_pinyin_models_alignment_is_read_from_its_cross_attention(shipped, evaluated, part):
+    """The alignment, counted here from the trace: teacher-forced on the reference, the decoder position
+    that writes syllable j (it reads [BOS] or syllable j-1) has the head-averaged cross-attention of the
+    last decoder layer peak on character j. The same share as ``evaluate`` reports."""
+    model, data = shipped
+    pairs = data.splits[part]
+    src, tgt = make_batch(pairs, data.src_vocab, data.tgt_vocab)
+    weights = model.trace(src, tgt[:, :-1]).decoder[-1].cross_attn.weights.mean(1)  # (B, T, S)
+    peaks = weights.argmax(-1).tolist()
+    hits = [peaks[b][j] == j for b, (chars, _) in enumerate(pairs) for j in range(len(chars))]
+    share = sum(hits) / len(hits)
+    assert share == evaluated[part]["alignment"]
+    assert share >= {"common": 0.97, "long": 0.7}[part], share
 
 
 def test_shipped_pinyin_model_reads_held_out_phrases():
@@ -144,5 +187,6 @@ def test_shipped_pinyin_model_reads_held_out_phrases():
     assert enc.tokens[2:] == ["[UNK]"] and len(predict(model, tgt_vocab, enc.ids)) >= 2
 
 
-# Test-split phrases (never trained on) that the shipped model reads right, 会 and 射 in context.
+# Test-split phrases (never trained on) that the shipped model reads right, 会 and 射 in context: examples
+# picked because they are read right; how often the model is right is measured on the fixed slice above.
 HELD_OUT = ["一会儿", "一叶报秋", "一品红", "一定不易", "一射之地"]

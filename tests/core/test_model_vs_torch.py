@@ -106,6 +106,84 @@ def test_stack_and_every_head_equal_torch(d_model, heads, layers, d_ff, src_lens
             y = tr.decoder[i].output
 
 
+def randomise_layer_norms(ref: nn.Transformer, seed: int) -> int:
+    """Give every LayerNorm of ``ref`` (the layers' and both final ones) random weights and biases.
+
+    With weights 1 and biases 0 a LayerNorm applied to an already normalised vector changes it by
+    ~1e-5: a final norm left out, or applied once too often, would pass a comparison within 1e-5."""
+    g = torch.Generator().manual_seed(seed)
+    norms = [m for m in ref.modules() if isinstance(m, nn.LayerNorm)]
+    with torch.no_grad():
+        for norm in norms:
+            norm.weight.copy_(0.5 + torch.rand(norm.weight.shape, generator=g))  # U(0.5, 1.5)
+            norm.bias.copy_(0.5 * torch.randn(norm.bias.shape, generator=g))
+    return len(norms)
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("d_model,heads,layers,d_ff,src_lens,tgt_lens", [CASES[1], CASES[2]])
+def test_every_layer_and_head_equal_torch_for_either_norm_with_random_layer_norms(
+    norm, d_model, heads, layers, d_ff, src_lens, tgt_lens
+):
+    """Post-norm and pre-norm (torch's ``norm_first=True``), every LayerNorm with random weights and
+    biases, the final norms of encoder and decoder included: each layer's output and each head's
+    weights equal torch's, computed by torch's own layers from torch's own intermediate values."""
+    torch.manual_seed(0)
+    ref = nn.Transformer(d_model, heads, layers, layers, d_ff, dropout=0.0, batch_first=True,
+                         norm_first=norm == "pre").eval()
+    assert randomise_layer_norms(ref, seed=layers) == 5 * layers + 2  # 2 + 3 per layer pair, 2 final
+    cfg = ModelConfig(50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0,
+                      norm=norm)
+    ours = Transformer(cfg).eval()
+    ours.load_torch_stack(ref)
+    src = padded_batch(src_lens, max(src_lens), 50, seed=1)
+    tgt = padded_batch(tgt_lens, max(tgt_lens), 60, seed=2)
+    tr = ours.trace(src, tgt)
+    pre = norm == "pre"
+    src_pad, tgt_pad = src == PAD, tgt == PAD  # torch: True = ignore
+    real_src, real_tgt = ~src_pad, ~tgt_pad  # padded rows carry no meaning: compare the real ones
+    causal = torch.ones(tgt.size(1), tgt.size(1), dtype=torch.bool).triu(1)  # torch: True = not allowed
+
+    def close(ours_rows, theirs_rows, real):
+        torch.testing.assert_close(ours_rows[real], theirs_rows[real], atol=ATOL, rtol=0)
+
+    def same_heads(ours_w, theirs_w, lengths):
+        for b, n in enumerate(lengths):  # the real queries of each sequence
+            torch.testing.assert_close(ours_w[b, :, :n], theirs_w[b, :, :n], atol=ATOL, rtol=0)
+
+    with torch.no_grad():
+        x = tr.src_embedded
+        for i, layer in enumerate(ref.encoder.layers):
+            attn_in = layer.norm1(x) if pre else x
+            same_heads(tr.encoder[i].self_attn.weights,
+                       torch_attention_weights(layer.self_attn, attn_in, attn_in, src_pad), src_lens)
+            x = layer(x, src_key_padding_mask=src_pad)
+            close(tr.encoder[i].output, x, real_src)
+        memory = ref.encoder.norm(x)  # the encoder's final LayerNorm
+        close(tr.memory, memory, real_src)
+        close(tr.memory, ref.encoder(tr.src_embedded, src_key_padding_mask=src_pad), real_src)
+
+        y = tr.tgt_embedded
+        for i, layer in enumerate(ref.decoder.layers):
+            self_in = layer.norm1(y) if pre else y
+            same_heads(tr.decoder[i].self_attn.weights,
+                       torch_attention_weights(layer.self_attn, self_in, self_in, tgt_pad, causal), tgt_lens)
+            sa = layer.self_attn(self_in, self_in, self_in, attn_mask=causal, key_padding_mask=tgt_pad,
+                                 need_weights=False)[0]
+            h = y + sa if pre else layer.norm1(y + sa)
+            close(tr.decoder[i].after_self_attn, h, real_tgt)
+            cross_in = layer.norm2(h) if pre else h
+            same_heads(tr.decoder[i].cross_attn.weights,
+                       torch_attention_weights(layer.multihead_attn, cross_in, memory, src_pad), tgt_lens)
+            y = layer(y, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad,
+                      memory_key_padding_mask=src_pad)
+            close(tr.decoder[i].output, y, real_tgt)
+        close(tr.decoder_output, ref.decoder.norm(y), real_tgt)  # the decoder's final LayerNorm
+        whole = ref.decoder(tr.tgt_embedded, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad,
+                            memory_key_padding_mask=src_pad)
+        close(tr.decoder_output, whole, real_tgt)
+
+
 def test_layer_outputs_equal_torch_layer_by_layer():
     ref, ours = build(32, 4, 2, 64)
     src = padded_batch([6, 4], 6, 50, seed=3)

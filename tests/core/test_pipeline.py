@@ -201,6 +201,48 @@ def test_long_input_is_truncated_and_says_so(random_pipe):
     assert run.truncated and len(run.src_tokens) == 16 and run.total_tokens > 16
 
 
+@pytest.fixture(scope="module")
+def short_pipe():
+    """A model of 8 positions (max_len=8) reading letters, writing x y z: every cut is a small number."""
+    src_vocab, tgt_vocab = Vocab(list("abcdefghij")), Vocab(["x", "y", "z"])
+    config = ModelConfig(len(src_vocab), len(tgt_vocab), d_model=16, num_heads=2, num_layers=1, d_ff=32,
+                         max_len=8)
+    return P.pipeline_from_model(Transformer(config), src_vocab, tgt_vocab, "copy", {})
+
+
+def test_the_source_is_cut_two_short_of_max_len_leaving_room_for_bos_and_eos(short_pipe, random_pipe):
+    assert (P.source_limit(short_pipe, 64), P.source_limit(short_pipe, 5)) == (6, 5)
+    assert P.source_limit(random_pipe, 4096) == 510  # max_len 512
+    for run in (P.run_pipeline(short_pipe, "abcdefghij", max_tokens=64),
+                P.source_run(short_pipe, "abcdefghij", max_tokens=64)):
+        assert run.src_tokens == list("abcdef") and run.trace.src_ids.shape == (1, 6)
+        assert run.truncated and run.total_tokens == 10
+    decoded = P.run_pipeline(short_pipe, "abcdefghij").decoded  # greedy: [BOS] + at most 6 tokens
+    assert decoded.tokens.size(1) <= 7 == short_pipe.config.max_len - 1
+
+
+@pytest.mark.parametrize("target", ["", "x y z"], ids=["decoded", "target"])
+def test_truncated_means_more_than_max_tokens(short_pipe, target):
+    for sentence, truncated in (("abcde", False), ("abcdef", True)):  # exactly max_tokens=5, then one more
+        run = P.run_pipeline(short_pipe, sentence, target, max_tokens=5)
+        source = P.source_run(short_pipe, sentence, max_tokens=5)
+        assert run.src_tokens == source.src_tokens == list("abcde")
+        assert (run.truncated, run.total_tokens) == (source.truncated, source.total_tokens) == (
+            truncated, len(sentence))
+
+
+def test_the_teacher_forced_input_is_bos_and_at_most_limit_minus_one_target_tokens(short_pipe):
+    target = "x y z x y z x y z"
+    # max_tokens 5: limit 5; 64: limit 6 (max_len 8 - 2)
+    for max_tokens, expected in ((5, "[BOS] x y z x".split()), (64, "[BOS] x y z x y".split())):
+        run = P.run_pipeline(short_pipe, "abcdefghij", target, max_tokens=max_tokens)
+        assert run.tgt_tokens == expected and len(expected) == len(run.src_tokens)  # the limit, with [BOS]
+        assert run.trace.tgt_ids[0].tolist() == [2] + short_pipe.tgt_encode(target)[1][: len(expected) - 1]
+        assert P.decoder_tokens(short_pipe, "abcdefghij", target, max_tokens) == expected
+    short = P.run_pipeline(short_pipe, "abcdefghij", "x y", max_tokens=5)  # a short target is not padded
+    assert short.tgt_tokens == ["[BOS]", "x", "y"]
+
+
 @pytest.mark.parametrize("text", ["", "   \n\t "])
 def test_empty_input_is_refused_clearly(random_pipe, text):
     with pytest.raises(P.EmptyInput, match="The sentence has no tokens: type some text."):
@@ -399,11 +441,21 @@ def test_greedy_sentence_decodes_the_source_run_pipeline_reads(random_pipe):
 
 
 def test_decoder_tokens_are_run_pipelines_without_running_it(random_pipe):
+    """Compared with what run_pipeline's decoder really read (the trace's ids, as labels), and with
+    tokens written out, not with the helpers decoder_tokens shares with run_pipeline."""
     long = "Attention is all you need, and every token is read at once. " * 4
+    labels = random_pipe.tgt_labels
     for sentence, target, max_tokens in [("注意力 is 🙂", "", 64), ("注意力 is 🙂", "a target 中文", 64),
                                          (long, "", 9), ("短", long, 9), ("x", "\x00\x01", 64)]:
-        expected = P.run_pipeline(random_pipe, sentence, target, max_tokens=max_tokens).tgt_tokens
-        assert P.decoder_tokens(random_pipe, sentence, target, max_tokens) == expected
+        run = P.run_pipeline(random_pipe, sentence, target, max_tokens=max_tokens)
+        read = [labels[i] for i in run.trace.tgt_ids[0].tolist()]
+        assert P.decoder_tokens(random_pipe, sentence, target, max_tokens) == read == run.tgt_tokens
+    # no target: [BOS] and the sentence's own tokens (byte-level BPE of the shipped corpus: " 🙂" is the
+    # bytes 20 f0 9f, then 99, then 82); a target: [BOS] and its first max_tokens - 1 tokens
+    no_target = ["[BOS]", "你", "好", "⟨20\u2009f0\u20099f⟩", "⟨99⟩", "⟨82⟩"]
+    assert P.decoder_tokens(random_pipe, "你好 🙂", "") == no_target
+    first_8 = ["[BOS]", "A", "t", "tention", "␣is", "␣al", "l", "␣you", "␣need"]
+    assert P.decoder_tokens(random_pipe, "短", long, 9) == first_8
 
 
 def test_decoder_tokens_draw_no_weights_and_say_when_only_the_model_knows(tmp_path):
