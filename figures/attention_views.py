@@ -15,7 +15,10 @@ lines in all; with up to 64 tokens and 4 heads every line is drawn.
 
 Neuron view: for one head and one (query, key) pair, the d_k numbers of q and k, their products
 q_i k_i and the sum of the products, which is q · k; then q · k / √d_k, which is the model's score
-(``scores[0, head, i, j]``), and the softmax weight the model gave the pair.
+(``scores[0, head, i, j]``), and the softmax weight the model gave the pair. Under ALiBi the score
+of a self-attention is q · k / √d_k + b, b = −m_h·|i − j| (the decoder's −m_h·(i − j)): the bias is
+``AttentionTrace.bias``, and the view shows it as a term of its own, so that every equation on screen
+adds up with the numbers beside it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.attention import as_numpy, build_figure, domains, kind_label
+from core.positional import alibi_slopes
+from figures.attention import as_numpy, build_figure, domains, kind_label, matrix_figure
+from figures.positional import slope_text
 from figures.style import escape_label, token_label
 from i18n import t
 
@@ -152,9 +157,24 @@ class NeuronNumbers:
     product: np.ndarray  # (d_k,) q_i · k_i, elementwise
     dot: float  # Σ_i q_i k_i = q · k
     scaled: float  # q · k / √d_k, computed here
-    score: float  # the model's own score (trace.scores), before masking: equals ``scaled``
+    score: float  # the model's own score (trace.scores), before masking: ``scaled`` + (``bias`` or 0)
     weight: float  # the model's softmax weight for the pair (trace.weights)
     allowed: bool  # False: the mask hides this key from this query (its weight is 0)
+    bias: float | None = None  # what positions added to the score (ALiBi: trace.bias); None: nothing
+    slope: float | None = None  # ALiBi: this head's slope m_h
+    distance: int | None = None  # ALiBi: |i − j|, or i − j in the decoder: bias = −slope · distance
+    causal: bool = False  # ALiBi's decoder form −m_h·(i − j) (positive where the causal mask hides)
+
+
+def is_causal_bias(plane: np.ndarray) -> bool:
+    """Is this head's (L_q, L_k) ALiBi bias the decoder's −m·(i − j)? Only that form is ever positive
+    (above the diagonal); the encoder's −m·|i − j| never is. With one key both forms are 0 alike."""
+    return bool((np.asarray(plane) > 0).any())
+
+
+def head_slope(num_heads: int, head: int) -> float:
+    """ALiBi's slope m_h of head ``head`` (0-based) of a model with ``num_heads`` heads (core's)."""
+    return float(alibi_slopes(num_heads)[head])
 
 
 def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> NeuronNumbers:
@@ -163,6 +183,17 @@ def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> Ne
     product = q * k
     dot = float(product.astype(np.float64).sum())
     d_k = q.shape[-1]
+    added = getattr(attn, "bias", None)
+    alibi = {}
+    if added is not None:  # ALiBi self-attention: scores = q·k/√d_k + bias
+        plane = np.broadcast_to(as_numpy(added), attn.scores.shape)[row, head]
+        causal = is_causal_bias(plane)
+        alibi = {
+            "bias": float(plane[query, key]),
+            "slope": head_slope(attn.q.shape[1], head),
+            "distance": query - key if causal else abs(query - key),
+            "causal": causal,
+        }
     return NeuronNumbers(
         head=head,
         query=query,
@@ -176,6 +207,68 @@ def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> Ne
         score=float(as_numpy(attn.scores[row, head, query, key])),
         weight=float(as_numpy(attn.weights[row, head, query, key])),
         allowed=bool(as_numpy(attn.mask[row, head, query, key])),
+        **alibi,
+    )
+
+
+def slope_latex(m: float) -> str:
+    r"""A slope as LaTeX: ``\tfrac{1}{4}`` for 1/4, else its three digits (``0.707``)."""
+    text = slope_text(m)
+    return rf"\tfrac{{1}}{{{text[2:]}}}" if text.startswith("1/") else text
+
+
+def bias_latex(causal: bool, i: str = "i", j: str = "j") -> str:
+    """ALiBi's bias as LaTeX: −m_h·|i − j|, or the decoder's −m_h·(i − j)."""
+    return rf"-m_h\,({i}-{j})" if causal else rf"-m_h\,|{i}-{j}|"
+
+
+def score_formula(nums: NeuronNumbers) -> str:
+    """The neuron view's equations in symbols: q·k, the score s (with ALiBi's b as a term when the
+    model adds one, on a second line) and the weight."""
+    dot = r"q \cdot k = \sum_{i=1}^{d_k} q_i\, k_i"
+    softmax = r"\alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
+    if nums.bias is None:
+        return rf"{dot} \qquad s = \frac{{q \cdot k}}{{\sqrt{{d_k}}}} \qquad {softmax}"
+    return (
+        rf"\begin{{gathered}} {dot} \qquad s = \frac{{q \cdot k}}{{\sqrt{{d_k}}}} + b_{{ij}} \\ "
+        rf"b_{{ij}} = {bias_latex(nums.causal)} \qquad {softmax} \end{{gathered}}"
+    )
+
+
+def score_numbers(nums: NeuronNumbers, then: str = "") -> str:
+    """The same equations with this pair's numbers, ``then`` (the weight's, which the page computes)
+    at the end: every term is written, so the equation adds up with the numbers beside it."""
+    dot = f"{nums.dot:.4f}"
+    scaled = rf"\frac{{{dot}}}{{\sqrt{{{nums.d_k}}}}}"
+    tail = rf" \qquad {then}" if then else ""
+    if nums.bias is None:
+        return rf"q \cdot k = {dot} \qquad s = {scaled} = {nums.score:.4f}{tail}"
+    bias = f"{nums.bias + 0.0:.4f}"  # + 0.0: no "-0.0000" on the diagonal
+    distance = str(nums.distance) if nums.distance >= 0 else f"({nums.distance})"
+    return (
+        rf"\begin{{gathered}} q \cdot k = {dot} \qquad "
+        rf"s = {scaled} + b = {nums.scaled:.4f} + ({bias}) = {nums.score:.4f} \\ "
+        rf"b = -{slope_latex(nums.slope)} \cdot {distance} = {bias}{tail} \end{{gathered}}"
+    )
+
+
+def bias_figure(steps, q_tokens: Sequence[str], k_tokens: Sequence[str], *, lang: str = "en") -> go.Figure:
+    """One head's ALiBi bias B (``HeadSteps.bias``, the trace's), query × key: the term added to
+    Q Kᵀ / √d_k in the step-by-step view."""
+    num_heads = steps.concat.shape[-1] // steps.d_k
+    causal = is_causal_bias(steps.bias)
+    return matrix_figure(
+        steps.bias,
+        q_tokens,
+        k_tokens,
+        title=t(
+            "attention.step.bias_causal" if causal else "attention.step.bias",
+            lang,
+            m=slope_text(head_slope(num_heads, steps.head)),
+        ),
+        row_title=t("attention.axis.query", lang),
+        col_title=t("attention.axis.key", lang),
+        lang=lang,
     )
 
 
@@ -208,13 +301,13 @@ def neuron_figure(
             "q",
             nums.q,
             [color] * d_k,
-            t("attention.nv.fig.q", lang, token=plain_label(q_token), pos=nums.query + 1),
+            t("attention.nv.fig.q", lang, token=plain_label(q_token), pos=nums.query),
         ),
         (
             "k",
             nums.k,
             [color] * d_k,
-            t("attention.nv.fig.k", lang, token=plain_label(k_token), pos=nums.key + 1),
+            t("attention.nv.fig.k", lang, token=plain_label(k_token), pos=nums.key),
         ),
         (
             "q⊙k",
@@ -277,10 +370,12 @@ def neuron_figure(
         )
     layout["xaxis"].pop("matches")
     summary = t(
-        "attention.nv.fig.summary",
+        "attention.nv.fig.summary" if nums.bias is None else "attention.nv.fig.summary_bias",
         lang,
         dot=f"{nums.dot:.4f}",
         d_k=d_k,
+        scaled=f"{nums.scaled:.4f}",
+        bias=f"{(nums.bias or 0.0) + 0.0:.4f}",
         score=f"{nums.score:.4f}",
         weight=f"{nums.weight:.4f}",
     )
@@ -289,6 +384,7 @@ def neuron_figure(
         annotations=notes,
         bargap=0.15 if d_k <= 64 else 0,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        meta={"dot": nums.dot, "scaled": nums.scaled, "score": nums.score, "weight": nums.weight, "d_k": d_k},
+        meta={"dot": nums.dot, "scaled": nums.scaled, "bias": nums.bias, "score": nums.score,
+              "weight": nums.weight, "d_k": d_k},
     )
     return build_figure(traces, layout, title=summary)

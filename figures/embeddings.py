@@ -9,6 +9,8 @@ from ``i18n`` in the language ``lang``.
 
 BERT (all-MiniLM-L6-v2, ``config.scale_embeddings=False``) does not scale: ``scaled`` is then the
 lookup itself, ``pe`` its learned position rows, and ``embedded`` LayerNorm(E[id] + P[pos] + T[0]).
+RoPE and ALiBi add no position row (``pe`` is zeros, ``embedded == scaled``): the figures then show
+no position series, since the position acts inside attention, not here.
 
 Up to 512 tokens: token axes are categories ``token·i`` (the hover names the token without a
 per-cell customdata array), tick labels are thinned by plotly beyond TOKEN_TICKS_MAX tokens, and
@@ -56,6 +58,11 @@ class EmbeddingArrays:
     @property
     def d_model(self) -> int:
         return int(self.lookup.shape[1])
+
+    @property
+    def adds_positions(self) -> bool:
+        """Whether a position row is added to the lookup (sinusoidal, learned); RoPE, ALiBi add none."""
+        return self.positions in ("sinusoidal", "learned")
 
     @property
     def scale(self) -> float:
@@ -202,18 +209,22 @@ def scale_summary(a: EmbeddingArrays) -> ScaleSummary:
 
 
 def _parts(a: EmbeddingArrays) -> list[tuple[str, np.ndarray, str]]:
-    """The three things compared, (text key suffix, (S, d) values, colour): the table row, what the model
-    makes of it (× sqrt(d_model); BERT: the LayerNorm output), and the position row."""
-    return [
+    """The things compared, (text key suffix, (S, d) values, colour): the table row, what the model
+    makes of it (× sqrt(d_model); BERT: the LayerNorm output), and the position row it adds (none for
+    RoPE and ALiBi: a series of zeros would claim a position row that the model does not have)."""
+    parts = [
         ("lookup", a.lookup, LOOKUP_COLOR),
         ("scaled", a.scaled, SCALED_COLOR) if a.scale_embeddings else ("normed", a.embedded, SCALED_COLOR),
-        ("pe", a.pe, PE_COLOR) if a.positions == "sinusoidal" else ("learned_pe", a.pe, PE_COLOR),
     ]
+    if a.adds_positions:
+        key = "pe" if a.positions == "sinusoidal" else "learned_pe"
+        parts.append((key, a.pe, PE_COLOR))
+    return parts
 
 
 def series(a: EmbeddingArrays, lang: str = "en",
            prefix: str = "embeddings.series") -> list[tuple[str, np.ndarray, str]]:
-    """(name, values, colour) of the three things compared; names from ``prefix.<part>`` texts."""
+    """(name, values, colour) of the things compared; names from ``prefix.<part>`` texts."""
     return [(t(f"{prefix}.{key}", lang, d=a.d_model), values, color) for key, values, color in _parts(a)]
 
 
@@ -229,7 +240,7 @@ def _position_axis(fig: go.Figure, tokens: Sequence[str]) -> None:
 
 def norm_bars(a: EmbeddingArrays, tokens: Sequence[str], *, height: int | None = None,
               lang: str = "en") -> go.Figure:
-    """Per token, the length of its vector: table row, row × sqrt(d_model), and the PE row it gets."""
+    """Per token, the length of its vector: table row, row × sqrt(d_model), and the position row it gets."""
     x = list(range(len(tokens)))
     labels = [f"{escape_label(tok)} ·{i}" for i, tok in enumerate(tokens)]
     fig = go.Figure()
@@ -250,9 +261,9 @@ def norm_bars(a: EmbeddingArrays, tokens: Sequence[str], *, height: int | None =
 
 def entry_histogram(a: EmbeddingArrays, *, bins: int = 60, height: int | None = None,
                     lang: str = "en") -> go.Figure:
-    """Distribution of the entries: table rows, scaled rows and PE rows of this sentence, overlaid.
+    """Distribution of the entries: table rows, scaled rows and position rows of this sentence, overlaid.
 
-    One bar per bin of width (max − min) / ``bins`` (the same bins for the three series)."""
+    One bar per bin of width (max − min) / ``bins`` (the same bins for every series)."""
     parts = series(a, lang, prefix="embeddings.hist")
     values = [v.ravel() for _, v, _ in parts]
     lo = float(min(v.min() for v in values)) if a.lookup.size else -1.0

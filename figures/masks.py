@@ -260,12 +260,18 @@ def mask_check(weights: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
 
 
 def masking_figure(
-    scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, height: int = 440,
+    scores, mask, weights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, bias=None, height: int = 440,
     font_size: int = FONT_SIZE, lang: str = "en",
 ) -> go.Figure:
     """Three panels for one sentence and head: the scores (masked cells marked ×), softmax without the
-    mask, and softmax with it (the model's real weights: masked cells exactly 0)."""
+    mask, and softmax with it (the model's real weights: masked cells exactly 0).
+
+    ``bias`` (L_q, L_k): what positions added to these scores (ALiBi: ``HeadSteps.bias``), else None.
+    The scores panel then says that its scores are Q Kᵀ/√d_k + B, and its hover gives both terms
+    (``customdata``: [..., 0] = Q Kᵀ/√d_k, [..., 1] = B), which add up to the score drawn.
+    """
     scores, mask, weights = as_numpy(scores), as_numpy(mask).astype(bool), as_numpy(weights)
+    bias = None if bias is None else np.asarray(as_numpy(bias), dtype=np.float32)
     ys, y_axis = token_axis(q_tokens, autorange="reversed")
     xs, x_axis = token_axis(k_tokens, tickangle=-90)
     show_ticks = max(len(ys), len(xs)) <= 20
@@ -273,8 +279,9 @@ def masking_figure(
     cross = [["×" if not ok else "" for ok in row] for row in mask]
     score, weight = t("masks.fig.score", lang), t("masks.fig.weight", lang)
     query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
+    scores_title = t("masks.fig.panel.scores" if bias is None else "masks.fig.panel.scores_alibi", lang)
     panels = [
-        (t("masks.fig.panel.scores", lang), scores, SIGNED_SCALE, -top, top, score),
+        (scores_title, scores, SIGNED_SCALE, -top, top, score),
         (t("masks.fig.panel.without", lang), softmax_rows(scores), WEIGHTS_SCALE, 0, 1, weight),
         (t("masks.fig.panel.with", lang), weights, WEIGHTS_SCALE, 0, 1, weight),
     ]
@@ -303,6 +310,14 @@ def masking_figure(
         }
         if p == 0:
             trace.update(text=cross, texttemplate="%{text}", textfont={"size": 14, "color": "#222222"})
+        if p == 0 and bias is not None:  # the two terms of each score: Q Kᵀ/√d_k and the bias
+            terms = np.stack([scores.astype(np.float64) - bias, bias.astype(np.float64)], axis=-1)
+            trace["customdata"] = terms.tolist()
+            trace["hovertemplate"] = hover_template(
+                name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}",
+                "QKᵀ/√d_k: %{customdata[0]:.4f}", f"{escape_label(t('masks.fig.alibi_bias', lang))}: "
+                "%{customdata[1]:.4f}", value=value,
+            )
         traces.append(trace)
         layout[f"xaxis{n}"] = {
             **x_axis,

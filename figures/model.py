@@ -187,34 +187,36 @@ def residual_figure(
     return build_figure(traces, layout)
 
 
-def stream_norms(trace, *, lang: str = "en") -> tuple[list[str], np.ndarray]:
+def stream_norms(trace, *, lang: str = "en", final_norm: bool = False) -> tuple[list[str], np.ndarray]:
     """Per-token length of the encoder's residual stream at every stage: (labels, (stages, S)).
 
     Stages: the embedded input, then per layer after the attention half and after the FFN half,
-    then the memory (what the decoder reads: after the encoder's final LayerNorm, if it has one).
+    then the memory (what the decoder reads: after the encoder's final LayerNorm, if it has one;
+    ``final_norm``, the model's ``config.final_norm``, names that LayerNorm in the last label).
     """
     labels = [_tr("stream.embedded", lang)]
     vectors = [trace.encoder[0].input[0]]
     for i, layer in enumerate(trace.encoder, start=1):
         labels += [_tr("stream.attn", lang, i=i), _tr("stream.ffn", lang, i=i)]
         vectors += [layer.after_attn[0], layer.output[0]]
-    labels.append(_tr("stream.memory", lang))
+    labels.append(_tr("stream.memory_norm" if final_norm else "stream.memory", lang))
     vectors.append(trace.memory[0])
     return labels, np.stack([np.linalg.norm(_np(v), axis=-1) for v in vectors])
 
 
 def stream_norms_figure(
-    traces: Mapping[str, object], d_model: int, *, height: int = 380, lang: str = "en"
+    traces: Mapping[str, object], d_model: int, *, height: int = 380, lang: str = "en",
+    final_norm: bool = False,
 ) -> go.Figure:
     """Mean ‖x‖ over the tokens through the encoder, one line per norm placement ("post", "pre").
 
     The dotted line is √d_model: a LayerNorm output with its initial scale (γ=1, β=0) has
-    exactly that length.
+    exactly that length. ``final_norm``: the last point is after the encoder's final LayerNorm.
     """
     fig = go.Figure()
     labels: list[str] = []
     for name, trace in traces.items():
-        labels, norms = stream_norms(trace, lang=lang)
+        labels, norms = stream_norms(trace, lang=lang, final_norm=final_norm)
         mean = norms.mean(axis=1)
         line_name = escape_label(_tr("stream.line", lang, norm=name))  # "post-norm"
         fig.add_trace(

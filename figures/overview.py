@@ -5,6 +5,12 @@ shares the projector font). Pure: sizes in, ``go.Figure`` out; texts from ``i18n
 
 An encoder-only model (all-MiniLM-L6-v2, ``decoder=False``) is drawn as what it is: the encoder
 row, its output vectors, and a note that there is no decoder.
+
+Every label that says how positions enter follows ``positions``: sinusoidal and learned add a row
+to the embedding; RoPE and ALiBi add nothing there and act in every self-attention, so the
+embedding box adds no position and says where the scheme acts instead. A final LayerNorm
+after each stack (``final_norm``) is drawn where it is applied: on the memory arrow and at the end
+of the decoder box. ``embedding_equation`` writes the same embedding as the page's equation.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ class DiagramSizes:
     target_source: str = "greedy"  # what the decoder reads: "given", "greedy", "sentence" (or free text)
     decoder: bool = True  # False: an encoder only (BERT); no target side is drawn
     scale_embeddings: bool = True  # the lookup × √d_model (the paper); BERT does not scale
-    positions: str = "sinusoidal"  # "learned": a trained position table (BERT)
+    positions: str = "sinusoidal"  # "learned": a trained position table; "rope", "alibi": in attention
     token_types: bool = False  # a token-type (segment) row is added (BERT)
     embed_norm: bool = False  # a LayerNorm on the embedding sum (BERT)
+    final_norm: bool = False  # a LayerNorm after each stack (torch.nn.Transformer's; not the paper's)
 
     @property
     def d_k(self) -> int:
@@ -107,6 +114,7 @@ def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float, label: st
             text=label,
             showarrow=False,
             xanchor="left",
+            align="left",
             font={"size": 16},
         )
 
@@ -114,15 +122,55 @@ def _arrow(fig: go.Figure, x0: float, y0: float, x1: float, y1: float, label: st
 TARGET_SOURCES = ("given", "greedy", "sentence")
 
 
+ADDED_POSITIONS = ("sinusoidal", "learned")  # a row added to the embedding; the others act in attention
+
+
+def embed_title(s: DiagramSizes, lang: str = "en") -> str:
+    """The embedding box's title: ``Embedding + PE``, ``Embedding + P[pos]``, or ``Embedding`` alone."""
+    suffix = {"sinusoidal": "", "learned": ".learned"}.get(s.positions, ".only")
+    return t(f"overview.diagram.embedding{suffix}", lang)
+
+
 def embed_detail(s: DiagramSizes, lang: str = "en") -> str:
-    """What the embedding box does: ``×√64 + sin/cos`` (paper) or ``+ learned pos<br>+ type → LayerNorm``."""
+    """What the embedding box does: ``×√64 + sin/cos`` (paper), ``+ learned pos<br>+ type → LayerNorm``
+    (BERT), or ``×√64<br>RoPE: in self-attn`` (RoPE, ALiBi: nothing added, the position acts there)."""
     first = [f"×√{s.d_model}"] if s.scale_embeddings else []
-    learned = "+ " + t("overview.diagram.learned_pos", lang)
-    first.append("+ sin/cos" if s.positions == "sinusoidal" else learned)
+    if s.positions == "sinusoidal":
+        first.append("+ sin/cos")
+    elif s.positions == "learned":
+        first.append("+ " + t("overview.diagram.learned_pos", lang))
     second = ["+ " + t("overview.diagram.token_type", lang)] if s.token_types else []
     if s.embed_norm:
         second.append("→ " + t("overview.diagram.layer_norm", lang))
-    return " ".join(first) + ("<br>" + " ".join(second) if second else "")
+    if s.positions not in ADDED_POSITIONS:  # nothing added: say where the position acts instead
+        second.append(t(f"overview.diagram.in_attention.{s.positions}", lang))
+    return "<br>".join(" ".join(line) for line in (first, second) if line)
+
+
+def embedding_equation(s: DiagramSizes, symbol: str = "x") -> str:
+    r"""The embedding as LaTeX, e.g. ``E[x]\,\sqrt{d_\text{model}} + PE`` (sinusoidal),
+    ``\mathrm{LayerNorm}\big(E[x] + P[\text{pos}] + T[0]\big)`` (BERT) or ``E[x]\,\sqrt{d_\text{model}}``
+    (RoPE, ALiBi: nothing is added)."""
+    return embedding_sum(s.positions, scaled=s.scale_embeddings, token_types=s.token_types,
+                         normed=s.embed_norm, symbol=symbol)
+
+
+def embedding_sum(positions: str, *, scaled: bool = True, token_types: bool = False, normed: bool = False,
+                  symbol: str = "x", pos: str = r"\text{pos}") -> str:
+    r"""What the encoder reads, as LaTeX, from the model's options (``ModelConfig``'s names).
+
+    >>> embedding_sum("rope"), embedding_sum("sinusoidal", pos="p")
+    ('E[x]\\,\\sqrt{d_\\text{model}}', 'E[x]\\,\\sqrt{d_\\text{model}} + PE(p)')
+    """
+    terms = [f"E[{symbol}]" + (r"\,\sqrt{d_\text{model}}" if scaled else "")]
+    if positions == "sinusoidal":
+        terms.append("PE" if pos == r"\text{pos}" else f"PE({pos})")
+    elif positions == "learned":
+        terms.append(f"P[{pos}]")
+    if token_types:
+        terms.append("T[0]")
+    sum_ = " + ".join(terms)
+    return rf"\mathrm{{LayerNorm}}\big({sum_}\big)" if normed else sum_
 
 
 def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
@@ -134,13 +182,13 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     src_v = t("overview.diagram.vocab", lang, n=s.src_vocab) if s.src_vocab is not None else "BPE"
     tgt_v = t("overview.diagram.vocab", lang, n=s.tgt_vocab) if s.tgt_vocab is not None else "BPE"
     tokens = t("overview.diagram.n_tokens", lang, n=s.S)
-    embed = embed_detail(s, lang)
+    embed, embed_name = embed_detail(s, lang), embed_title(s, lang)
 
     _box(fig, c[0], e, t("overview.diagram.sentence", lang), t("overview.diagram.encoder_input", lang),
          tokens, COLORS["text"])
     _box(fig, c[1], e, t("overview.diagram.tokens_ids", lang), escape_label(src_v), shp["src_ids"],
          COLORS["tokens"])
-    _box(fig, c[2], e, t("overview.diagram.embedding", lang), embed, shp["src_embedded"], COLORS["embed"])
+    _box(fig, c[2], e, embed_name, embed, shp["src_embedded"], COLORS["embed"])
     _box(
         fig,
         c[3],
@@ -163,13 +211,13 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
              t("overview.diagram.n_tokens", lang, n=s.T), COLORS["text"])
         _box(fig, c[1], d, t("overview.diagram.tokens_ids", lang), escape_label(tgt_v), shp["tgt_ids"],
              COLORS["tokens"])
-        _box(fig, c[2], d, t("overview.diagram.embedding", lang), embed, shp["tgt_embedded"], COLORS["embed"])
+        _box(fig, c[2], d, embed_name, embed, shp["tgt_embedded"], COLORS["embed"])
         _box(
             fig,
             c[3],
             d,
             t("overview.diagram.decoder", lang, n=s.num_layers),
-            t("overview.diagram.decoder_detail", lang),
+            t("overview.diagram.decoder_detail" + (".final_norm" if s.final_norm else ""), lang),
             shp["decoder_output"],
             COLORS["decoder"],
         )
@@ -178,7 +226,8 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
         for a, b in zip(c[:3], c[1:4], strict=True):
             _arrow(fig, a + BOX_W / 2, d, b - BOX_W / 2, d)
         _arrow(fig, c[3] + BOX_W / 2, d, c[4] - BOX_W / 2, d)
-        memory = t("overview.diagram.memory", lang, shape=shp["memory"])
+        memory = t("overview.diagram.memory_norm" if s.final_norm else "overview.diagram.memory", lang,
+                   shape=shp["memory"])
         _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2, memory)
         key = t("overview.diagram.key", lang, S=s.S, T=s.T, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
                 d_ff=s.d_ff)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -381,6 +382,64 @@ def slope_text(m: float) -> str:
     """'1/16' for a power of two, else three digits: how a head's slope is named."""
     inverse = 1.0 / m
     return f"1/{round(inverse)}" if abs(inverse - round(inverse)) < 1e-9 else f"{m:.3g}"
+
+
+@dataclass(frozen=True)
+class AlibiRule:
+    """How ALiBi's slopes of ``heads`` heads are made (core.positional.alibi_slopes, Press et al.'s code).
+
+    A power of two H: the geometric series m_h = 2^(−8h/H). Any other H: the ``low`` = 2^⌊log2 H⌋
+    slopes of a ``low``-head model, then every other slope (h = 1, 3, 5, …) of a 2·``low``-head model
+    for the H − low heads left.
+    """
+
+    heads: int
+    low: int  # the largest power of two ≤ heads
+
+    @property
+    def power_of_two(self) -> bool:
+        return self.heads == self.low
+
+
+def alibi_rule(num_heads: int) -> AlibiRule:
+    return AlibiRule(num_heads, 2 ** int(math.floor(math.log2(num_heads))))
+
+
+def alibi_rule_slopes(rule: AlibiRule) -> np.ndarray:
+    """The slopes the stated rule gives (float64, (H,)): the formula on the page, evaluated here.
+
+    For heads ``low`` + r (r = 1 … H − low) the rule's 2^(−8(2r − 1)/(2·low)) is the (2r − 1)-th slope
+    of a 2·low-head model.
+    """
+    low = rule.low
+    first = [2.0 ** (-8.0 * h / low) for h in range(1, low + 1)]
+    rest = [2.0 ** (-8.0 * (2 * r - 1) / (2 * low)) for r in range(1, rule.heads - low + 1)]
+    return np.array(first + rest)
+
+
+def _heads_range(first: int, last: int) -> str:
+    return str(first) if first == last else rf"{first},\dots,{last}"
+
+
+def alibi_rule_latex(rule: AlibiRule) -> str:
+    """The rule of ``rule.heads`` heads as LaTeX: m_h = 2^{-8h/H}; two cases when H is no power of two."""
+    H, low = rule.heads, rule.low
+    if rule.power_of_two:
+        return rf"m_h = 2^{{-8h/H}} = 2^{{-8h/{H}}},\quad h = {_heads_range(1, H)}"
+    return (
+        rf"m_h = \begin{{cases}} 2^{{-8h/{low}}} & h = {_heads_range(1, low)} \\ "
+        rf"2^{{-8(2(h-{low})-1)/{2 * low}}} & h = {_heads_range(low + 1, H)} \end{{cases}}"
+    )
+
+
+def alibi_rule_text(rule: AlibiRule, lang: str = "en") -> str:
+    """The rule in words for ``rule.heads`` heads, ending with every slope it gives (core's numbers)."""
+    slopes = ", ".join(slope_text(m) for m in alibi_slopes(rule.heads).tolist())
+    if rule.power_of_two:
+        return _t("alibi.rule.power", lang, H=rule.heads, slopes=slopes)
+    first, last = rule.low + 1, rule.heads
+    return _t("alibi.rule.other", lang, H=rule.heads, low=rule.low, high=2 * rule.low,
+              rest=str(first) if first == last else f"{first}–{last}", slopes=slopes)
 
 
 def alibi_heads(num_heads: int) -> list[int]:

@@ -80,9 +80,9 @@ def choose(widget, label: str, key: str, options: list, default, what: str = "",
 
 
 def choose_position(label_key: str, key: str, tokens: list[str], default: int = 0, into=None) -> int:
-    """A token of ``tokens`` by its position (shown 1-based with the token), kept in the URL as ``key``."""
+    """A token of ``tokens`` by its position (from 0, as on every page), kept in the URL as ``key``."""
     return choose(st.selectbox, ui.t(label_key), key, list(range(len(tokens))), default,
-                  ui.t("attention.what.position"), fmt=lambda i: f"{i + 1} · {tokens[i]}", into=into)
+                  ui.t("attention.what.position"), fmt=lambda i: f"{i} · {tokens[i]}", into=into)
 
 
 def warn(found: list[str], box=st) -> None:
@@ -96,7 +96,21 @@ def noise_caption() -> None:
         st.caption(ui.t("attention.noise"))
 
 
-ATTENTION = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V"
+def answer_beside(kind: str, key: str) -> None:
+    """The model's answer beside a view whose rows are the decoder's tokens (none for the encoder's)."""
+    if kind != "encoder":
+        whole = ui.get_run(settings) if encoder_alone else run
+        if whole is not None:
+            ui.show_answer(whole, key=key)
+
+
+# The paper's equation, as this model computes it: ALiBi adds its bias B to every self-attention score
+# (cross-attention has none); RoPE rotates q and k by their positions before Q Kᵀ.
+SOFTMAX = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left("
+ATTENTION = SOFTMAX + {
+    "alibi": r"\frac{Q K^\top}{\sqrt{d_k}} + B\right) V,\quad B_{ij} = -m_h\,|i-j|\ \text{(self-attention)}",
+    "rope": r"\frac{(R\,Q)(R\,K)^\top}{\sqrt{d_k}}\right) V,\quad R:\ \text{rotation by position}",
+}.get(getattr(config, "positions", "sinusoidal"), r"\frac{Q K^\top}{\sqrt{d_k}}\right) V")
 
 st.latex(ATTENTION)
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
@@ -132,16 +146,18 @@ def head_view() -> None:
     st.subheader(ui.t("attention.hv.title"))
     text, formula = st.columns([3, 2], vertical_alignment="center")
     text.markdown(ui.t("attention.hv.explain"))
-    with formula:
-        st.latex(r"\alpha_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt{d_k}}\right)")
     a, b = st.columns([2.2, 1])
     kind, layer = kind_and_layer("hv", a, b, found)
     warn(found)
     attn = fa.attention_of(trace_of(kind), kind, layer)
+    bias = "" if attn.bias is None else r" + b_{ij}"  # ALiBi's bias is part of this attention's scores
+    formula.latex(r"\alpha_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt{d_k}}" + bias
+                  + r"\right)")
     q_tokens, k_tokens = fa.tokens_of(kind, src_tokens, tgt_tokens)
     data = fv.head_view_data(attn, q_tokens, k_tokens, kind=kind, layer=layer, lang=lang)
     show_head_view(data, alt=ui.t("attention.hv.title"))
     st.caption(ui.t(f"attention.where.{kind}"))
+    answer_beside(kind, "attn_hv_answer")
     if not data["all_lines"]:
         st.caption(ui.t("attention.hv.sparse", n=len(q_tokens), k=data["keep"]))
     noise_caption()
@@ -153,11 +169,7 @@ def neuron_view() -> None:
     """Its own fragment: choosing a pair of tokens redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.nv.title"))
-    st.markdown(ui.t("attention.nv.explain", d_k=d_k))
-    st.latex(
-        r"q \cdot k = \sum_{i=1}^{d_k} q_i\, k_i \qquad s = \frac{q \cdot k}{\sqrt{d_k}}"
-        r"\qquad \alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
-    )
+    explained = st.container()  # filled below: what the score is depends on the attention chosen (ALiBi)
     a, b, c = st.columns([2.2, 1, 1])
     kind, layer = kind_and_layer("nv", a, b, found)
     with c:
@@ -184,10 +196,13 @@ def neuron_view() -> None:
         key = choose_position("attention.widget.key", "nv_key", k_tokens, strongest, into=found)
     warn(found)
     nums = fv.neuron_numbers(attn, head, query, key)
+    explain = "attention.nv.explain" if nums.bias is None else "attention.nv.explain_alibi"
+    explained.markdown(ui.t(explain, d_k=d_k))
+    explained.latex(fv.score_formula(nums))
     ui.show_figure(
         fv.neuron_figure(nums, q_tokens[query], k_tokens[key], lang=lang),
         key="attn_neuron",
-        name=f"attention-neuron-{kind}-layer{layer + 1}-head{head + 1}-q{query + 1}-k{key + 1}",
+        name=f"attention-neuron-{kind}-layer{layer + 1}-head{head + 1}-q{query}-k{key}",
     )
     scores, allowed, _ = fv.score_row(attn, head, query)
     # e^s of every key this query may see; shifted by the largest score only if e^s would be huge (same ratio)
@@ -205,14 +220,15 @@ def neuron_view() -> None:
         )
     else:
         softmax = r"\alpha = 0"
-    st.latex(
-        rf"q \cdot k = {nums.dot:.4f} \qquad s = \frac{{{nums.dot:.4f}}}{{\sqrt{{{d_k}}}}} = {nums.score:.4f}"
-        rf"\qquad {softmax}"
-    )
+    st.latex(fv.score_numbers(nums, then=softmax))
+    if nums.bias is not None:
+        st.caption(ui.t("attention.nv.alibi_causal" if nums.causal else "attention.nv.alibi", head=head + 1,
+                        m=fv.slope_text(nums.slope), distance=nums.distance, bias=f"{nums.bias + 0.0:.4f}"))
     if nums.allowed:
         st.caption(ui.t("attention.nv.softmax", n=int(allowed.sum())))
     else:
         st.info(ui.t("attention.nv.masked"), icon=":material/visibility_off:")
+    answer_beside(kind, "attn_nv_answer")
 
 
 # The head view and the neuron view, one at a time in tabs (which one is in the URL, ?attn_explore=
@@ -266,6 +282,7 @@ st.caption(
     + " "
     + ui.t(f"attention.where.{kind}")
 )
+answer_beside(kind, "attn_answer")
 steps = fa.head_steps(attn, head)
 file_stem = f"attention-{kind}-layer{layer + 1}-head{head + 1}"
 FITS = {1: 12, 2: 7, 3: 4}  # columns of written values that stay readable in 1, 2 or 3 page columns
@@ -297,13 +314,26 @@ def step_by_step() -> None:
     show_row(figs, "w_q", "w_k", "w_v")
     show_row(figs, "q", "k", "v")
 
-    st.markdown(ui.t("attention.steps.scores"))
+    alibi = steps.bias is not None  # ALiBi self-attention: the scores are Q Kᵀ/√d_k + B
+    slope = fv.head_slope(config.num_heads, head) if alibi else None
+    if alibi:
+        st.markdown(ui.t("attention.steps.scores_alibi", head=head + 1, m=fv.slope_text(slope)))
+    else:
+        st.markdown(ui.t("attention.steps.scores"))
     scaled = rf"\frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{d_k}}}}}"
-    st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled}")
-    show_row(figs, "qk", "scores")
+    if alibi:
+        causal = fv.is_causal_bias(steps.bias)
+        st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled} + B,\qquad B_{{ij}} = {fv.bias_latex(causal)},"
+                 rf"\quad m_{{{head + 1}}} = {fv.slope_latex(slope)}")
+        figs["bias"] = fv.bias_figure(steps, q_tokens, k_tokens, lang=lang)
+        show_row(figs, "qk", "bias", "scores")
+    else:
+        st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled}")
+        show_row(figs, "qk", "scores")
 
     st.markdown(ui.t("attention.steps.softmax"))
-    st.latex(r"\mathrm{weights} = \mathrm{softmax}\big(\mathrm{mask}(Q K^\top / \sqrt{d_k})\big)")
+    argument = r"Q K^\top / \sqrt{d_k} + B" if alibi else r"Q K^\top / \sqrt{d_k}"
+    st.latex(rf"\mathrm{{weights}} = \mathrm{{softmax}}\big(\mathrm{{mask}}({argument})\big)")
     show_row(figs, "mask", "weights")
     noise_caption()
 
@@ -322,7 +352,8 @@ st.subheader(ui.t("attention.steps.title", head=head + 1))
 # the URL, ?attn_steps=true): Chromium redraws the charts of a page one after another, and with them
 # always drawn a new model took ~2 s to appear on this page instead of ~0.6 s (benchmarks/app.py).
 steps_box = st.expander(
-    ui.t("attention.steps.open"), key="attn_steps", bind="query-params", icon=":material/calculate:"
+    ui.t("attention.steps.open" if steps.bias is None else "attention.steps.open_alibi"),
+    key="attn_steps", bind="query-params", icon=":material/calculate:"
 )
 if steps_box.open:
     with steps_box:
@@ -401,7 +432,7 @@ def one_query() -> None:
     ui.show_figure(
         fa.query_bars(attn, query, q_tokens, k_tokens, mode=mode, head=head, lang=lang),
         key="attn_query_bars",
-        name=f"{file_stem}-query{query + 1}",
+        name=f"{file_stem}-query{query}",
     )
     if kind == "decoder":
         st.caption(ui.t("attention.query.causal"))

@@ -1,7 +1,8 @@
 """Embeddings: token → id → a row of the lookup table, scaled by √d_model; how similar the rows are.
 
 A pretrained BERT encoder (all-MiniLM-L6-v2) does not scale: section 2 then shows what it does instead
-(learned position and token-type rows, then a LayerNorm).
+(learned position and token-type rows, then a LayerNorm). What is added to the row follows the model's
+``positions``: a sine/cosine PE, a learned row P[pos], or nothing (RoPE, ALiBi act inside attention).
 """
 
 import streamlit as st
@@ -25,7 +26,10 @@ intro = st.container()  # the caption depends on the model, known only after the
 run = ui.get_run(settings, source_only=True)  # the embeddings only: no layer is run
 pipe = ui.get_pipeline(settings) if run is not None else None
 paper = pipe is None or getattr(pipe.config, "scale_embeddings", True)
-intro.caption(ui.t("embeddings.caption" if paper else "embeddings.caption.bert"))
+positions = getattr(pipe.config, "positions", "sinusoidal") if pipe is not None else "sinusoidal"
+CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
+            "rope": "embeddings.caption.rope", "alibi": "embeddings.caption.alibi"}
+intro.caption(ui.t(CAPTIONS[positions] if paper else "embeddings.caption.bert"))
 if run is None:
     st.stop()
 kind = pipe.kind  # "random", "trained" (the checkpoint or this session's model), "pretrained" (MiniLM)
@@ -69,19 +73,29 @@ s = scale_summary(arrays)
 if arrays.scale_embeddings:
     st.header(ui.t("embeddings.scale.header"))
     eq, facts = st.columns([3, 2])
+    # what is added to the scaled row: the sinusoid PE, a learned row P[pos], or nothing (RoPE, ALiBi)
+    added = {"sinusoidal": " + PE(pos)", "learned": " + P[pos]"}.get(arrays.positions, "")
     with eq:
-        st.latex(rf"\text{{input}}_{{pos}} = E[\text{{id}}]\cdot\sqrt{{d_\text{{model}}}} + PE(pos),\qquad "
+        st.latex(rf"\text{{input}}_{{pos}} = E[\text{{id}}]\cdot\sqrt{{d_\text{{model}}}}{added},\qquad "
                  rf"\sqrt{{{d}}} = {arrays.scale:.2f}")
-        st.markdown(ui.t("embeddings.scale.explain", rms=f"{s.rms_lookup:.3f}"))
+        if arrays.positions == "sinusoidal":
+            st.markdown(ui.t("embeddings.scale.explain", rms=f"{s.rms_lookup:.3f}"))
+        elif arrays.positions == "learned":
+            st.markdown(ui.t("embeddings.scale.explain.learned", rms=f"{s.rms_lookup:.3f}",
+                             rms_pe=f"{s.rms_pe:.3f}"))
+        else:
+            st.markdown(ui.t("embeddings.scale.explain.in_attention", rms=f"{s.rms_lookup:.3f}",
+                             scheme={"rope": "RoPE", "alibi": "ALiBi"}[arrays.positions]))
     with facts:
         st.metric(ui.t("embeddings.metric.norm_lookup"), f"{s.norm_lookup:.3f}")
         st.metric(ui.t("embeddings.metric.norm_scaled", d=d), f"{s.norm_scaled:.3f}")
         if arrays.positions == "sinusoidal":
             st.metric(ui.t("embeddings.metric.norm_pe"), f"{s.norm_pe:.3f}")
-        else:
+        elif arrays.positions == "learned":
             st.metric(ui.t("embeddings.metric.norm_learned_pe"), f"{s.norm_pe:.3f}")
-    st.caption(ui.t("embeddings.scale.share", without=f"{s.pe_share_without_scaling:.0%}",
-                    with_=f"{s.pe_share_with_scaling:.0%}"))
+    if arrays.adds_positions:
+        st.caption(ui.t("embeddings.scale.share", without=f"{s.pe_share_without_scaling:.0%}",
+                        with_=f"{s.pe_share_with_scaling:.0%}"))
 else:
     st.header(ui.t("embeddings.bert.header"))
     eq, facts = st.columns([3, 2])
@@ -89,6 +103,7 @@ else:
         st.latex(r"\text{input}_{pos} = \mathrm{LayerNorm}\big(E[\text{id}] + P[pos] + T[0]\big)")
         st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mathrm{mean}(v)}{\mathrm{std}(v)} + \beta")
         st.markdown(ui.t("embeddings.bert.explain"))
+        st.markdown(ui.t("embeddings.bert.why"))
     with facts:
         st.metric(ui.t("embeddings.metric.norm_lookup"), f"{s.norm_lookup:.3f}")
         st.metric(ui.t("embeddings.metric.norm_learned_pe"), f"{s.norm_pe:.3f}")

@@ -37,11 +37,14 @@ from figures.attention import attention_of, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
 from figures.model import (
+    NORMED,
+    STREAM,
     cross_attention_figure,
     decoded_ids,
     ffn_hidden_figure,
     position_logits,
     residual_figure,
+    residual_stages,
     softmax_t,
     topk_figure,
 )
@@ -57,6 +60,8 @@ TOP_K = 10
 MASK_MAX = 24  # the masks slide shows the first 24 decoder positions: a corner that is exact (causal)
 WIDE_HEIGHT = 390  # a full-width figure: its text sits above it
 PE_ROWS = 64  # sinusoidal table rows drawn: enough for the slow stripes to show
+ROPE_POSITIONS = 8  # RoPE: the same vector turned at positions 0 … 7, as on the Positional page
+ALIBI_LEN = 16  # ALiBi: the bias panels cover the sentence's first 16 positions at most
 
 # Fixed stylesheet (no user text): compact chrome, large text. st.html with only <style> goes to
 # the event container and takes no room on the page.
@@ -79,9 +84,29 @@ LATEX = {
         r"PE_{(pos,\,2i+1)} &= \cos\!\big(pos / 10000^{2i/d_{\text{model}}}\big) \end{aligned}"
     ),
     "positional_learned": r"x_i = E[\mathrm{id}_i] + P[i]",
+    "positional_learned_scaled": r"x_i = E[\mathrm{id}_i]\,\sqrt{d_{\text{model}}} + P[i]",
+    "positional_learned_bert": r"x_i = \mathrm{LayerNorm}\big(E[\mathrm{id}_i] + P[i] + T[0]\big)",
+    # RoPE and ALiBi add nothing to x_i: what they do in every self-attention instead
+    "positional_rope": (
+        r"\begin{aligned} q_m &\mapsto R_m\,q_m,\quad k_n \mapsto R_n\,k_n \\ "
+        r"(R_m q_m)\cdot(R_n k_n) &= q_m\cdot R_{n-m}\,k_n \end{aligned}"
+    ),
+    "positional_alibi": r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|",
+    "positional_none": r"x_i = E[\mathrm{id}_i]\,\sqrt{d_{\text{model}}}",
     "encoder": r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V",
     "decoder": (
         r"\begin{aligned} & \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)V \\ "
+        r"& M_{tj} = \begin{cases} 0 & j \le t \\ -\infty & j > t \end{cases} \end{aligned}"
+    ),
+    # positions="alibi": every self-attention adds the bias B of head h to the scores (core.positional)
+    "encoder_alibi": (
+        r"\begin{aligned} & \mathrm{Attention}(Q, K, V) = "
+        r"\mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + B\Big)V \\ "
+        r"& B_{ij} = -m_h\,|i-j| \quad \text{(ALiBi)} \end{aligned}"
+    ),
+    "decoder_alibi": (
+        r"\begin{aligned} & \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + B + M\Big)V \\ "
+        r"& B_{tj} = -m_h\,(t-j) \quad \text{(ALiBi)} \\ "
         r"& M_{tj} = \begin{cases} 0 & j \le t \\ -\infty & j > t \end{cases} \end{aligned}"
     ),
     "cross": (
@@ -151,6 +176,13 @@ def heads_slide_figure(attn, q_tokens, k_tokens, lang: str):
     return fig
 
 
+def answer(c) -> dict:
+    """The model's answer for a slide whose rows are the decoder's tokens (Slide's code and its label)."""
+    run = c.run
+    shown = " ".join(run.answer) if run.answer_kind == "greedy" else " ".join(f"[{a}]" for a in run.answer)
+    return {"code": shown, "code_label": ui.t(f"answer.{run.answer_kind}")}
+
+
 def overview_slide(c) -> Slide:
     cfg = c.config
     target_source = "given" if c.run.target_given else "greedy" if c.run.decoded is not None else "sentence"
@@ -169,6 +201,7 @@ def overview_slide(c) -> Slide:
         positions=getattr(cfg, "positions", "sinusoidal"),
         token_types=bool(getattr(cfg, "type_vocab_size", 0)),
         embed_norm=getattr(cfg, "embed_norm", False),
+        final_norm=getattr(cfg, "final_norm", False),
     )
     text = ui.t("lecture.overview.text" if c.decoder else "lecture.overview.text_encoder")
     return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
@@ -193,35 +226,62 @@ def embeddings_slide(c) -> Slide:
 
 
 def positional_slide(c) -> Slide:
-    if getattr(c.config, "positions", "sinusoidal") == "learned":
+    """What this model's positions do (config.positions): the sinusoid table or the learned rows that are
+    added, or, for RoPE and ALiBi, which add nothing, the rotation or the bias in every self-attention."""
+    positions = getattr(c.config, "positions", "sinusoidal")
+    if positions == "learned":
         pe = embedding_arrays(c.run.trace).pe  # the learned rows this sentence used
         # table_heatmap scales its colours to the table (learned rows are small); pe_heatmap is ±1
         table = getattr(fp, "table_heatmap", fp.pe_heatmap)
+        if getattr(c.config, "scale_embeddings", True):
+            equation = "learned_scaled"
+        else:
+            equation = "learned_bert" if getattr(c.config, "embed_norm", False) else "learned"
         return Slide(draw(table, pe, lang=c.lang), ui.t("lecture.positional.text_learned"),
-                     LATEX["positional_learned"])
+                     LATEX[f"positional_{equation}"])
+    if positions == "rope":
+        d_k = c.config.d_k
+        pairs = fp.rope_pairs(d_k)
+        if not pairs:  # d_k = 1: no pair of dimensions to turn, so nothing carries the position
+            embedded = embedding_arrays(c.run.trace).embedded
+            return Slide(draw(embedding_heatmap, embedded, c.run.src_tokens, lang=c.lang),
+                         ui.t("lecture.positional.text_rope_none", d_k=d_k), LATEX["positional_none"])
+        return Slide(draw(fp.rope_rotation_figure, d_k, pairs, ROPE_POSITIONS, lang=c.lang),
+                     ui.t("lecture.positional.text_rope"), LATEX["positional_rope"], wide=True)
+    if positions == "alibi":
+        heads = c.config.num_heads
+        length = min(max(len(c.run.src_tokens), 2), ALIBI_LEN)  # this sentence's query × key positions
+        fig = draw(fp.alibi_heatmaps, heads, length, fp.alibi_heads(heads), lang=c.lang)
+        return Slide(fig, ui.t("lecture.positional.text_alibi"), LATEX["positional_alibi"], wide=True)
     rows = max(PE_ROWS, len(c.run.src_tokens))
     return Slide(draw(fp.pe_heatmap, fp.pe_table(rows, c.config.d_model), lang=c.lang),
                  ui.t("lecture.positional.text"), LATEX["positional"])
+
+
+def self_attention(c, kind: str) -> str:
+    """The LATEX key of a self-attention slide: with the bias term B when the model's positions add one."""
+    return f"{kind}_alibi" if getattr(c.config, "positions", "sinusoidal") == "alibi" else kind
 
 
 def encoder_slide(c) -> Slide:
     attn = attention_of(c.run.trace, "encoder", 0)
     src = c.run.src_tokens
     fig = heads_slide_figure(attn, src, src, c.lang)
-    return Slide(fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX["encoder"], **HEADS)
+    return Slide(fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX[self_attention(c, "encoder")],
+                 **HEADS)
 
 
 def decoder_slide(c) -> Slide:
     attn = attention_of(c.run.trace, "decoder", 0)
     tgt = c.run.tgt_tokens
     fig = heads_slide_figure(attn, tgt, tgt, c.lang)
-    return Slide(fig, ui.t("lecture.decoder.text"), LATEX["decoder"], **HEADS)
+    return Slide(fig, ui.t("lecture.decoder.text"), LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
 
 
 def cross_slide(c) -> Slide:
     attn = attention_of(c.run.trace, "cross", len(c.run.trace.decoder) - 1)
     fig = heads_slide_figure(attn, c.run.tgt_tokens, c.run.src_tokens, c.lang)
-    return Slide(fig, ui.t("lecture.cross.text"), LATEX["cross"], **HEADS)
+    return Slide(fig, ui.t("lecture.cross.text"), LATEX["cross"], **answer(c), **HEADS)
 
 
 def masks_slide(c) -> Slide:
@@ -230,8 +290,9 @@ def masks_slide(c) -> Slide:
     # The top-left corner of a causal attention is exact: row t < n only has weights on keys ≤ t.
     n = min(len(tgt), MASK_MAX)
     corner = (s.scores[:n, :n], s.mask[:n, :n], s.weights[:n, :n])
+    bias = None if s.bias is None else s.bias[:n, :n]  # ALiBi: the scores hold its bias, the panel says so
     # the app's 18 px labels (the Masks page uses 15 px in its narrow columns), then 1.15×
-    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], font_size=BASE_FONT_SIZE, lang=c.lang)
+    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], bias=bias, font_size=BASE_FONT_SIZE, lang=c.lang)
     text = ui.t("lecture.masks.text")
     if n < len(tgt):
         text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
@@ -240,8 +301,16 @@ def masks_slide(c) -> Slide:
 
 def residual_slide(c) -> Slide:
     norm = c.config.norm
-    fig = draw(residual_figure, c.run.trace.encoder[0], 0, norm, lang=c.lang)
-    return Slide(fig, ui.t("lecture.residual.text", norm=norm), LATEX[f"residual_{norm}"],
+    layer = c.run.trace.encoder[0]
+    fig = draw(residual_figure, layer, 0, norm, lang=c.lang)
+    # The text states the numbers of the rows it speaks of (drawn on the slide): the LayerNorms' outputs
+    # (post-norm), whose variance is 1 only before γ and β, or the stream, never normalised (pre-norm).
+    rows = [s for s in residual_stages(layer, 0, norm) if s.kind == (NORMED if norm == "post" else STREAM)]
+    d = c.config.d_model
+    text = ui.t(f"lecture.residual.text_{norm}", d=d, root=f"{d ** 0.5:.2f}",
+                variances=" / ".join(f"{float(s.vector.var()):.2f}" for s in rows),
+                lengths=" / ".join(f"{s.norm:.2f}" for s in rows))
+    return Slide(fig, text, LATEX[f"residual_{norm}"],
                  c.run.src_tokens[0], ui.t("lecture.token"), font_scale=1.15, wide=True)
 
 
@@ -257,7 +326,7 @@ def ffn_slide(c) -> Slide:
 def output_slide(c) -> Slide:
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
     fig = draw(topk_figure, probs, c.pipe.tgt_labels, TOP_K, lang=c.lang)
-    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"])
+    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
 
 
 def greedy_slide(c) -> Slide:

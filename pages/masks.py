@@ -109,6 +109,7 @@ ui.show_figure(
     key="mask_src_ids",
     name="masks-source-ids",
 )
+answered = None  # the sentence's own run, for the model's answer beside the decoder's rows
 if encoder_only:
     st.info(ui.t("masks.encoder_only.batch", model=model_name), icon=":material/info:")
 else:
@@ -121,6 +122,9 @@ else:
         key="mask_tgt_ids",
         name="masks-target-ids",
     )
+    answered = ui.get_run(settings)  # sentence 1 alone, as every other page runs it
+    if answered is not None:
+        ui.show_answer(answered, key="masks_answer")
 
 # -- 2. the two masks -----------------------------------------------------------------------------
 st.subheader(ui.t("masks.two.header"))
@@ -173,6 +177,10 @@ ui.show_figure(
 
 # -- 4. the effect on the weights -----------------------------------------------------------------
 st.subheader(ui.t("masks.effect.header"))
+alibi = getattr(attn, "bias", None) is not None  # ALiBi self-attention: the scores hold its bias B
+if alibi:  # the decoder's form is −m·(q − k), the encoder's −m·|q − k| (core.positional.alibi_bias)
+    bias_form = r"-m_h\,(q-k)" if kind == "decoder" else r"-m_h\,|q-k|"
+    st.latex(rf"\text{{scores}} = \frac{{QK^\top}}{{\sqrt{{d_k}}}} + B,\qquad B_{{qk}} = {bias_form}")
 st.latex(
     r"\text{weights} = \mathrm{softmax}\big(\text{scores} + M\big),\qquad "
     r"M_{qk} = \begin{cases} 0 & \text{mask}_{qk} = \text{True} \\ -\infty & \text{mask}_{qk} = \text{False}"
@@ -189,8 +197,14 @@ with b:
 steps = fa.head_steps(attn, head, row=row)
 q_tok = fm.padded_tokens(q_rows, steps.mask.shape[0])[row]
 k_tok = fm.padded_tokens(k_rows, steps.mask.shape[1])[row]
+if alibi:
+    from core.positional import alibi_slopes
+    from figures.positional import slope_text
+
+    st.markdown(ui.t("masks.effect.alibi", form=ui.t(f"masks.effect.alibi.{kind}"), head=head + 1,
+                     m=slope_text(float(alibi_slopes(h)[head]))))
 ui.show_figure(
-    fm.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, k_tok, lang=lang),
+    fm.masking_figure(steps.scores, steps.mask, steps.weights, q_tok, k_tok, bias=steps.bias, lang=lang),
     key="mask_effect",
     name=f"masks-effect-{kind}-sentence{row + 1}-head{head + 1}",
 )
@@ -199,6 +213,8 @@ st.caption(ui.t("masks.effect.check", row=row + 1, head=head + 1, masked=f"{mask
                 error=f"{row_error:.1e}"))
 if pipe.kind == "random":
     st.caption(ui.t("masks.effect.random"))
+if kind != "encoder" and row == 0 and answered is not None:
+    ui.show_answer(answered, key="masks_effect_answer")
 
 for notice in notices:
     notice_box.warning(notice, icon=":material/warning:")

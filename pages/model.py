@@ -228,8 +228,11 @@ def stream_through_layers() -> None:
             traces[other] = get_encoder_trace(settings, pipe, other)
         traces = {k: traces[k] for k in ("post", "pre")}
         st.caption(ui.t("model.stream.random", seed=settings.seed))
-    ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang), "model_stream",
-                   "residual-stream-norms")
+    final_norm = getattr(config, "final_norm", False)
+    ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang, final_norm=final_norm),
+                   "model_stream", "residual-stream-norms")
+    if final_norm:  # the memory is not the last layer's output: say whose LayerNorm makes the last step
+        st.caption(ui.t("model.stream.final_norm"))
 
 
 @st.fragment
@@ -253,6 +256,7 @@ def output_probabilities() -> None:
         reads = ui.t("model.output.reads.sentence")
     st.caption(ui.t("model.output.caption", reads=reads, position=position))
     st.code(" ".join(run.tgt_tokens[: position + 1]), language=None, wrap_lines=True)
+    ui.show_answer(run, key="model_output_answer")
     logits = position_logits(run.trace, position)
     ui.show_figure(
         topk_figure(softmax_t(logits, temperature), pipe.tgt_labels, k, reference=softmax_t(logits, 1.0),

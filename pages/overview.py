@@ -3,8 +3,14 @@
 import streamlit as st
 
 import ui
-from figures.overview import DiagramSizes, pipeline_diagram
+from figures.overview import ADDED_POSITIONS, DiagramSizes, embedding_equation, pipeline_diagram
 from ui.cache import run_target
+
+# Where RoPE and ALiBi put the position: in every self-attention, not in the embedding.
+ATTENTION_POSITIONS = {
+    "rope": r"q_m \leftarrow R_m\,q_m,\qquad k_n \leftarrow R_n\,k_n",
+    "alibi": r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|",
+}
 
 settings = ui.page_setup("nav.overview.title")
 
@@ -53,10 +59,13 @@ if run is not None:
         positions=getattr(config, "positions", "sinusoidal"),
         token_types=bool(getattr(config, "type_vocab_size", 0)),
         embed_norm=getattr(config, "embed_norm", False),
+        final_norm=getattr(config, "final_norm", False),
     )
 else:
     src_tokens, tgt_tokens = [], []
-    # Without a run the lengths are unknown: the diagram still shows every size from the sidebar.
+    # Without a run the lengths are unknown: the diagram still shows every size from the sidebar, and
+    # how the model adds positions and normalises when its configuration is known.
+    known_config = getattr(known, "config", None)
     sizes = DiagramSizes(
         d_model=settings.d_model,
         num_heads=settings.num_heads,
@@ -64,26 +73,43 @@ else:
         d_ff=settings.d_ff_value,
         S=0,
         T=0,
+        positions=getattr(known_config, "positions", settings.positions),
+        final_norm=getattr(known_config, "final_norm", False),
     )
 
 # built once per sizes and language (~0.2 s each time on this 2-core VM)
 ui.show_themed_figure(ui.memo_figure(pipeline_diagram, sizes, lang=settings.lang, themed=True),
                       key="overview_diagram", name="transformer-overview")
 
+# -- the model's answer, under the diagram: a student's first question -----------------------------
+if run is not None and has_decoder:
+    answered = run if hasattr(run, "decoded") else ui.get_run(settings)  # (a SourceRun has no decoder)
+    if answered is not None:
+        ui.show_answer(answered, key="overview_answer")
+
 # -- the equations the diagram draws ---------------------------------------------------------------
 st.subheader(ui.t("overview.explain.title"))
 norm = getattr(config, "norm", settings.norm)
+# How positions enter, and whether a LayerNorm ends each stack, are the model's (sizes: its config).
+in_attention = sizes.positions not in ADDED_POSITIONS  # RoPE, ALiBi: nothing is added to E[x]
 enc, dec = st.columns(2)
 with enc:
-    st.markdown(ui.t("overview.explain.encoder"))
-    if sizes.scale_embeddings:
-        st.latex(r"z_0 = E[x]\,\sqrt{d_\text{model}} + PE")
-    else:
-        st.latex(r"z_0 = \mathrm{LayerNorm}\big(E[x] + P[\text{pos}] + T[0]\big)")
+    st.markdown(ui.t("overview.explain.encoder",
+                     positions=ui.t(f"overview.explain.positions.{sizes.positions}")))
+    st.latex(rf"z_0 = {embedding_equation(sizes, 'x')}")
+    if not sizes.scale_embeddings:
         st.caption(ui.t("overview.explain.bert_embedding"))
+    if in_attention:
+        st.latex(ATTENTION_POSITIONS[sizes.positions])
+        st.caption(ui.t(f"overview.explain.in_attention.{sizes.positions}"))
     # two lines: in one, these equations ran past the half-width column at 1280 px
-    st.latex(r"\begin{aligned}\text{memory} &= \mathrm{Encoder}_N(z_0)\\"
-             r"&= \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))\end{aligned}")
+    if sizes.final_norm:
+        st.latex(r"\begin{aligned}z_N &= \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))\\"
+                 r"\text{memory} &= \mathrm{LayerNorm}(z_N)\end{aligned}")
+        st.caption(ui.t("overview.explain.final_norm"))
+    else:
+        st.latex(r"\begin{aligned}\text{memory} &= \mathrm{Encoder}_N(z_0)\\"
+                 r"&= \mathrm{Layer}_N(\cdots\mathrm{Layer}_1(z_0))\end{aligned}")
     st.markdown(ui.t("overview.explain.sublayer"))
     if norm == "pre":
         st.latex(r"x \leftarrow x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
@@ -93,10 +119,12 @@ with enc:
 with dec:
     if has_decoder:
         st.markdown(ui.t("overview.explain.decoder"))
+        stack = (r"h_N &= \mathrm{Decoder}_N(h_0,\ \text{memory})\\h &= \mathrm{LayerNorm}(h_N)\\"
+                 if sizes.final_norm else r"h &= \mathrm{Decoder}_N(h_0,\ \text{memory})\\")
         st.latex(
-            r"\begin{aligned}h_0 &= E[y]\,\sqrt{d_\text{model}} + PE\\"
-            r"h &= \mathrm{Decoder}_N(h_0,\ \text{memory})\\"
-            r"P(y_{t+1} \mid x, y_{\le t}) &= \mathrm{softmax}(h_t\, W)\end{aligned}"
+            rf"\begin{{aligned}}h_0 &= {embedding_equation(sizes, 'y')}\\"
+            + stack
+            + r"P(y_{t+1} \mid x, y_{\le t}) &= \mathrm{softmax}(h_t\, W)\end{aligned}"
         )
         st.markdown(ui.t("overview.explain.softmax"))
     else:

@@ -10,6 +10,7 @@ import ui
 import ui.widgets
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
+from figures.overview import embedding_sum
 
 NOTICES = "_pe_notices"  # messages about URL values that were replaced; cleared by the next change
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi")
@@ -49,6 +50,11 @@ def _clear_notices() -> None:
 if scheme != "sinusoidal":
     model_name = getattr(pipe, "name", "") or kind
     st.info(ui.t("positional.not_sinusoidal", model=model_name, scheme=ui.t(f"positional.tab.{scheme}")))
+# RoPE turns pairs of dimensions (core.positional.apply_rope): a head of d_k = 1 has none, nothing turns
+no_pair = d_k < 2
+blind = scheme == "rope" and no_pair  # this model has no position information in its encoder at all
+if blind:
+    st.warning(ui.t("positional.rope.no_pair.model", d_model=d, h=heads), icon=":material/warning:")
 
 # Page widgets bound to the URL: Streamlit drops an invalid ?pe_dims / ?pe_max_pos silently, so the
 # raw values are checked here first (on the first run of the page) and a replaced value is announced.
@@ -145,17 +151,20 @@ st.caption(ui.t("positional.shift.gram"))
 
 # -- 4. embedding + PE ----------------------------------------------------------------------------
 scales = config is None or config.scale_embeddings
-st.header(ui.t("positional.sum.header" if scheme != "learned" else "positional.sum.header.learned"))
-if scheme == "learned":
-    st.latex(r"x_{pos} = \operatorname{LayerNorm}\big(E[\text{id}_{pos}] + P[pos] + T[0]\big)")
-else:
-    st.latex(r"x_{pos} = E[\text{id}_{pos}]\cdot\sqrt{d_\text{model}} + PE(pos)")
+st.header(ui.t("positional.sum.header"))
+# what this model adds, and whether it scales and normalises: from its configuration, as the Overview
+st.latex(r"x_{pos} = " + embedding_sum(
+    scheme, scaled=scales, token_types=bool(getattr(config, "type_vocab_size", 0)),
+    normed=getattr(config, "embed_norm", False), symbol=r"\text{id}_{pos}", pos="pos"))
 
 
 def encoder_input_section() -> None:
     """The token rows, the position rows and what the encoder reads, for this sentence."""
     if run is None:
         st.info(ui.t("positional.sum.no_sentence"))
+        return
+    if blind:
+        st.info(ui.t("positional.sum.no_positions"))
         return
     if scheme in ("rope", "alibi"):
         st.info(ui.t("positional.sum.in_attention", scheme=ui.t(f"positional.tab.{scheme}")))
@@ -165,6 +174,8 @@ def encoder_input_section() -> None:
         arrays = embedding_arrays(run.trace)
         first, titles = arrays.scaled, None
         position_rows, embedded = arrays.pe, arrays.embedded
+        if scheme == "learned":  # the model's own learned rows, not the sinusoid table above
+            titles = [f"E[id]·√{d}", ui.t("positional.sum.title.learned"), ui.t("positional.fig.sum.input")]
     else:  # BERT: the lookup itself, the learned rows and LayerNorm(E + P + T)
         tr = run.trace
         first = tr.src_token_embedding[0].double().numpy()
@@ -177,7 +188,9 @@ def encoder_input_section() -> None:
     step = math.ceil(len(tokens) / fp.MAX_TICKS)
     if step > 1:
         st.caption(ui.t("positional.many_tokens", n=len(tokens), step=step))
-    if scales:
+    if scales and scheme == "learned":
+        st.caption(ui.t("positional.sum.caption.learned_scaled"))
+    elif scales:
         extra = "" if trained else ui.t("positional.sum.caption.random")
         st.caption(ui.t("positional.sum.caption") + extra)
     else:
@@ -274,6 +287,10 @@ def learned_tab() -> None:
 
 
 def rope_tab() -> None:
+    if no_pair:  # the rotation panels and the angles past the training length need a pair: none here
+        nothing = (ui.t("positional.rope.no_pair.model", d_model=d, h=heads) if blind
+                   else ui.t("positional.rope.no_pair.other"))
+        st.warning(nothing, icon=":material/warning:")
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"R_p\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix} = "
              r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i"
@@ -281,9 +298,11 @@ def rope_tab() -> None:
              r"\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix},\quad \theta_i = 10000^{-2i/d_k},\quad "
              r"\text{score}_{mn} = \frac{(R_m q_m)\cdot(R_n k_n)}{\sqrt{d_k}}")
     st.markdown(ui.t("positional.rope.reach"))
-    ui.show_figure(ui.memo_figure(fp.rope_rotation_figure, d_k, fp.rope_pairs(d_k), 8, lang=lang),
-                   key="pe_rope_rotation_chart", name="positional-rope-rotation")
-    st.caption(ui.t("positional.rope.cross"))
+    if not no_pair:
+        st.markdown(ui.t("positional.rope.reach.panels"))
+        ui.show_figure(ui.memo_figure(fp.rope_rotation_figure, d_k, fp.rope_pairs(d_k), 8, lang=lang),
+                       key="pe_rope_rotation_chart", name="positional-rope-rotation")
+        st.caption(ui.t("positional.rope.cross"))  # "the encoder's output carries positions": not at d_k = 1
     st.subheader(ui.t("positional.part.relative"))
     st.latex(r"(R_m q)\cdot(R_n k) = q\cdot R_{n-m}\,k")
     rope_curves = fp.rope_offset_scores(d_k)
@@ -291,8 +310,11 @@ def rope_tab() -> None:
     ui.show_figure(ui.memo_figure(fp.offset_curves, rope_curves, y_title=rope_axis, lang=lang),
                    key="pe_rope_offset_chart", name="positional-rope-offsets")
     spread_metric(rope_curves)
-    st.caption(ui.t("positional.rope.relative"))
+    st.caption(ui.t("positional.rope.no_pair.relative" if no_pair else "positional.rope.relative"))
     st.subheader(ui.t("positional.part.beyond"))
+    if no_pair:
+        st.caption(ui.t("positional.rope.no_pair.beyond"))
+        return
     ui.show_figure(ui.memo_figure(fp.beyond_rope, d_k, train_len, n_beyond, example=example, lang=lang),
                    key="pe_rope_beyond_chart", name="positional-rope-beyond")
     st.caption(ui.t("positional.rope.beyond"))
@@ -300,9 +322,11 @@ def rope_tab() -> None:
 
 def alibi_tab() -> None:
     st.subheader(ui.t("positional.part.reach"))
-    st.latex(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|,\qquad "
-             r"m_h = 2^{-8h/H},\ h = 1,\dots,H")
+    st.latex(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|")
     st.markdown(ui.t("positional.alibi.reach"))
+    rule = fp.alibi_rule(heads)  # the slopes of this head count, as core makes them
+    st.latex(fp.alibi_rule_latex(rule))
+    st.markdown(fp.alibi_rule_text(rule, lang))
     causal = st.toggle(ui.t("positional.alibi.causal"), key="pe_alibi_causal",
                        help=ui.t("positional.alibi.causal.help"))
     bias_fig = ui.memo_figure(fp.alibi_heatmaps, heads, ALIBI_PANEL_LEN, fp.alibi_heads(heads), causal=causal,

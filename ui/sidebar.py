@@ -288,6 +288,8 @@ def _sidebar(settings: Settings, trained_config) -> None:
         on_change=_on_change,
         args=("positions",),
     )
+    if settings.positions == "rope" and settings.d_k == 1:  # RoPE turns pairs of dimensions: none here
+        sb.caption(t("positional.rope.no_pair.sidebar"))
     sb.select_slider(
         t("sidebar.max_tokens"),
         MAX_TOKENS_CHOICES,

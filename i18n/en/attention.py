@@ -9,7 +9,7 @@ STRINGS = {
     "attention.where.encoder": "Queries, keys and values all come from the source sentence.",
     "attention.where.decoder": (
         "Queries, keys and values all come from the decoder's input; the causal mask hides the "
-        "future: position t sees positions 1…t only."
+        "future: position t sees positions 0…t only (positions count from 0)."
     ),
     "attention.where.cross": (
         "Queries come from the decoder (target tokens), keys and values from the encoder's output, "
@@ -213,4 +213,37 @@ STRINGS = {
     "attention.bars.mean_of": "mean of {h} heads",
     "attention.step.alibi_bias": "ALiBi bias",
     "attention.steps.open": "Open: X → Q, K, V → QKᵀ → /√d_k → mask → softmax → ·V → concat → W_O with the real numbers",
+    # ALiBi: the position bias, a term of the score of its own (neuron view and step by step)
+    "attention.nv.explain_alibi": (
+        "Choose a query token and a key token. In one head each of them is a vector of d_k = {d_k} "
+        "numbers: q for the query, k for the key. Multiply them number by number (q⊙k): a blue bar "
+        "adds to the match, a red one takes away. The sum of all products is the dot product q·k. "
+        "Divided by √d_k, plus the ALiBi position bias b (this model's self-attention adds it: the "
+        "farther the key from the query, the lower), it is the score s; softmax over all the keys of "
+        "this query turns the score into the weight α."
+    ),
+    "attention.nv.alibi": (
+        "b is ALiBi's position bias for this pair: head {head} has the slope m = {m}, and the key is "
+        "|i − j| = {distance} positions from the query, so b = −m·|i − j| = {bias}. The model adds it to "
+        "q·k/√d_k before softmax: s is the trace's score, bias included."
+    ),
+    "attention.nv.alibi_causal": (
+        "b is ALiBi's position bias for this pair: head {head} has the slope m = {m}, and the decoder uses "
+        "b = −m·(i − j) with i − j = {distance} here, so b = {bias} (wherever the causal mask lets the "
+        "query look, this equals −m·|i − j|). The model adds it to q·k/√d_k before softmax: s is the "
+        "trace's score, bias included."
+    ),
+    "attention.nv.fig.summary_bias": (
+        "q·k = {dot}   →   s = q·k / √{d_k} + b = {scaled} + ({bias}) = {score}   →   α = {weight}"
+    ),
+    "attention.steps.scores_alibi": (
+        "**3. Scores: how well each query matches each key,** scaled so that softmax does not saturate; "
+        "then this model (ALiBi) adds its position bias B, which lowers the scores of distant keys: "
+        "head {head} has the slope m = {m}. Q Kᵀ/√d_k + B is the score softmax reads."
+    ),
+    "attention.step.bias": "B = −m·|i − j|: ALiBi bias, m = {m}",
+    "attention.step.bias_causal": "B = −m·(i − j): ALiBi bias, m = {m}",
+    "attention.steps.open_alibi": (
+        "Open: X → Q, K, V → QKᵀ → /√d_k → + ALiBi bias → mask → softmax → ·V → concat → W_O with the real numbers"
+    ),
 }

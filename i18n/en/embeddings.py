@@ -5,6 +5,22 @@ STRINGS = {
         "Each token id picks one row of a learned table E (vocabulary × d_model). That row, multiplied "
         "by √d_model, plus the positional encoding, is the vector the encoder reads."
     ),
+    "embeddings.caption.learned": (
+        "Each token id picks one row of a learned table E (vocabulary × d_model). That row, multiplied "
+        "by √d_model, plus a learned position row P[pos] (a second table, one row per position), is the "
+        "vector the encoder reads."
+    ),
+    "embeddings.caption.rope": (
+        "Each token id picks one row of a learned table E (vocabulary × d_model). That row, multiplied "
+        "by √d_model, is the vector the encoder reads: this model (RoPE) adds no position to it. It "
+        "rotates the queries and keys of every self-attention by their positions instead."
+    ),
+    "embeddings.caption.alibi": (
+        "Each token id picks one row of a learned table E (vocabulary × d_model). That row, multiplied "
+        "by √d_model, is the vector the encoder reads: this model (ALiBi) adds no position to it. Every "
+        "self-attention lowers its scores by a penalty that grows with the distance between the two "
+        "tokens instead."
+    ),
     "embeddings.caption.bert": (
         "Each token id picks one row of a learned table E (vocabulary × d_model). This pretrained model "
         "adds a learned position row and a token-type row to it, then a LayerNorm: that is the vector the "
@@ -43,6 +59,20 @@ STRINGS = {
         "√(d_model/2). Without the factor the position would drown the token; with it both have a "
         "comparable size."
     ),
+    "embeddings.scale.explain.learned": (
+        "The paper (section 3.4) multiplies the embedding by √d_model so that the token row is not "
+        "drowned by its sine/cosine position row, whose entries lie in [−1, 1]. This model keeps the factor "
+        "but learns its position table P instead. P is initialised like E, with small random entries "
+        "(their typical size here is {rms_pe}, the token rows' {rms}), so the factor makes the token part "
+        "the larger one, and training sets the balance between the two tables."
+    ),
+    "embeddings.scale.explain.in_attention": (
+        "The paper (section 3.4) multiplies the embedding by √d_model so that the token row and the "
+        "sine/cosine position row added to it have comparable sizes. This model adds no position row "
+        "({scheme} acts inside every self-attention), so here the factor balances nothing: it only makes "
+        "every input vector √d_model times longer (the table's entries have a typical size of {rms}). "
+        "Glassbox's Transformer keeps the paper's factor whichever way positions are encoded."
+    ),
     "embeddings.metric.norm_lookup": "Mean ‖E[id]‖ (row as stored)",
     "embeddings.metric.norm_scaled": "Mean ‖E[id]·√{d}‖ (scaled)",
     "embeddings.metric.norm_pe": "‖PE(pos)‖ = √(d_model/2)",
@@ -59,8 +89,14 @@ STRINGS = {
         "pretrained model (BERT-style) does neither. It adds a **learned** position row P[pos] (a second "
         "table, one row per position, up to 512) and a token-type row T[0] (BERT can read two sentences, "
         "A and B; here there is always one, so type 0). Then a **LayerNorm** gives every summed vector "
-        "mean 0 and spread 1, followed by a learned scale γ and shift β. Because the LayerNorm fixes the "
-        "size of the sum anyway, no √d_model factor is needed."
+        "mean 0 and spread 1, followed by a learned scale γ and shift β."
+    ),
+    "embeddings.bert.why": (
+        "Why no √d_model? The paper needs the factor because its table E is learned while its PE is fixed, "
+        "with entries in [−1, 1]: a fixed factor brings the two to comparable sizes. Here the position "
+        "table is learned together with the token table (and T), so training sets their scales against "
+        "each other and no fixed factor is needed to balance them. The LayerNorm could not do that job: it "
+        "rescales the sum as a whole, not the shares of the token and the position inside it."
     ),
     "embeddings.bert.share": (
         "Share of ‖E[id]‖ + ‖P[pos]‖ that is position: {share} (mean lengths, this sentence). After the "

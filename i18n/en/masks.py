@@ -70,6 +70,14 @@ STRINGS = {
         "Before the softmax, every hidden cell gets −∞ added. Since e^(−∞) = 0, its weight becomes exactly "
         "0, and the softmax shares the whole weight, 1 per row, among the allowed keys only."
     ),
+    "masks.effect.alibi": (
+        "This model uses ALiBi: in its self-attention the scores already include the position bias B, "
+        "−m_h·|q − k| for the query at position q and the key at position k ({form}; head {head}: m = {m}). "
+        "Hover a cell of the scores for both terms. "
+        "Cross-attention gets no bias."
+    ),
+    "masks.effect.alibi.encoder": "the encoder's symmetric form",
+    "masks.effect.alibi.decoder": "the decoder uses −m_h·(q − k), equal wherever the causal mask lets a query look",
     "masks.effect.sentence": "Sentence",
     "masks.effect.head": "Head (layer 1)",
     "masks.what.sentence": "sentence",
@@ -98,6 +106,8 @@ STRINGS = {
     "masks.fig.score": "score",
     "masks.fig.weight": "weight",
     "masks.fig.panel.scores": "scores QKᵀ/√d_k<br>(× = masked)",
+    "masks.fig.panel.scores_alibi": "scores QKᵀ/√d_k + B<br>(B: ALiBi bias; × = masked)",
+    "masks.fig.alibi_bias": "ALiBi bias B",
     "masks.fig.panel.without": "softmax<br>without mask",
     "masks.fig.panel.with": "softmax with mask<br>(the model's weights)",
     "masks.fig.padding_title": "key-padding mask (B, 1, 1, S)",

@@ -91,6 +91,12 @@ STRINGS = {
         "each sublayer. Post-norm brings the stream back to about √d_model after every sublayer; "
         "pre-norm keeps adding to it, so it grows with depth (try 6 layers)."
     ),
+    "model.stream.final_norm": (
+        "The last step, LayerNorm → memory, is the encoder's final LayerNorm, applied once after its last "
+        "layer: the convention of torch.nn.Transformer and of the Annotated Transformer, which this model "
+        "follows. Pre-norm needs it (its stream is otherwise never normalised); the paper's post-norm model "
+        "has none, so there the memory is the last layer's output."
+    ),
     # 4. output probabilities
     "model.output.header": "4 · Output probabilities",
     "model.encoder_only": (
@@ -168,6 +174,7 @@ STRINGS = {
     "model.fig.stream.attn": "L{i} attn",
     "model.fig.stream.ffn": "L{i} FFN",
     "model.fig.stream.memory": "memory",
+    "model.fig.stream.memory_norm": "LayerNorm → memory",
     "model.fig.stream.line": "{norm}-norm",
     "model.fig.stream.hover": "mean ‖x‖ = %{y:.4f}<br>min %{customdata[0]:.4f}, max %{customdata[1]:.4f}",
     "model.fig.stream.x": "encoder, stage by stage",

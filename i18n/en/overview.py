@@ -18,9 +18,40 @@ STRINGS = {
     # the explanation beside the diagram
     "overview.explain.title": "The diagram as equations",
     "overview.explain.encoder": (
-        "**Encoder (top row).** Each token id picks a row of the table E; the position is added, so the "
-        "model knows the order. The N encoder layers then let every token look at every other token "
-        "(self-attention) and refine its vector. The result, one vector per token, is the **memory**."
+        "**Encoder (top row).** Each token id picks a row of the table E. {positions} The N encoder layers "
+        "then let every token look at every other token (self-attention) and refine its vector. The result, "
+        "one vector per token, is the **memory**."
+    ),
+    # how this model's positions enter ({positions} above): chosen by config.positions
+    "overview.explain.positions.sinusoidal": (
+        "The sine/cosine vector PE of its position is added, so the model knows the order."
+    ),
+    "overview.explain.positions.learned": (
+        "A learned row P[pos] of its position is added, so the model knows the order."
+    ),
+    "overview.explain.positions.rope": (
+        "Nothing is added for the position (RoPE): the order enters inside every self-attention, which "
+        "rotates the queries and keys by their positions."
+    ),
+    "overview.explain.positions.alibi": (
+        "Nothing is added for the position (ALiBi): the order enters inside every self-attention, whose "
+        "scores get a penalty that grows with the distance between the two tokens."
+    ),
+    "overview.explain.in_attention.rope": (
+        "RoPE, in every self-attention (the encoder's and the decoder's masked one; never in "
+        "cross-attention): each head turns pair i of its query's and key's dimensions by the angle "
+        "pos·θ_i before q·k, so the score depends on how far apart the two tokens are."
+    ),
+    "overview.explain.in_attention.alibi": (
+        "ALiBi, in every self-attention (the encoder's and the decoder's masked one; never in "
+        "cross-attention): −m_h·|i − j| is added to the score of query i and key j, with one slope m_h per "
+        "head. The decoder adds −m_h·(i − j), the same wherever its mask lets it look."
+    ),
+    "overview.explain.final_norm": (
+        "This model ends each stack with one more LayerNorm (the encoder's gives the memory, the "
+        "decoder's gives h): the convention of torch.nn.Transformer and of the Annotated Transformer. "
+        "Pre-norm needs it, since its stream is otherwise never normalised; the paper's post-norm model "
+        "has none."
     ),
     "overview.explain.bert_embedding": (
         "This pretrained model (BERT-style) does not multiply by √d_model: it adds a learned position row "
@@ -56,7 +87,11 @@ STRINGS = {
     "overview.diagram.tokens_ids": "Tokens → ids",
     "overview.diagram.vocab": "vocab {n}",
     "overview.diagram.embedding": "Embedding + PE",
+    "overview.diagram.embedding.learned": "Embedding + P[pos]",
+    "overview.diagram.embedding.only": "Embedding",
     "overview.diagram.learned_pos": "learned pos",
+    "overview.diagram.in_attention.rope": "RoPE: in self-attn",
+    "overview.diagram.in_attention.alibi": "ALiBi: in self-attn",
     "overview.diagram.token_type": "type",
     "overview.diagram.layer_norm": "LayerNorm",
     "overview.diagram.encoder": "{n}× Encoder layer",
@@ -67,9 +102,11 @@ STRINGS = {
     "overview.diagram.target.sentence": "the sentence",
     "overview.diagram.decoder": "{n}× Decoder layer",
     "overview.diagram.decoder_detail": "masked self-attn,<br>cross-attn, FFN",
+    "overview.diagram.decoder_detail.final_norm": "masked self-attn,<br>cross-attn, FFN<br>→ LayerNorm",
     "overview.diagram.output": "Linear + softmax",
     "overview.diagram.output_detail": "next-token probs",
     "overview.diagram.memory": "memory {shape}",
+    "overview.diagram.memory_norm": "LayerNorm →<br>memory {shape}",
     "overview.diagram.key": (
         "<b>S</b> = {S} source tokens<br><b>T</b> = {T} target tokens<br>"
         "d_model = {d_model}<br>h = {h}, N = {N}<br>d_ff = {d_ff}"

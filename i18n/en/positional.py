@@ -108,8 +108,7 @@ STRINGS = {
         "PE·PEᵀ for positions 0–63: every diagonal (same offset p − q) has one colour. "
         "Section 5 (“Sinusoidal”, b) draws the same numbers as curves."
     ),
-    "positional.sum.header": "4 · The encoder input: E·√d_model + PE",
-    "positional.sum.header.learned": "4 · The encoder input: LayerNorm(E + P + T)",
+    "positional.sum.header": "4 · The encoder input",
     "positional.sum.no_sentence": (
         "Type a sentence in the sidebar to see its tokens' embeddings, their PE rows and the sum."
     ),
@@ -123,12 +122,21 @@ STRINGS = {
         "Left: the token's row (not scaled); middle: the learned position row P[pos]; right: what the "
         "encoder reads, LayerNorm(E + P + T[0]) (T: the token-type row), exactly trace.src_embedded."
     ),
+    "positional.sum.caption.learned_scaled": (
+        "Left: the token's scaled row E[id]·√d_model; middle: this model's learned position row P[pos] (not "
+        "the sinusoid table above); right: their sum, exactly the model's input (trace.src_embedded). "
+        "Random weights: both rows are random numbers until trained."
+    ),
     "positional.sum.title.lookup": "E[id]",
     "positional.sum.title.learned": "P[pos] (learned)",
     "positional.sum.title.normed": "LayerNorm(E + P + T) = encoder input",
     "positional.sum.in_attention": (
         "This model adds nothing to the embeddings (positions “{scheme}” act inside attention): "
         "the encoder input is the scaled lookup alone."
+    ),
+    "positional.sum.no_positions": (
+        "This model adds nothing to the embeddings, and with d_k = 1 its RoPE rotates nothing either: the "
+        "encoder input is the scaled lookup alone, and no position information reaches the encoder."
     ),
     "positional.many_tokens": (
         "{n} tokens: only every {step}th is labelled on the axis; hover a row to see its token, drag to zoom."
@@ -221,8 +229,37 @@ STRINGS = {
     "positional.rope.reach": (
         "Nothing is added to the embeddings. Inside every self-attention head, the query and the key of a "
         "token are turned by an angle that grows with its position: pair of dimensions (2i, 2i+1) turns by "
-        "p·θ_i. A rotation keeps a vector's length, so only angles carry the position. The panels turn the "
-        "same 2-D vector for positions 0–7: a fast pair (1 radian per position) and slower ones."
+        "p·θ_i. A rotation keeps a vector's length, so only angles carry the position."
+    ),
+    "positional.rope.reach.panels": (
+        "The panels turn the same 2-D vector for positions 0–7: a fast pair (1 radian per position) and "
+        "slower ones."
+    ),
+    # RoPE with d_k = 1 (d_model 16, 16 heads): no pair of dimensions to rotate
+    "positional.rope.no_pair.model": (
+        "This model cannot tell where a source token is. RoPE turns pairs of dimensions, and with "
+        "d_model = {d_model} and {h} heads each head has d_k = 1 dimension: there is no pair, so RoPE rotates "
+        "nothing, and nothing is added to the embeddings either. Reorder the sentence and the encoder's "
+        "outputs are only reordered the same way, and the decoder reads the same thing (only its causal "
+        "mask still separates earlier target tokens from later ones). Choose fewer heads (d_k ≥ 2) to "
+        "give RoPE a pair to rotate."
+    ),
+    "positional.rope.no_pair.other": (
+        "At this head size, d_k = 1, RoPE would rotate nothing: it turns pairs of dimensions, and a head "
+        "of one dimension has none, so a RoPE model of these sizes could not tell positions apart. "
+        "(This model puts its positions in another way: see its own tab.)"
+    ),
+    "positional.rope.no_pair.sidebar": (
+        "d_k = 1: a head has no pair of dimensions to rotate, so RoPE does nothing and this model "
+        "cannot tell positions apart. Choose fewer heads."
+    ),
+    "positional.rope.no_pair.relative": (
+        "With d_k = 1 nothing turns: the score of the same vector is the same at every offset and every "
+        "position (flat lines)."
+    ),
+    "positional.rope.no_pair.beyond": (
+        "No pair turns, so a longer input brings no new angle: every position looks the same as every "
+        "other, within the training length and past it."
     ),
     "positional.rope.cross": (
         "Cross-attention gets no rotation here: decoder and encoder positions belong to two different "
@@ -243,8 +280,18 @@ STRINGS = {
     # ALiBi
     "positional.alibi.reach": (
         "Nothing is added to the embeddings and q, k are left alone. Each head adds a penalty to the score: "
-        "−m_h times the distance between query and key. Each head has its own slope m_h (a geometric "
-        "series 2^(−8h/H)): steep heads look at close neighbours, flat heads look far."
+        "−m_h times the distance between query and key. Each head has its own slope m_h: steep heads "
+        "look at close neighbours, flat heads look far."
+    ),
+    "positional.alibi.rule.power": (
+        "H = {H} heads, a power of two: the slopes are the geometric series m_h = 2^(−8h/{H}), "
+        "h = 1 … {H}. Here: m = {slopes}."
+    ),
+    "positional.alibi.rule.other": (
+        "H = {H} heads, not a power of two: the slopes are not one geometric series. As in Press "
+        "et al.'s code (and BLOOM's), heads 1–{low} take the slopes of a model of {low} heads, "
+        "2^(−8h/{low}), and the heads after them (here {rest}) take every other slope of a model of "
+        "{high} heads (2^(−8h/{high}) for h = 1, 3, 5, …). Here: m = {slopes}."
     ),
     "positional.alibi.causal": "Decoder (causal) form: −m·(i − j)",
     "positional.alibi.causal.help": (

@@ -6,7 +6,7 @@ STRINGS = {
     "attention.kind.cross": "解码器交叉注意力",
     "attention.kind_layer": "{kind}，第 {layer} 层：",
     "attention.where.encoder": "查询、键和值都来自源句子。",
-    "attention.where.decoder": "查询、键和值都来自解码器的输入；因果掩码遮住了“未来”：位置 t 只能看到位置 1…t。",
+    "attention.where.decoder": "查询、键和值都来自解码器的输入；因果掩码遮住了“未来”：位置 t 只能看到位置 0…t（位置从 0 开始数）。",
     "attention.where.cross": "查询来自解码器（目标词元），键和值来自编码器的输出，即记忆（memory，源词元）。",
     "attention.intro": (
         "注意力让每个词元从其他词元那里收集信息。每个词元提出一个问题（它的**查询** q），"
@@ -169,4 +169,31 @@ STRINGS = {
     "attention.bars.mean_of": "{h} 个头的平均",
     "attention.step.alibi_bias": "ALiBi 偏置",
     "attention.steps.open": "展开：X → Q、K、V → QKᵀ → /√d_k → 掩码 → softmax → ·V → 拼接 → W_O，每一步都是真实数值",
+    # ALiBi：位置偏置是得分里单独的一项（神经元视图和逐步展示）
+    "attention.nv.explain_alibi": (
+        "选一个查询词元和一个键词元。在一个头里，它们各是一个有 d_k = {d_k} 个数的向量："
+        "查询的 q 和键的 k。把它们逐个相乘（q⊙k）：蓝色的柱让匹配度变大，红色的柱让它变小。"
+        "所有乘积加起来就是点积 q·k。除以 √d_k，再加上 ALiBi 的位置偏置 b（这个模型的自注意力会加上它："
+        "键离查询越远，偏置越低），就得到得分 s；对这个查询的所有键做 softmax，得分就变成了权重 α。"
+    ),
+    "attention.nv.alibi": (
+        "b 是这一对词元的 ALiBi 位置偏置：第 {head} 个头的斜率 m = {m}，键离查询 |i − j| = {distance} 个位置，"
+        "所以 b = −m·|i − j| = {bias}。模型在 softmax 之前把它加到 q·k/√d_k 上：s 是追踪记录里的得分，已经包含偏置。"
+    ),
+    "attention.nv.alibi_causal": (
+        "b 是这一对词元的 ALiBi 位置偏置：第 {head} 个头的斜率 m = {m}，解码器用 b = −m·(i − j)，这里 i − j = {distance}，"
+        "所以 b = {bias}（在因果掩码允许查询看的地方，它和 −m·|i − j| 相等）。模型在 softmax 之前把它加到 q·k/√d_k 上："
+        "s 是追踪记录里的得分，已经包含偏置。"
+    ),
+    "attention.nv.fig.summary_bias": (
+        "q·k = {dot}   →   s = q·k / √{d_k} + b = {scaled} + ({bias}) = {score}   →   α = {weight}"
+    ),
+    "attention.steps.scores_alibi": (
+        "**3. 得分：每个查询和每个键有多匹配，** 再缩放一下，免得 softmax 饱和；"
+        "然后这个模型（ALiBi）加上位置偏置 B，让远处的键得分更低：第 {head} 个头的斜率 m = {m}。"
+        "softmax 读的得分是 Q Kᵀ/√d_k + B。"
+    ),
+    "attention.step.bias": "B = −m·|i − j|：ALiBi 偏置，m = {m}",
+    "attention.step.bias_causal": "B = −m·(i − j)：ALiBi 偏置，m = {m}",
+    "attention.steps.open_alibi": "展开：X → Q、K、V → QKᵀ → /√d_k → + ALiBi 偏置 → 掩码 → softmax → ·V → 拼接 → W_O，每一步都是真实数值",
 }

@@ -52,6 +52,12 @@ STRINGS = {
         "在 softmax 之前，每个被遮住的格子都加上 −∞。因为 e^(−∞) = 0，它的权重就正好是 0，"
         "softmax 把每一行的全部权重（总和为 1）只分给允许的键。"
     ),
+    "masks.effect.alibi": (
+        "这个模型使用 ALiBi：它的自注意力分数已经包含位置偏置 B，位置 q 的查询对位置 k 的键是 −m_h·|q − k|（{form}；"
+        "第 {head} 个头：m = {m}）。把鼠标移到分数的格子上，可以看到两项各自的值。交叉注意力不加偏置。"
+    ),
+    "masks.effect.alibi.encoder": "编码器用的对称形式",
+    "masks.effect.alibi.decoder": "解码器用 −m_h·(q − k)，在因果掩码允许查询看的地方两者相等",
     "masks.effect.sentence": "句子",
     "masks.effect.head": "头（第 1 层）",
     "masks.what.sentence": "句子",
@@ -78,6 +84,8 @@ STRINGS = {
     "masks.fig.score": "分数",
     "masks.fig.weight": "权重",
     "masks.fig.panel.scores": "分数 QKᵀ/√d_k<br>（× = 被遮住）",
+    "masks.fig.panel.scores_alibi": "分数 QKᵀ/√d_k + B<br>（B：ALiBi 偏置；× = 被遮住）",
+    "masks.fig.alibi_bias": "ALiBi 偏置 B",
     "masks.fig.panel.without": "softmax<br>不加掩码",
     "masks.fig.panel.with": "softmax 加掩码<br>（模型的权重）",
     "masks.fig.padding_title": "键填充掩码 (B, 1, 1, S)",

@@ -82,6 +82,12 @@ STRINGS = {
         "后归一化在每个子层之后都把残差流拉回到大约 √d_model；前归一化则不断往上累加，"
         "所以层数越多，向量越长（试试 6 层）。"
     ),
+    "model.stream.final_norm": (
+        "最后一步“层归一化 → memory”是编码器最后的那次层归一化，只在最后一层之后做一次："
+        "这是 torch.nn.Transformer 和 Annotated Transformer 的约定，这个模型也采用了。"
+        "前置归一化需要它（否则残差流从来不会被归一化）；论文中的后置归一化模型没有这一步，"
+        "那里 memory 就是最后一层的输出。"
+    ),
     # 4. 输出概率
     "model.output.header": "4 · 输出概率",
     "model.encoder_only": (
@@ -146,6 +152,7 @@ STRINGS = {
     "model.fig.stream.attn": "第{i}层 注意力",
     "model.fig.stream.ffn": "第{i}层 FFN",
     "model.fig.stream.memory": "记忆 memory",
+    "model.fig.stream.memory_norm": "层归一化 → 记忆 memory",
     "model.fig.stream.line": "{norm}-norm",
     "model.fig.stream.hover": "平均 ‖x‖ = %{y:.4f}<br>最小 %{customdata[0]:.4f}，最大 %{customdata[1]:.4f}",
     "model.fig.stream.x": "编码器，逐个阶段",

@@ -15,9 +15,32 @@ STRINGS = {
     "overview.stages": "各个阶段，每页讲一个",
     "overview.explain.title": "用公式读懂这张图",
     "overview.explain.encoder": (
-        "**编码器（上面一行）。** 每个词元的编号从表 E 中取出一行；再加上位置编码，模型才知道词序。"
+        "**编码器（上面一行）。** 每个词元的编号从表 E 中取出一行。{positions}"
         "接着 N 个编码器层让每个词元去看其他所有词元（自注意力），不断改进自己的向量。"
         "最后得到每个词元一个向量，合称 **memory**。"
+    ),
+    "overview.explain.positions.sinusoidal": "再加上它所在位置的正弦/余弦向量 PE，模型才知道词序。",
+    "overview.explain.positions.learned": "再加上它所在位置的一行可学习向量 P[pos]，模型才知道词序。",
+    "overview.explain.positions.rope": (
+        "这里不为位置加任何东西（RoPE）：词序是在每个自注意力内部进入模型的，查询和键会按各自的位置旋转。"
+    ),
+    "overview.explain.positions.alibi": (
+        "这里不为位置加任何东西（ALiBi）：词序是在每个自注意力内部进入模型的，"
+        "两个词元相距越远，它们的得分被扣得越多。"
+    ),
+    "overview.explain.in_attention.rope": (
+        "RoPE 作用于每一个自注意力（编码器的自注意力和解码器带掩码的自注意力；交叉注意力从不使用）："
+        "在计算 q·k 之前，每个头把查询和键的第 i 对维度旋转 pos·θ_i 的角度，于是得分取决于两个词元相距多远。"
+    ),
+    "overview.explain.in_attention.alibi": (
+        "ALiBi 作用于每一个自注意力（编码器的自注意力和解码器带掩码的自注意力；交叉注意力从不使用）："
+        "查询 i 和键 j 的得分加上 −m_h·|i − j|，每个头有自己的斜率 m_h。"
+        "解码器加的是 −m_h·(i − j)，在掩码允许它看的地方两者完全相同。"
+    ),
+    "overview.explain.final_norm": (
+        "这个模型在每一叠层的最后还有一次层归一化（编码器的这一次给出 memory，解码器的这一次给出 h）："
+        "这是 torch.nn.Transformer 和 Annotated Transformer 的约定。前置归一化需要它，否则残差流从来不会被归一化；"
+        "论文中的后置归一化模型没有这一步。"
     ),
     "overview.explain.bert_embedding": (
         "这个预训练模型（BERT 式）不乘以 √d_model：它把可学习的位置行 P[pos] 和词元类型行 T[0] 加上去，"
@@ -49,7 +72,11 @@ STRINGS = {
     "overview.diagram.tokens_ids": "词元 → 编号",
     "overview.diagram.vocab": "词表 {n}",
     "overview.diagram.embedding": "嵌入 + 位置编码",
+    "overview.diagram.embedding.learned": "嵌入 + P[pos]",
+    "overview.diagram.embedding.only": "嵌入",
     "overview.diagram.learned_pos": "可学习位置",
+    "overview.diagram.in_attention.rope": "RoPE：在自注意力中",
+    "overview.diagram.in_attention.alibi": "ALiBi：在自注意力中",
     "overview.diagram.token_type": "类型",
     "overview.diagram.layer_norm": "层归一化",
     "overview.diagram.encoder": "{n}× 编码器层",
@@ -60,9 +87,11 @@ STRINGS = {
     "overview.diagram.target.sentence": "句子本身",
     "overview.diagram.decoder": "{n}× 解码器层",
     "overview.diagram.decoder_detail": "带掩码的自注意力、<br>交叉注意力、<br>前馈网络",
+    "overview.diagram.decoder_detail.final_norm": "带掩码的自注意力、<br>交叉注意力、<br>前馈网络 → 层归一化",
     "overview.diagram.output": "线性层 + softmax",
     "overview.diagram.output_detail": "下一个词元的概率",
     "overview.diagram.memory": "memory {shape}",
+    "overview.diagram.memory_norm": "层归一化 →<br>memory {shape}",
     "overview.diagram.key": (
         "<b>S</b> = {S} 个源词元<br><b>T</b> = {T} 个目标词元<br>"
         "d_model = {d_model}<br>h = {h}, N = {N}<br>d_ff = {d_ff}"

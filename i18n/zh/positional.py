@@ -97,8 +97,7 @@ STRINGS = {
     "positional.shift.gram": (
         "位置 0–63 的 PE·PEᵀ：每条对角线（相同的偏移 p − q）颜色都一样。第 5 节（“正弦”，b）把同样的数画成曲线。"
     ),
-    "positional.sum.header": "4 · 编码器的输入：E·√d_model + PE",
-    "positional.sum.header.learned": "4 · 编码器的输入：层归一化(E + P + T)",
+    "positional.sum.header": "4 · 编码器的输入",
     "positional.sum.no_sentence": "在侧边栏输入一句话，就能看到它的词元嵌入、对应的位置编码行以及两者之和。",
     "positional.sum.caption": (
         "左：词元乘过因子的那一行（见“词嵌入”页）；中：上表中它所在位置的那一行；右：两者之和，"
@@ -109,11 +108,19 @@ STRINGS = {
         "左：词元的那一行（不乘因子）；中：学到的位置行 P[pos]；右：编码器读入的向量，"
         "层归一化(E + P + T[0])（T：词元类型行），正是 trace.src_embedded。"
     ),
+    "positional.sum.caption.learned_scaled": (
+        "左：词元放大后的行 E[id]·√d_model；中：这个模型学到的位置行 P[pos]（不是上面的正弦表）；"
+        "右：两者之和，正是模型的输入（trace.src_embedded）。随机权重：训练之前这两行都是随机数。"
+    ),
     "positional.sum.title.lookup": "E[id]",
     "positional.sum.title.learned": "P[pos]（可学习）",
     "positional.sum.title.normed": "层归一化(E + P + T) = 编码器的输入",
     "positional.sum.in_attention": (
         "这个模型不往嵌入上加任何东西（位置方案“{scheme}”在注意力内部起作用）：编码器的输入就是乘过因子的查表结果。"
+    ),
+    "positional.sum.no_positions": (
+        "这个模型在嵌入上什么都不加，而 d_k = 1 时它的 RoPE 也什么都不旋转：编码器的输入只是乘过因子的查表结果，"
+        "没有任何位置信息进入编码器。"
     ),
     "positional.many_tokens": "共 {n} 个词元：坐标轴上每 {step} 个只标一个；把鼠标移到一行上可以看到它的词元，拖动可以放大。",
     # -- 第 5 节：四种方案 ---------------------------------------------------------------------------
@@ -192,7 +199,27 @@ STRINGS = {
     "positional.rope.reach": (
         "嵌入上什么都不加。在每个自注意力头内部，一个词元的查询和键会转过一个随位置增大的角度："
         "维度对 (2i, 2i+1) 转过 p·θ_i。旋转不改变向量的长度，所以位置只体现在角度上。"
-        "这几幅图把同一个二维向量按位置 0–7 旋转：一个快的维度对（每个位置 1 弧度）和几个慢的。"
+    ),
+    "positional.rope.reach.panels": "这几幅图把同一个二维向量按位置 0–7 旋转：一个快的维度对（每个位置 1 弧度）和几个慢的。",
+    # d_k = 1 的 RoPE（d_model 16，16 个头）：没有可以旋转的维度对
+    "positional.rope.no_pair.model": (
+        "这个模型分不出源句中词元的位置。RoPE 旋转的是成对的维度，而 d_model = {d_model}、{h} 个头时，每个头只有 "
+        "d_k = 1 维：没有维度对，所以 RoPE 什么也不旋转，嵌入上也什么都不加。把句子里的词元换个顺序，"
+        "编码器的输出只是跟着换同样的顺序，解码器读到的东西完全一样（只有它的因果掩码还能区分目标序列里"
+        "前后的词元）。选少一些头（d_k ≥ 2），RoPE 才有维度对可以旋转。"
+    ),
+    "positional.rope.no_pair.other": (
+        "在这个头的大小下（d_k = 1），RoPE 什么也不会旋转：它旋转的是成对的维度，而只有一维的头没有维度对，"
+        "所以这种大小的 RoPE 模型分不出位置。（这个模型用另一种方式加入位置：见它自己的标签页。）"
+    ),
+    "positional.rope.no_pair.sidebar": (
+        "d_k = 1：一个头没有可以旋转的维度对，所以 RoPE 不起作用，这个模型分不出位置。请选少一些头。"
+    ),
+    "positional.rope.no_pair.relative": (
+        "d_k = 1 时什么都不转：同一个向量的得分在每个偏移、每个位置都一样（水平直线）。"
+    ),
+    "positional.rope.no_pair.beyond": (
+        "没有维度对在转，所以更长的输入也不会带来新的角度：无论在训练长度之内还是之外，每个位置看起来都和其他位置一样。"
     ),
     "positional.rope.cross": (
         "这里交叉注意力不做旋转：解码器和编码器的位置属于两个不同的句子，它们的差没有意义。编码器的输出本身已经带有位置信息。"
@@ -210,7 +237,15 @@ STRINGS = {
     # ALiBi
     "positional.alibi.reach": (
         "嵌入上什么都不加，q 和 k 也保持不变。每个头给分数加上一个惩罚：−m_h 乘以查询和键之间的距离。"
-        "每个头有自己的斜率 m_h（等比数列 2^(−8h/H)）：斜率大的头只看近邻，斜率小的头能看得很远。"
+        "每个头有自己的斜率 m_h：斜率大的头只看近邻，斜率小的头能看得很远。"
+    ),
+    "positional.alibi.rule.power": (
+        "H = {H} 个头，是 2 的幂：斜率是等比数列 m_h = 2^(−8h/{H})，h = 1 … {H}。这里：m = {slopes}。"
+    ),
+    "positional.alibi.rule.other": (
+        "H = {H} 个头不是 2 的幂，所以斜率不是一个等比数列。和 Press 等人的代码（以及 BLOOM 的）一样："
+        "第 1–{low} 个头取 {low} 个头的模型的斜率 2^(−8h/{low})，其后的头（这里是第 {rest} 个）取 {high} 个头的"
+        "模型隔一个取一个的斜率（2^(−8h/{high}) 中 h = 1, 3, 5, …）。这里：m = {slopes}。"
     ),
     "positional.alibi.causal": "解码器（因果）形式：−m·(i − j)",
     "positional.alibi.causal.help": (

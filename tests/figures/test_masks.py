@@ -100,3 +100,29 @@ def test_chinese_titles_axes_and_labels(batch):
     # English as before
     assert fm.padding_figure(batch.src_padding).layout.title.text == "key-padding mask (B, 1, 1, S)"
     assert fm.kind_label("cross") == "Decoder cross-attention (source padding)"
+
+
+def test_masking_figure_under_alibi_shows_the_bias_as_a_term_of_the_scores():
+    """ALiBi: the scores panel says that the scores include the bias, and its hover gives both terms,
+    q·k/√d_k and the bias, which add up to the score drawn."""
+    from core.positional import alibi_bias
+
+    pipe = load_pipeline(
+        PipelineSettings(weights="random", d_model=16, num_heads=2, num_layers=1, d_ff=32, positions="alibi")
+    )
+    attn = run_batch(pipe, ["注意力就是一切", "Hi"]).trace.decoder[0].self_attn
+    s = fa.head_steps(attn, 1)
+    L = len(s.mask)
+    fig = fm.masking_figure(s.scores, s.mask, s.weights, ["a"] * L, ["b"] * L, bias=s.bias)
+    panel = fig.data[0]
+    np.testing.assert_array_equal(np.asarray(panel.z), attn.scores[0, 1].numpy())
+    terms = np.asarray(panel.customdata, dtype=np.float64)  # (L, L, 2): q·k/√d_k, bias
+    np.testing.assert_array_equal(terms[..., 1], alibi_bias(2, L, L, causal=True)[1].numpy())
+    np.testing.assert_allclose(terms[..., 0] + terms[..., 1], attn.scores[0, 1].numpy(), atol=1e-5)
+    title = fig.layout.annotations[0].text
+    assert "ALiBi" in title and "+" in title
+    assert "ALiBi" in panel.hovertemplate and "customdata[1]" in panel.hovertemplate
+    assert "ALiBi" in fm.masking_figure(s.scores, s.mask, s.weights, ["a"] * L, ["b"] * L, bias=s.bias,
+                                        lang="zh").layout.annotations[0].text
+    plain = fm.masking_figure(s.scores, s.mask, s.weights, ["a"] * L, ["b"] * L)
+    assert "ALiBi" not in plain.layout.annotations[0].text and plain.data[0].customdata is None

@@ -280,3 +280,23 @@ def test_sum_heatmaps_label_every_nth_token_when_there_are_many():
     assert fig.layout.height == 900
     fig = fp.sum_heatmaps(a, a, a, tokens, titles=["E", "P", "LN"])
     assert [x.text for x in fig.layout.annotations] == ["E", "P", "LN"]
+
+
+@pytest.mark.parametrize("heads", list(range(1, 17)) + [24, 32])
+def test_alibi_rule_states_the_rule_that_gives_cores_slopes(heads):
+    """The formula shown for H heads, evaluated, gives core.alibi_slopes(H): 2^(−8h/H) for a power of
+    two; otherwise the slopes of the power of two below, then every other slope of twice as many."""
+    rule = fp.alibi_rule(heads)
+    np.testing.assert_allclose(fp.alibi_rule_slopes(rule), alibi_slopes(heads).double().numpy(), rtol=1e-6)
+    power = heads & (heads - 1) == 0
+    assert rule.power_of_two == power
+    latex = fp.alibi_rule_latex(rule)
+    text = fp.alibi_rule_text(rule)
+    assert ", ".join(fp.slope_text(m) for m in alibi_slopes(heads).tolist()) in text
+    if power:
+        assert rf"2^{{-8h/{heads}}}" in latex and "cases" not in latex
+    else:
+        low = 2 ** int(math.log2(heads))
+        assert rf"2^{{-8h/{low}}}" in latex and rf"/{2 * low}}}" in latex and "cases" in latex
+        assert "2^(−8h/H)" not in text and f"{low}" in text and f"{2 * low}" in text
+    assert f"{heads}" in fp.alibi_rule_text(rule, lang="zh")
