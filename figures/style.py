@@ -140,6 +140,11 @@ def label_px(text, size: int = BASE_FONT_SIZE) -> float:
     return sum(size if unicodedata.east_asian_width(ch) in "WF" else 0.58 * size for ch in plain)
 
 
+def _wide(text) -> bool:
+    """Whether ``text`` has a wide (CJK, emoji) character."""
+    return any(unicodedata.east_asian_width(ch) in "WF" for ch in str(text))
+
+
 CARTESIAN = ("bar", "scatter", "heatmap", "histogram", "box", "violin", "contour")
 NUMBER_LABEL_CHARS = 5  # an automatic numeric tick ("−0.25", "1000") on an axis without tick text
 AUTO_ANGLE_WIDTH = 800  # px a full-width plot is assumed to have when guessing plotly's label rotation
@@ -194,6 +199,8 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
         labels = _axis_labels(name, axis, traces)
         tick_size = (axis.get("tickfont") or {}).get("size") or size
         widest = max((label_px(x, tick_size) for x in labels), default=0.0)
+        wide = any(_wide(x) for x in labels)  # CJK: Noto Sans CJK's glyphs run a little over one em
+        widest *= 1.05 if wide else 1.0
         title = axis.get("title")
         title = title.get("text") if isinstance(title, dict) else title
         room = (math.ceil(1.2 * size) + 8 if title else 0) + 12  # a title's line, its gap, the ticks
@@ -211,7 +218,11 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
             if angle in (None, "auto"):  # plotly turns labels that would overlap upright
                 angle = 90 if len(labels) * (widest + 0.5 * tick_size) > width * (hi - lo) else 0
             angle = math.radians(abs(angle))
-            label_h = (widest + 6) * math.sin(angle) + 1.15 * tick_size * math.cos(angle)  # a label's height
+            # a label's height: CJK (Noto Sans CJK) and accented letters (pinyin's tone marks) draw a
+            # taller line than plain ASCII
+            tall = wide or any(not str(x).isascii() for x in labels)
+            line = (1.3 if tall else 1.15) * tick_size
+            label_h = (widest + 6) * math.sin(angle) + line * math.cos(angle)
             need = (label_h if labels else 0) + room
             # The end labels are centred on the axis' ends (half of each sticks out; turned ones end at
             # their tick, half a line's height past it), except over heatmap cells: half a cell inside.
