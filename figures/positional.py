@@ -644,12 +644,12 @@ def sum_heatmaps(scaled: np.ndarray, pe: np.ndarray, embedded: np.ndarray, token
     return fig
 
 
-def training_length(kind: str, metrics: dict | None) -> int | None:
+def training_length(kind: str, metrics: dict | None, task: str = "pinyin") -> int | None:
     """How many positions the trained model saw in training, if known; None for random weights.
 
-    A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``); otherwise the
-    pinyin task's phrase limit is used (core.data.PINYIN_MAX_LEN characters; the decoder reads
-    [BOS] + one syllable per character, one position more).
+    A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``); otherwise its task's
+    limit is used: the pinyin phrases' (core.data.PINYIN_MAX_LEN characters) or the toy digit
+    sequences' (TOY_MAX_LEN digits); the decoder reads [BOS] + one token per input token, one more.
     """
     if kind != "trained":
         return None
@@ -658,9 +658,9 @@ def training_length(kind: str, metrics: dict | None) -> int | None:
     known = [int(v) for v in known if isinstance(v, int | float) and v > 0]
     if known:
         return max(known)
-    from core.data import PINYIN_MAX_LEN
+    from core.data import PINYIN_MAX_LEN, TOY_MAX_LEN
 
-    return PINYIN_MAX_LEN + 1
+    return (TOY_MAX_LEN if task in ("copy", "reverse") else PINYIN_MAX_LEN) + 1
 
 
 # -- validating the page's URL parameters (plain strings in, no Streamlit) -------------------------

@@ -161,21 +161,23 @@ STRINGS = {
         "{kind}: rows are queries, columns are keys; each row sums to 1. Hover for exact weights."
     ),
     "attention.trained.cross.pinyin": (
-        "Trained 汉字→拼音: in cross-attention each pinyin syllable attends to its own character — the "
-        "bright diagonal. (Positions count from 0; decoder position 0 reads [BOS] and writes the syllable of "
-        "character 0, so position t looks at character t.) "
-        "In head {head}, {share} of the rows have their strongest weight on the diagonal."
+        "Trained 汉字→拼音: each pinyin syllable is read from its own character, so a head that found the "
+        "alignment looks at that character — a bright diagonal (clearest in the last decoder layer). "
+        "(Positions count from 0; decoder position 0 reads [BOS] and writes the syllable of character 0, so "
+        "position t should look at character t.) In layer {layer}, head {head}, {share} of the rows have "
+        "their strongest weight on the diagonal."
     ),
     "attention.trained.cross.copy": (
-        "Trained to copy digits: in cross-attention each output digit attends to the input digit it copies — "
-        "the bright diagonal. (Positions count from 0; decoder position t writes input digit t, so it looks "
-        "at position t.) In head {head}, {share} of the rows have their strongest weight on the diagonal."
+        "Trained to copy digits: each output digit is the input digit at the same position, so a head that "
+        "found the alignment looks there — a bright diagonal. (Positions count from 0; decoder position t "
+        "writes input digit t.) In layer {layer}, head {head}, {share} of the rows have their strongest "
+        "weight on the diagonal."
     ),
     "attention.trained.cross.reverse": (
-        "Trained to reverse digits: in cross-attention each output digit attends to the input digit it "
-        "writes, read from the end — the bright anti-diagonal. (Positions count from 0; with S input digits, "
-        "decoder position t writes input digit S − 1 − t.) In head {head}, {share} of the rows have their "
-        "strongest weight on the anti-diagonal."
+        "Trained to reverse digits: each output digit is an input digit read from the end, so a head that "
+        "found the alignment looks there — a bright anti-diagonal. (Positions count from 0; with S input "
+        "digits, decoder position t writes input digit S − 1 − t.) In layer {layer}, head {head}, {share} of "
+        "the rows have their strongest weight on the anti-diagonal."
     ),
     "attention.trained.cross.task": (
         "Trained on the “{task}” task: compare the heads of the cross-attention — which source tokens does "

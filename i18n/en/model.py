@@ -74,7 +74,8 @@ STRINGS = {
     "model.stream.intro": (
         "The same picture for the whole encoder: the average length ‖x‖ of the token vectors after "
         "every half-layer. With **post-norm** every sublayer ends in a LayerNorm, which pulls the "
-        "length back to about √d_model (the dotted line). With **pre-norm** the LayerNorm only sees "
+        "length back to √d_model (the dotted line) before its learned scale γ and shift β, which trained "
+        "weights move away from 1 and 0. With **pre-norm** the LayerNorm only sees "
         "the branch's input, so the stream itself keeps growing."
     ),
     "model.stream.trained": (

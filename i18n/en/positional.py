@@ -78,6 +78,11 @@ STRINGS = {
         "positions 0–{last}, shaded). The curves go on smoothly for any position, but the model has never "
         "seen attention patterns at larger offsets, so do not expect it to handle long inputs."
     ),
+    "positional.curves.trained_digits": (
+        "Trained weights: the model was trained on digit sequences of at most {chars} digits (positions "
+        "0–{last}, shaded). The curves go on smoothly for any position, but the model has never seen "
+        "attention patterns at larger offsets, so do not expect it to handle long inputs."
+    ),
     "positional.curves.random": (
         "Random weights: nothing was trained, so no position is “familiar” to the model. (The shipped "
         "trained model only saw short phrases of a few characters.) The encoding itself needs no training: "

@@ -50,7 +50,7 @@ def test_cross_attention_of_a_session_model_is_described_by_its_task(task):
     rows = [(int(np.argmax(weights[q])), aligned_source(task, q, S)) for q in range(T)]
     rows = [(top, want) for top, want in rows if want is not None]
     share = sum(top == want for top, want in rows) / len(rows)
-    assert t(f"attention.trained.cross.{task}", "en", head=1, share=f"{share:.0%}") in shown
+    assert t(f"attention.trained.cross.{task}", "en", layer=1, head=1, share=f"{share:.0%}") in shown
 
 
 def test_aligned_source_follows_the_task():
@@ -70,4 +70,14 @@ def test_the_checkpoint_is_still_described_as_pinyin():
     run = run_pipeline(load_pipeline(PipelineSettings(weights="trained")), sentence, target="")
     top = run.trace.decoder[1].cross_attn.weights[0, 0].argmax(-1).tolist()  # layer 2, head 1
     share = sum(top[q] == q for q in range(len(run.src_tokens))) / len(run.src_tokens)
-    assert t("attention.trained.cross.pinyin", "en", head=1, share=f"{share:.0%}") in messages(at)
+    assert t("attention.trained.cross.pinyin", "en", layer=2, head=1, share=f"{share:.0%}") in messages(at)
+
+
+def test_the_positional_page_says_what_a_session_model_was_trained_on():
+    at = open_with_session_model("reverse", "pages/positional.py", {"sentence": "31415"})
+    assert_clean(at)
+    from core.data import TOY_MAX_LEN
+
+    shown = [c.value for c in at.caption]
+    assert t("positional.curves.trained_digits", "en", chars=TOY_MAX_LEN, last=TOY_MAX_LEN) in shown
+    assert not any("phrases" in c for c in shown)
