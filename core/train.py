@@ -95,6 +95,7 @@ def train(
     on_progress: Callable[[Progress], bool | None] | None = None,
     verbose: bool = False,
     data: TaskData | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> TrainResult:
     """Train a fresh model on ``task`` until ``steps`` or ``minutes`` runs out (the first to do so).
 
@@ -103,6 +104,9 @@ def train(
     the step or time budget: with a fixed budget the schedule would otherwise stop mid-descent.
     ``num_threads`` sets torch's intra-op threads for the run (the app may pass 1)
     and restores the previous value afterwards. ``verbose`` prints a progress line to stderr.
+    ``should_stop`` is asked after every step (``on_progress`` only every ``log_every`` steps, which at
+    the largest sizes is minutes apart): True ends the run there as ``on_progress`` returning False
+    does, that step logged and the model kept; an exception it raises ends the run without a model.
     Arguments left as None take the task's value in ``DEFAULT_TRAIN``.
     """
     if task not in TASKS:
@@ -126,7 +130,8 @@ def train(
         model = Transformer(config)
         cpu_start = time.process_time()  # CPU time too: wall time depends on who else uses the machine
         history = _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, cooldown,
-                       label_smoothing, seed, log_every, eval_every, eval_limit, on_progress, verbose)
+                       label_smoothing, seed, log_every, eval_every, eval_limit, on_progress, verbose,
+                       should_stop)
         model.eval()
         cpu_seconds = time.process_time() - cpu_start
         metrics = {f"val_{k}": v for k, v in evaluate(model, data, "val").items()}
@@ -147,7 +152,7 @@ def _schedule_name(lr, warmup, factor, cooldown) -> str:
 
 
 def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, cooldown, label_smoothing,
-         seed, log_every, eval_every, eval_limit, on_progress, verbose) -> list[dict]:
+         seed, log_every, eval_every, eval_limit, on_progress, verbose, should_stop=None) -> list[dict]:
     rng = random.Random(seed)  # batch order; the weights are seeded by config.seed
     # betas and eps as in the paper (section 5.3)
     opt = torch.optim.Adam(model.parameters(), lr=lr or 1.0, betas=(0.9, 0.98), eps=1e-9)
@@ -186,8 +191,9 @@ def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, co
         elapsed = time.perf_counter() - start
         fraction = max(step / steps if steps else 0.0, elapsed / budget_s if budget_s else 0.0)
         done = fraction >= 1.0
+        stop = not done and should_stop is not None and should_stop()
         validate = done or step % eval_every == 0
-        if done or validate or step % log_every == 0:
+        if done or stop or validate or step % log_every == 0:
             now = time.perf_counter()
             p = Progress(step, steps, min(fraction, 1.0), loss_sum / max(tokens, 1), acc_sum / max(tokens, 1),
                          rate, tokens / max(now - window_start, 1e-9), elapsed)
@@ -201,7 +207,7 @@ def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, co
                 _print_progress(p)
             if on_progress is not None and on_progress(p) is False:
                 break
-        if done:
+        if done or stop:
             break
     if verbose:
         print(file=sys.stderr)

@@ -8,7 +8,7 @@ import ui
 from figures import training as fig
 from ui.settings import checkpoint_available, literal
 from ui.sidebar import SESSION_MODEL, SESSION_TAG, use_session_model
-from ui.training_jobs import COOLDOWN, MAX_CONCURRENT_TRAININGS, ServerBusy, start_training
+from ui.training_jobs import COOLDOWN, MAX_CONCURRENT_TRAININGS, ServerBusy, session_watch, start_training
 
 TASKS = ("reverse", "copy", "pinyin")
 COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
@@ -20,6 +20,7 @@ st.markdown(ui.t("training.intro"))
 st.caption(
     ui.t("training.sizes", d_model=settings.d_model, h=settings.num_heads, n=settings.num_layers,
          d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed, limit=MAX_CONCURRENT_TRAININGS)
+    + " " + ui.t("training.owner", seconds=st.get_option("server.disconnectedSessionTTL"))
 )
 
 # Labels computed now: a format_func that looked the language up later could run outside this session.
@@ -29,20 +30,37 @@ left, right = st.columns(2)
 steps = left.slider(ui.t("training.steps"), 50, 5000, 400, step=50, key="train_steps")
 minutes = right.slider(ui.t("training.minutes"), 1, 15, 2, key="train_minutes")
 
-job = st.session_state.get("train_job")
-start_col, stop_col, use_col = st.columns(3)
-busy = job is not None and job.running
-if start_col.button(ui.t("training.start"), type="primary", disabled=busy, key="train_start"):
-    config = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
-                  d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed,
-                  dropout=0.1 if task == "pinyin" else 0.0)
+
+# Start and Stop act in their on_click callbacks, which run before the script: the buttons are then
+# drawn from the job as it is after the click (Start disabled as soon as a job runs, Stop disabled
+# once pressed), and the fragment below reruns the page when the job ends.
+def start_job(sizes: dict) -> None:
+    state = st.session_state
+    task = state["train_task"]
+    config = dict(sizes, dropout=0.1 if task == "pinyin" else 0.0)
     try:
-        job = st.session_state["train_job"] = start_training(task, config, steps, minutes)
+        state["train_job"] = start_training(task, config, state["train_steps"], state["train_minutes"],
+                                            owner_alive=session_watch())
     except ServerBusy:
-        st.warning(ui.t("training.busy", n=MAX_CONCURRENT_TRAININGS))
-if stop_col.button(ui.t("training.stop"), disabled=job is None or not job.running, key="train_stop"):
-    job.stop()
-    job.wait(timeout=30)  # the callback sees the flag within one step; the model so far is kept
+        state["train_refused"] = True
+
+
+def stop_job() -> None:
+    if st.session_state.get("train_job") is not None:
+        st.session_state["train_job"].stop()  # seen after the current step; the model so far is kept
+
+
+sizes = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
+             d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed)  # those the caption states
+job = st.session_state.get("train_job")
+running = job is not None and job.running
+start_col, stop_col, use_col = st.columns(3)
+start_col.button(ui.t("training.start"), type="primary", disabled=running, key="train_start",
+                 on_click=start_job, args=(sizes,))
+stop_col.button(ui.t("training.stop"), disabled=not running or job.stopping, key="train_stop",
+                on_click=stop_job)
+if st.session_state.pop("train_refused", False):
+    st.warning(ui.t("training.busy", n=MAX_CONCURRENT_TRAININGS))
 
 # -- the loss, next to its curves -------------------------------------------------------------------
 
@@ -64,10 +82,16 @@ def show_job() -> None:
     last = job.history[-1] if job.history else None
     if job.running:
         fraction = last["fraction"] if last else 0.0
-        text = ui.t("training.starting") if last is None else ui.t(
-            "training.progress", step=last["step"], loss=f"{last['loss']:.3f}", acc=f"{last['acc']:.1%}",
-            speed=f"{last['tokens_per_s']:,.0f}", seconds=f"{last['elapsed']:.0f}",
-        )
+        if job.stopping:
+            text = ui.t("training.stopping")
+        elif fraction >= 1.0:
+            text = ui.t("training.measuring")
+        elif last is None:
+            text = ui.t("training.starting")
+        else:
+            text = ui.t("training.progress", step=last["step"], loss=f"{last['loss']:.3f}",
+                        acc=f"{last['acc']:.1%}", speed=f"{last['tokens_per_s']:,.0f}",
+                        seconds=f"{last['elapsed']:.0f}")
         st.progress(min(max(fraction, 0.0), 1.0), text=text)
     if job.history:
         ui.show_figure(fig.curves(job.history, lang=lang), "train_curves", f"training-curves-{job.task}")
@@ -87,7 +111,6 @@ def show_job() -> None:
         st.rerun(scope="app")  # the buttons above change once the job is over
 
 
-running = job is not None and job.running
 st.session_state["train_was_running"] = running
 st.fragment(run_every=1.0 if running else None)(show_job)()
 

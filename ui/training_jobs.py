@@ -1,16 +1,20 @@
 """Training in the background of a Streamlit session: one job per session, a few per server.
 
 Training runs in a thread so the page stays responsive: a fragment polls the job and redraws the
-curves, and Stop sets an event that the training callback reads (``core.train.train`` stops when
-``on_progress`` returns False and still returns the model trained so far). A process-wide
-semaphore caps how many trainings run at once, so forty students pressing Start cannot starve
-the server's two cores. Nothing here imports Streamlit: the page owns the session state.
+curves, and Stop sets an event that ``core.train.train`` reads after every step (``should_stop``; it
+then still returns the model trained so far, measured on the test set). A process-wide semaphore caps
+how many trainings run at once, so forty students pressing Start cannot starve the server's two
+cores. A training belongs to the session that started it: when that session ends (its tab closed
+for longer than Streamlit keeps it for a reconnect), the run stops at its next step and frees its
+slot, since nobody is left to see its model. Only ``session_watch`` reads Streamlit's runtime; the
+page owns the session state.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from i18n import t
@@ -29,19 +33,27 @@ class TrainingJob:
     result: object | None = None  # core.train.TrainResult once finished
     error: str | None = None
     started: float = field(default_factory=time.time)
+    ended_with_session: bool = False  # its session ended first: stopped, no model kept
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
     def running(self) -> bool:
+        """The thread is alive (training, or measuring the model it trained): it holds a slot."""
         return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def stopping(self) -> bool:
+        """Stop was pressed and the run is finishing: its current step, then the test-set measures."""
+        return self.running and self._stop.is_set()
 
     @property
     def stopped_by_user(self) -> bool:
         return self._stop.is_set()
 
     def stop(self) -> None:
-        self._stop.set()
+        if self.running:  # a Stop that arrives after the end changes nothing ("finished" stays true)
+            self._stop.set()
 
     def wait(self, timeout: float | None = None) -> None:
         if self._thread is not None:
@@ -52,19 +64,73 @@ class ServerBusy(RuntimeError):
     pass
 
 
+class SessionEnded(Exception):
+    """Raised in the training thread when the job's session has ended: the run stops without
+    measuring a model nobody will see."""
+
+
+class SessionWatch:
+    """Whether a session still lives, asked by the training thread after every step.
+
+    Connected: yes. Disconnected (tab closed, network lost): for ``grace`` seconds more, as long as
+    Streamlit keeps a disconnected session for a reconnect (``server.disconnectedSessionTTL``); a
+    reconnect within that time resumes the same session id, and the clock restarts at the next
+    disconnect. ``is_connected(session_id)`` must be safe to call from any thread.
+    """
+
+    def __init__(self, session_id: str, is_connected: Callable[[str], bool], grace: float,
+                 clock: Callable[[], float] = time.monotonic):
+        self.session_id, self.grace = session_id, grace
+        self._is_connected, self._clock = is_connected, clock
+        self._gone_since: float | None = None
+
+    def __call__(self) -> bool:
+        if self._is_connected(self.session_id):
+            self._gone_since = None
+            return True
+        now = self._clock()
+        if self._gone_since is None:
+            self._gone_since = now
+        return now - self._gone_since < self.grace
+
+
+def session_watch() -> SessionWatch | None:
+    """A watch on the session whose script is running now; None where there is no server whose
+    sessions end (a bare script, AppTest, whose sessions live as long as the test holds them)."""
+    from streamlit import config
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists() or config.get_option("global.appTest"):
+        return None
+    # Runtime.is_active_session: "Threading: SAFE. May be called on any thread." (Streamlit 1.67)
+    return SessionWatch(ctx.session_id, Runtime.instance().is_active_session,
+                        float(config.get_option("server.disconnectedSessionTTL")))
+
+
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT_TRAININGS)
 
 
-def start_training(task: str, config: dict, steps: int, minutes: float) -> TrainingJob:
-    """Start a training thread, or raise ServerBusy when the server's trainings are all taken."""
+def start_training(task: str, config: dict, steps: int, minutes: float,
+                   owner_alive: Callable[[], bool] | None = None) -> TrainingJob:
+    """Start a training thread, or raise ServerBusy when the server's trainings are all taken.
+
+    ``owner_alive`` (``session_watch()``): asked after every step; once it says False the run stops,
+    keeps no model (``ended_with_session``) and frees its slot.
+    """
     if not _slots.acquire(blocking=False):
         # English here (logs); the page shows the same key in the visitor's language
         raise ServerBusy(t("training.busy", "en", n=MAX_CONCURRENT_TRAININGS))
     job = TrainingJob(task, dict(config), steps, minutes)
 
-    def on_progress(progress) -> bool:
+    def on_progress(progress) -> None:
         job.history.append(asdict(progress))
-        return not job._stop.is_set()
+
+    def should_stop() -> bool:
+        if owner_alive is not None and not owner_alive():
+            raise SessionEnded
+        return job._stop.is_set()
 
     def work() -> None:
         from core.train import train
@@ -74,7 +140,9 @@ def start_training(task: str, config: dict, steps: int, minutes: float) -> Train
             job.result = train(task, config, steps=steps, minutes=minutes, num_threads=None,
                                log_every=max(1, min(50, steps // 40)), eval_every=max(steps // 4, 1),
                                cooldown=COOLDOWN, eval_limit=200, on_progress=on_progress,
-                               seed=int(config.get("seed", 0)))
+                               should_stop=should_stop, seed=int(config.get("seed", 0)))
+        except SessionEnded:
+            job.ended_with_session = True
         except Exception as exc:  # shown on the page; the session stays usable
             job.error = f"{type(exc).__name__}: {exc}"
         finally:

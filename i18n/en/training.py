@@ -29,6 +29,12 @@ STRINGS = {
     ),
     "training.none": "No training in this session yet: choose a task and press Start.",
     "training.starting": "starting…",
+    "training.stopping": "stopping: after this step the model trained so far is measured on the test set…",
+    "training.measuring": "the step or time limit is reached: measuring the trained model on the test set…",
+    "training.owner": (
+        "A training belongs to this tab: closing it stops the training {seconds} s later (the time the "
+        "server waits for a tab that reconnects) and frees its place for another student."
+    ),
     "training.progress": "step {step}: loss {loss}, accuracy {acc}, {speed} tokens/s, {seconds} s",
     "training.failed": "Training failed: {error}",
     "training.done.finished": (

@@ -25,6 +25,12 @@ STRINGS = {
     "training.busy": "服务器已经在运行 {n} 个训练（已达上限）：请过一分钟再试，或者使用随附的检查点。",
     "training.none": "本会话中还没有训练：请选择一个任务，然后点击“开始训练”。",
     "training.starting": "正在启动…",
+    "training.stopping": "正在停止：这一步完成后，会在测试集上评估目前训练出的模型…",
+    "training.measuring": "已到步数或时间上限：正在测试集上评估训练好的模型…",
+    "training.owner": (
+        "训练属于这个标签页：关闭标签页 {seconds} 秒后训练就会停止（服务器会等这么久，以防标签页重新连接），"
+        "并把名额让给其他同学。"
+    ),
     "training.progress": "第 {step} 步：损失 {loss}，准确率 {acc}，每秒 {speed} 个词元，已用 {seconds} 秒",
     "training.failed": "训练失败：{error}",
     "training.done.finished": (

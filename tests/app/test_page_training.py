@@ -145,3 +145,49 @@ def test_a_full_server_is_explained_in_the_visitors_language(lang, monkeypatch, 
     at.button(key="train_start").click().run()
     assert_clean(at)
     assert t("training.busy", lang, n=training_jobs.MAX_CONCURRENT_TRAININGS) in messages(at)
+
+
+def test_the_buttons_follow_the_job_start_then_stop():
+    # Start and Stop act before the page is drawn: right after Start, Start is disabled and Stop
+    # enabled; right after Stop, Stop is disabled (a second Stop used to be needed) and the page says
+    # the run is stopping until it has ended, then Start is enabled again.
+    at = open_app(page="pages/training.py")
+    assert not at.button(key="train_start").disabled and at.button(key="train_stop").disabled
+    at.radio(key="train_task").set_value("reverse")
+    at.slider(key="train_steps").set_value(5000)
+    at.selectbox(key="d_model").set_value(16).run()
+    at.button(key="train_start").click().run()
+    assert_clean(at)
+    job = at.session_state["train_job"]
+    try:
+        assert job.running and job.steps == 5000 and job.config["d_model"] == 16
+        assert at.button(key="train_start").disabled, "Start looks enabled while the job runs"
+        assert not at.button(key="train_stop").disabled
+        at.button(key="train_stop").click().run()
+        assert_clean(at)
+        assert job.stopped_by_user
+        assert at.button(key="train_stop").disabled, "Stop still enabled after Stop"
+        progress = [p.proto.text for p in at.get("progress")]
+        assert at.button(key="train_start").disabled == bool(progress)  # running when drawn: a progress bar
+        if progress:
+            assert progress == [t("training.stopping", "en")]
+        job.wait(timeout=60)
+        assert not job.running
+        at.run()
+        assert not at.button(key="train_start").disabled and at.button(key="train_stop").disabled
+        assert any(s.value.startswith("Training stopped by you after") for s in at.success)
+    finally:
+        job.stop()
+        job.wait(timeout=60)
+
+
+def test_the_page_says_a_training_ends_with_its_tab_after_the_servers_grace_time():
+    import tomllib
+
+    from apphelpers import ROOT
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    grace = config["server"]["disconnectedSessionTTL"]
+    at = open_app(page="pages/training.py")
+    assert_clean(at)
+    assert any(t("training.owner", "en", seconds=grace) in c.value for c in at.caption)

@@ -1,5 +1,6 @@
 """Background training: a tiny real run, stopping it, and the server-wide cap."""
 
+import threading
 import time
 
 import pytest
@@ -60,3 +61,87 @@ def test_a_failing_run_reports_its_error_and_frees_its_slot():
     assert job.result is None and "d_model=10 is not divisible by num_heads=3" in job.error
     for _ in range(tj.MAX_CONCURRENT_TRAININGS):
         tj.start_training("reverse", TINY, steps=2, minutes=1).wait(timeout=60)
+
+
+def test_stop_is_seen_after_the_current_step_not_at_the_next_progress_line():
+    # A long run reports progress every 50 steps; at the largest sizes (d_model 512, 6 layers, pinyin)
+    # a step takes seconds, so a Stop read only there took minutes. The owner check runs once per
+    # step, just before the stop flag is read: pressing Stop from it on its 7th call is a Stop
+    # pressed during step 7.
+    holder, calls = [], []
+
+    def owner_alive() -> bool:
+        if holder:
+            calls.append(1)
+            if len(calls) == 7:
+                holder[0].stop()
+        return True
+
+    job = tj.start_training("reverse", TINY, steps=100_000, minutes=5, owner_alive=owner_alive)
+    holder.append(job)
+    job.wait(timeout=60)
+    assert not job.running and job.stopped_by_user and job.error is None
+    steps = job.result.metrics["steps"]
+    assert steps == job.history[-1]["step"] == 7, steps  # the step it stopped at, logged
+
+
+def test_a_training_stops_when_its_session_ends_and_frees_its_slot():
+    n = tj.MAX_CONCURRENT_TRAININGS
+    ended = [threading.Event() for _ in range(n)]
+    jobs = [tj.start_training("reverse", TINY, steps=100_000, minutes=5,
+                              owner_alive=lambda e=e: not e.is_set()) for e in ended]
+    try:
+        with pytest.raises(tj.ServerBusy):
+            tj.start_training("reverse", TINY, steps=10, minutes=1)
+        for e in ended:
+            e.set()
+        for job in jobs:
+            job.wait(timeout=10)  # within a step, not at the end of its 5 minutes
+            assert not job.running, "a training whose session ended still runs"
+            assert job.ended_with_session and job.result is None and job.error is None
+            assert not job.stopped_by_user
+        job = tj.start_training("reverse", TINY, steps=5, minutes=1)  # its slot is free again
+        job.wait(timeout=60)
+        assert job.result is not None
+    finally:
+        for job in jobs:
+            job.stop()
+            job.wait(timeout=60)
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_session_lives_while_connected_and_for_the_grace_time_after():
+    connected, clock = {"abc": True}, FakeClock()
+    alive = tj.SessionWatch("abc", lambda sid: connected[sid], grace=30, clock=clock)
+    assert alive()
+    connected["abc"] = False  # tab closed at t=0
+    clock.now = 29.0
+    assert alive(), "Streamlit keeps a disconnected session 30 s for a reconnect"
+    connected["abc"] = True  # reconnected: the same session goes on
+    clock.now = 40.0
+    assert alive()
+    connected["abc"] = False  # closed again at t=50: a new grace time
+    clock.now = 50.0
+    assert alive()
+    clock.now = 79.9
+    assert alive()
+    clock.now = 80.1
+    assert not alive()
+
+
+def test_there_is_no_session_to_watch_outside_a_streamlit_server():
+    assert tj.session_watch() is None
+
+
+def test_a_stop_after_the_end_leaves_the_run_finished():
+    job = tj.start_training("reverse", TINY, steps=5, minutes=1)
+    job.wait(timeout=60)
+    job.stop()
+    assert not job.stopped_by_user and not job.stopping and job.result is not None
