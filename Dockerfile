@@ -14,7 +14,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    OMP_NUM_THREADS=1
+    OMP_NUM_THREADS=1 \
+    GLASSBOX_CACHE_MB=1536
+# GLASSBOX_CACHE_MB: every cache of the server under one byte budget (ui/budget.py); RSS is about the
+# budget + 0.4-0.8 GB, so 1536 fits --memory 4g; use 512 for --memory 2g (docs/deploy.md).
 
 WORKDIR /app
 # wheel[s]: copies ./wheels/*.whl when the folder exists, nothing (and no error) when it does not
@@ -38,12 +41,14 @@ RUN useradd --create-home --uid 10001 glassbox && chown -R glassbox /app
 USER glassbox
 
 EXPOSE 8501
-# 0.0.0.0 inside the container only: the host decides what is published (-p 127.0.0.1:8501:8501).
-# showErrorDetails=none: should anything ever raise, students see a generic message, not a traceback.
+# The server's settings are .streamlit/config.toml's (copied above), as for every other start: no file
+# watcher (an idle tab costs ~0 CPU), headless, no usage statistics, postScriptGC off, the 30 s
+# disconnectedSessionTTL after which a closed tab's training stops. The command line adds only what
+# differs in a container: 0.0.0.0 inside the container only (the host decides what is published,
+# -p 127.0.0.1:8501:8501), and showErrorDetails=none (should anything ever raise, students see a
+# generic message, not a traceback).
 CMD ["python", "-m", "streamlit", "run", "app.py", \
-     "--server.address", "0.0.0.0", "--server.port", "8501", "--server.headless", "true", \
-     "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", \
-     "--client.showErrorDetails", "none"]
+     "--server.address", "0.0.0.0", "--server.port", "8501", "--client.showErrorDetails", "none"]
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD python -c "import urllib.request, sys; r = urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4); sys.exit(0 if r.read().strip() == b'ok' else 1)"

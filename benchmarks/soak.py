@@ -2,16 +2,26 @@
 
     .venv/bin/python benchmarks/soak.py                    # 500 reruns + 200 sessions, ~4-6 min
     .venv/bin/python benchmarks/soak.py --reruns 100 --sessions 40
+    .venv/bin/python benchmarks/soak.py --big 10             # issue 25's case, ~5 min
+    GLASSBOX_CACHE_MB=1024 .venv/bin/python benchmarks/soak.py --big 10
 
 1. Footprint: RSS after the first session (default model), then with d_model=512 / 6 layers cached.
 2. One session, ``--reruns`` reruns with changing inputs: a new sentence every time, the seed cycling
    through 24 values and d_model through 16…128, pages in turn. Every rerun misses the trace cache
-   and most miss the model cache, so both caches churn at their bounds (models: max_entries=8,
-   traces: 64; pages keep their own bounded caches).
+   and most miss the model cache, so the caches churn at their bounds (models: 8 entries, runs: 16,
+   all of them within one budget in bytes, ui/budget.py).
 3. ``--sessions`` sessions opened and closed, 10 at a time, each with its own sentence and seed.
 
-4. Worst case for the bounds: 8 different d_model=512 / 6-layer models (the cache's max_entries),
+4. Worst case for the bounds: 8 different d_model=512 / 6-layer models (the model cache's max_entries),
    each on several pages and sentences: what the caches can hold at most.
+
+5. ``--big N`` (phase 1, then this alone): one tab opened by its URL on Lecture with a sentence of 512
+   tokens and a random d_model=512 / 6-layer model; N times a new seed in the sidebar (on Lecture),
+   then Attention, then Lecture again: the RSS after each model, then after 90 idle seconds. Before
+   issue 25 (caches bounded by entries) this went from 0.4 to 8.1 GB, +0.8 GB a model. The caches now
+   share one budget in bytes (``GLASSBOX_CACHE_MB``, ui/budget.py), and the RSS must level off: the
+   last model's RSS at most 300 MB above the RSS after the third, and every sample under the budget
+   plus ``BIG_OVERHEAD_MB``.
 
 RSS is noisy (the allocator returns memory in steps), so a level is the mean of 5 samples. Target:
 the level at the end is at most 100 MB above the level after warm-up (20 % into phase 2 / 3).
@@ -44,6 +54,13 @@ def growth(samples: list[tuple[int, int]]) -> dict:
 
 PAGES = ["", "attention", "embeddings", "model", "masks", "positional", "tokenization"]
 D_MODELS = (16, 32, 64, 128)
+BIG_MODEL = "weights=random&d_model=512&num_heads=8&num_layers=6&d_ff=2048&max_tokens=512"
+# 15 copies: 543 tokens of the random model's byte-level BPE (844 characters), cut at 510 (+ BOS, EOS)
+BIG_SENTENCE = " ".join(f"注意力就是一切 Attention is all you need. 变压器模型把每个词元看作查询、键和值。{i}"
+                        for i in range(15))
+# What the server holds beside its caches: code and libraries (~0.5 GB with every page visited), the
+# spare model memory of core.model.SLABS (up to 0.4 GB) and the run being computed (up to ~0.5 GB).
+BIG_OVERHEAD_MB = 1500
 
 
 async def footprint(server: Server) -> dict:
@@ -128,7 +145,57 @@ async def worst_case(server: Server, models: int = 8) -> dict:
             "errors": len(errors), "error_samples": errors[:5]}
 
 
+async def big_models(server: Server, models: int, idle: float = 90) -> dict:
+    """Issue 25's case: one tab opened by its URL on Lecture with a 512-token sentence; for each model
+    a new seed in the sidebar (on Lecture), then Attention, then back to Lecture; RSS after each."""
+    from urllib.parse import quote
+
+    rss, errors, seconds = [], [], []
+    s = Session(server.url, f"{BIG_MODEL}&seed=700&sentence={quote(BIG_SENTENCE)}")
+    s.page_name = "lecture"  # the tab opens on /lecture?...
+    r = await s.connect()
+    start_rss = server.rss_mb()
+    print(json.dumps({"big": "start", "rss_mb": round(start_rss), "status": r.status}), flush=True)
+    for i in range(models):
+        t0 = time.monotonic()
+        for step in ("seed", "attention", "lecture"):
+            r = await (s.set_number("seed", 700 + i) if step == "seed" else s.switch_page(step))
+            if r.status != "ok":
+                errors.append(f"model {i} {step}: {r.status} {r.errors[:1]}")
+        rss.append(round(server.rss_mb()))
+        seconds.append(round(time.monotonic() - t0, 1))
+        print(json.dumps({"model": i + 1, "rss_mb": rss[-1], "seconds": seconds[-1], "status": r.status}),
+              flush=True)
+    await s.close()
+    await asyncio.sleep(idle)
+    idle_rss = round(server.rss_mb())
+    print(json.dumps({"after_idle_s": idle, "rss_mb": idle_rss}), flush=True)
+    return {"models": models, "rss_start_mb": round(start_rss), "rss_after_each_model_mb": rss,
+            "rss_after_idle_mb": idle_rss, "seconds_per_model": seconds, "rss_max_mb": max(rss),
+            "growth_after_third_mb": rss[-1] - rss[min(2, len(rss) - 1)],
+            "errors": len(errors), "error_samples": errors[:5]}  # fmt: skip
+
+
+def cache_budget_mb() -> int:
+    """The cache budget the server will read (ui.budget.limit_from_env: the same environment)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from ui.budget import MB, limit_from_env
+
+    return limit_from_env() // MB
+
+
 async def main_async(args) -> dict:
+    if args.big:
+        budget = cache_budget_mb()
+        with Server() as server:
+            out = {"cache_budget_mb": budget, "rss_fresh_server_mb": round(server.rss_mb())}
+            out["footprint"] = await footprint(server)
+            print(json.dumps(out), flush=True)
+            out["big"] = await big_models(server, args.big, args.idle)
+            out["server_log_errors"] = server.log_errors()[:5]
+        return out
     with Server() as server:
         out = {"rss_fresh_server_mb": round(server.rss_mb())}
         t0 = time.monotonic()
@@ -147,6 +214,9 @@ def main() -> None:
     ap.add_argument("--reruns", type=int, default=500)
     ap.add_argument("--sessions", type=int, default=200)
     ap.add_argument("--no-worst", action="store_true", help="skip phase 4 (8 big models)")
+    ap.add_argument("--big", type=int, default=0, metavar="N",
+                    help="only issue 25's case: N random 512/6 models, 512 tokens, Lecture + Attention")
+    ap.add_argument("--idle", type=float, default=90, help="--big: seconds idle before the last sample")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     print(json.dumps({"nproc": os.cpu_count(), "loadavg_before": os.getloadavg()}))
@@ -155,6 +225,12 @@ def main() -> None:
     print(json.dumps(out, ensure_ascii=False, indent=1))
     if args.json:
         args.json.write_text(json.dumps(out, ensure_ascii=False, indent=1))
+    if args.big:
+        big = out["big"]
+        ceiling = out["cache_budget_mb"] + BIG_OVERHEAD_MB
+        ok = (big["growth_after_third_mb"] <= 300 and big["rss_max_mb"] <= ceiling
+              and big["rss_after_idle_mb"] <= ceiling and not big["errors"] and not out["server_log_errors"])
+        raise SystemExit(0 if ok else 1)
     ok = (out["reruns"]["growth_mb"] <= 100 and out["sessions"]["growth_mb"] <= 100
           and not out["reruns"]["errors"] and not out["sessions"]["errors"] and not out["server_log_errors"])
     raise SystemExit(0 if ok else 1)

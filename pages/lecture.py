@@ -33,6 +33,7 @@ import streamlit as st
 
 import figures.positional as fp
 import ui
+import ui.budget
 from figures.attention import attention_of, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
@@ -150,7 +151,7 @@ def draw(fn: Callable, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@ui.budget.cached(max_entries=16)  # one shared object, in the server's cache budget (ui/cache.py)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
     """Greedy decoding on demand (random weights, or a target given): as the Full model page does."""
     from core.pipeline import greedy_sentence

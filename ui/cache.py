@@ -1,12 +1,14 @@
 """Cached model and runs: the model per configuration, a run per (configuration, input).
 
-``st.cache_resource`` keeps one model object per ``PipelineSettings`` (frozen, hashable) and one
-run per input, shared between sessions and bounded by ``max_entries``. A run is read, never changed:
-``st.cache_data`` would hand every rerun its own copy, at the price of pickling the run once and
-unpickling it on every rerun of every page (d_model=512, 6 layers: ~10 MB, 20-50 ms for a new
-run and 6-15 ms a rerun in the app). tests/app/conftest.py checks after every app test that no
-cached run was changed. A parameter whose name starts with ``_`` is not part of a cache key:
-``_pipe`` is found again from ``key``.
+Each cache (``ui.budget.cached``) keeps one object per key, shared between sessions: one model per
+``PipelineSettings`` (frozen, hashable), one run per input. Every cache of the server is bounded by one
+budget in bytes (``GLASSBOX_CACHE_MB``, ``ui.budget``): storing a new entry drops the least recently used
+ones, from any cache, until the total fits; each cache also keeps at most ``max_entries``. A run is read,
+never changed: ``st.cache_data`` would hand every rerun its own copy, at the price of pickling the run
+once and unpickling it on every rerun of every page (d_model=512, 6 layers: ~10 MB, 20-50 ms for a new
+run and 6-15 ms a rerun in the app). tests/app/conftest.py checks after every app test that no cached
+run was changed. A parameter whose name starts with ``_`` is not part of a cache key: ``_pipe`` is
+found again from ``key``.
 
 The pretrained all-MiniLM-L6-v2 (~90 MB) has fixed sizes: its key drops the sidebar's sizes
 (:func:`cache_key`), so moving a size slider never loads a second copy.
@@ -20,6 +22,7 @@ import logging
 
 import streamlit as st
 
+from ui.budget import cached
 from ui.settings import Settings, literal, minilm_available
 from ui.sidebar import t
 
@@ -27,16 +30,18 @@ log = logging.getLogger("glassbox.ui")
 
 
 # A dropped pipeline's random weights go now (``Pipeline.release``), not when the collector finds the
-# old runs that still name the pipeline.
-@st.cache_resource(max_entries=8, show_spinner=False, on_release=lambda pipe: pipe.release())
+# old runs that still name the pipeline. ``grows``: random weights are drawn after the pipeline is
+# stored, part by part, by what reads them; measured again after each use until they are all drawn.
+@cached(max_entries=8, on_release=lambda pipe: pipe.release(),
+        grows=lambda pipe: not getattr(pipe, "drawn", True))
 def _load(key):
     from core.pipeline import load_pipeline
 
     return load_pipeline(key)
 
 
-# 16 runs: a 512-token run of the pretrained encoder holds ~150 MB of attention tensors alone
-@st.cache_resource(max_entries=16, show_spinner=False)
+# At most 16 runs, and the budget's bytes: a 512-token run of a d_model=512, 6-layer model holds ~475 MB
+@cached(max_entries=16)
 def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
     """``kind`` (what the pipeline really is) is part of the key: a pipeline that fell back to random
     weights must not be handed a run cached from the real one under the same settings."""
@@ -45,7 +50,7 @@ def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
     return run_pipeline(_pipe, sentence, target, max_tokens=max_tokens)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@cached(max_entries=16)
 def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
     """The encoder's input alone (``core.pipeline.source_run``); keyed like ``_run``."""
     from core.pipeline import source_run
@@ -53,7 +58,7 @@ def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
     return source_run(_pipe, sentence, max_tokens=max_tokens)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@cached(max_entries=16)
 def _encoder_trace(_pipe, key, kind: str, sentence: str, max_tokens: int, norm: str | None):
     from core.pipeline import encoder_trace
 

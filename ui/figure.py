@@ -40,6 +40,7 @@ import streamlit as st
 from figures.export import figure_csv
 from figures.redraw import draw_once
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
+from ui.budget import cached, hashable
 from ui.sidebar import t
 
 PNG_SCALE = 2
@@ -154,8 +155,13 @@ def download_popover(fig, key: str, name: str) -> None:
 
 # Figures that depend on sizes and settings only (not on weights or the sentence) are built once per
 # arguments, for every session: on the Positional page such figures were ~0.4 s of the ~0.65 s a new
-# seed took on the server (py-spy), rebuilt on every rerun to come out the same.
-@st.cache_resource(max_entries=256, show_spinner=False)
+# seed took on the server (py-spy), rebuilt on every rerun to come out the same. In the server's cache
+# budget (ui.budget): a 512 × 512 heatmap's numbers, as the lists draw_once makes, are ~8 MB.
+def _memo_key(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
+    return where, themed, hashable(args), hashable(kwargs)  # arrays and dataclasses by value
+
+
+@cached(max_entries=256, key=_memo_key)
 def _memo(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     fig = _make(*args, **dict(kwargs))
     return fig if themed else draw_once(reserve_figure_margins(fig))
@@ -170,8 +176,14 @@ def memo_figure(make, *args, themed: bool = False, **kwargs):
     (``themed=True``, for ``show_themed_figure``). The figure is never to be changed after."""
     code = getattr(make, "__code__", None)
     where = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(make)
-    return _memo(f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args,
-                 tuple(sorted(kwargs.items())))
+    try:
+        return _memo(f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args,
+                     tuple(sorted(kwargs.items())))
+    except TypeError as exc:  # an argument compared by identity only: built, not kept
+        if "no value to compare by" not in str(exc):
+            raise
+        fig = make(*args, **kwargs)
+        return fig if themed else draw_once(reserve_figure_margins(fig))
 
 
 def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, column: float = 1.0,

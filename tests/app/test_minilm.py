@@ -16,7 +16,7 @@ from apphelpers import PAGE_SCRIPTS, assert_clean, badges, hide_minilm, messages
 import core.pipeline as P
 from core.pretrained import MINILM_MISSING
 from i18n import t
-from ui.cache import cache_key
+from ui.cache import _load, cache_key
 from ui.settings import Settings, minilm_available
 
 NAME = "all-MiniLM-L6-v2"
@@ -124,7 +124,8 @@ def test_unusable_files_fall_back_to_random_weights_with_a_warning(monkeypatch):
     monkeypatch.setattr(P, "load_minilm_cached", broken)
     monkeypatch.setattr("ui.cache.minilm_available", lambda: True)
     monkeypatch.setattr("ui.settings.minilm_available", lambda: True)
-    st.cache_resource.clear()  # a MiniLM pipeline cached by an earlier test would hide the failure
+    st.cache_resource.clear()
+    _load.clear()  # a MiniLM pipeline cached by an earlier test would hide the failure
     try:
         at = open_page("pages/attention.py", {"lang": "zh"}, weights="minilm")
         assert_clean(at)
@@ -133,3 +134,4 @@ def test_unusable_files_fall_back_to_random_weights_with_a_warning(monkeypatch):
         assert plotly_specs(at)  # and the page shows them
     finally:
         st.cache_resource.clear()
+        _load.clear()
