@@ -51,10 +51,12 @@ merge order; classic: the training characters and ``</w>`` sorted, then the merg
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 
 import regex
 
@@ -299,6 +301,202 @@ def learn_merges(
 
 
 # ----------------------------------------------------------------------------------------------------
+# The words training sees, and how much work they make
+
+# What training costs (measured with benchmarks/bpe_upload.py): every merge rewrites each word holding
+# its pair, and every rewrite that merges something shortens the word, so a word of n symbols is
+# rewritten at most min(merges, n) times, each a Python call (~5 us) plus a scan of its n symbols.
+# Words of ordinary text are short, and each distinct word is trained once however often it occurs.
+# One long run without spaces is not: 999 KB of Chinese is a single pre-token of 999,000 bytes, and
+# 1,000 merges rewrote it 1,000 times (~20 s of one core per kind). Cutting long words into pieces
+# bounds the scans; only less text bounds the calls (one per merged symbol, at worst). A scan of a long
+# word is slower per symbol: each occurrence of the pair's left symbol not followed by its right one is
+# a step in Python, and a long word holds many (45 ns a symbol for classic BPE on one 333,000-character
+# word, 7 ns once cut into pieces of 256).
+TOUCH = 512  # a rewrite's Python call, counted in scanned symbols (calibrated with the benchmark)
+LONG = 256  # symbols: a word longer than this ...
+LONG_SCAN = 6  # ... costs this many units per symbol scanned
+
+
+def symbol_count(word: str, byte_level: bool) -> int:
+    """The symbols a word starts training as: its UTF-8 bytes, or its characters and ``</w>``.
+
+    >>> symbol_count("中文", True), symbol_count("中文", False)
+    (6, 3)
+    """
+    return len(_utf8(word)) if byte_level else len(word) + 1
+
+
+def _cut(word: str, max_symbols: int, byte_level: bool) -> list[str]:
+    """``word`` in pieces of at most ``max_symbols`` symbols, cut between characters (so a byte-level
+    piece never splits a character: a piece may have up to 3 symbols fewer).
+
+    >>> _cut("abcdefg", 3, False), _cut("中文字", 6, True)
+    (['ab', 'cd', 'ef', 'g'], ['中文', '字'])
+    """
+    if symbol_count(word, byte_level) <= max_symbols:
+        return [word]
+    if not byte_level:  # a classic piece ends with its own </w>: max_symbols - 1 characters
+        step = max(1, max_symbols - 1)
+        return [word[i : i + step] for i in range(0, len(word), step)]
+    pieces, start, size = [], 0, 0
+    for i, ch in enumerate(word):
+        n = len(_utf8(ch))
+        if size + n > max_symbols and size:
+            pieces.append(word[start:i])
+            start, size = i, 0
+        size += n
+    pieces.append(word[start:])
+    return pieces
+
+
+def _pre_tokens(text: str, byte_level: bool):
+    """(word, end offset in ``text``) of every word training counts, in order: GPT-2's pre-tokens
+    (byte-level) or whitespace-separated words (classic), special tokens cut out first."""
+    offset = 0
+    for chunk in _SPECIAL_SPLIT.split(text):
+        if chunk and chunk not in _SPECIAL_IDS:
+            for m in (_GPT2_SPLIT if byte_level else _WORD).finditer(chunk):
+                yield m.group(), offset + m.end()
+        offset += len(chunk)
+
+
+_WORD = regex.compile(r"\S+")  # str.split()'s words
+
+
+def training_words(text: str, byte_level: bool = True, max_word: int | None = None) -> Counter[str]:
+    """The words BPE training counts pairs in, with how often each occurs: GPT-2's pre-tokens
+    (byte-level) or whitespace-separated words (classic), special tokens cut out first. With
+    ``max_word`` every word of more symbols (:func:`symbol_count`) is cut into pieces of at most
+    ``max_word`` symbols, as if the text had a break there: no merge crosses a cut.
+
+    >>> training_words("ab ab [BOS]abc", byte_level=False)
+    Counter({'ab': 2, 'abc': 1})
+    >>> training_words("abcdef", byte_level=False, max_word=3)
+    Counter({'ab': 1, 'cd': 1, 'ef': 1})
+    """
+    counts: Counter[str] = Counter()
+    for chunk in _SPECIAL_SPLIT.split(text):
+        if chunk and chunk not in _SPECIAL_IDS:
+            counts.update(_GPT2_SPLIT.findall(chunk) if byte_level else chunk.split())
+    if max_word is None or all(symbol_count(w, byte_level) <= max_word for w in counts):
+        return counts
+    cut: Counter[str] = Counter()
+    for word, count in counts.items():
+        for piece in _cut(word, max_word, byte_level):
+            cut[piece] += count
+    return cut
+
+
+def word_work(n: int, num_merges: int) -> int:
+    """The work of one distinct word of ``n`` symbols: at most min(merges, n) rewrites, each a call
+    (``TOUCH``) and a scan of the word (``LONG_SCAN`` units a symbol past ``LONG`` symbols), and its
+    n symbols counted once.
+
+    >>> word_work(4, 1000), word_work(999_000, 1000)
+    (2068, 5995511000)
+    """
+    return n + min(num_merges, n) * (n * (LONG_SCAN if n > LONG else 1) + TOUCH)
+
+
+@dataclass(frozen=True)
+class TrainingWork:
+    """What ``BPETokenizer.train(text[:chars], merges, byte_level, max_word)`` costs, known before it
+    starts: ``units`` (the sum of :func:`word_work` over its distinct words), ``words`` distinct
+    words, the ``longest`` of them (symbols) before any cut; ``chars`` of the text are used (all
+    of it unless the plan cut it short), ``max_word`` the cut (None: words as they are)."""
+
+    units: int
+    words: int
+    longest: int
+    chars: int
+    max_word: int | None = None
+
+    def limited(self, text: str) -> bool:
+        return self.max_word is not None or self.chars < len(text)
+
+
+def training_work(text: str, num_merges: int, byte_level: bool = True,
+                  max_word: int | None = None) -> TrainingWork:
+    """The work of ``BPETokenizer.train(text, num_merges, byte_level, max_word)``, counted from its
+    words (no pair counted, no merge made).
+
+    >>> training_work("low low lower", 10, byte_level=False)
+    TrainingWork(units=5182, words=2, longest=6, chars=13, max_word=None)
+    """
+    whole = training_words(text, byte_level)
+    longest = max((symbol_count(w, byte_level) for w in whole), default=0)
+    words = whole if max_word is None else training_words(text, byte_level, max_word)
+    units = sum(word_work(symbol_count(w, byte_level), num_merges) for w in words)
+    return TrainingWork(units, len(words), longest, len(text), max_word)
+
+
+def plan_training(text: str, num_merges: int, byte_level: bool, budget: int,
+                  smallest: int = 256) -> TrainingWork:
+    """How to train on ``text`` within ``budget`` units of work (:func:`training_work`), limiting as
+    little as possible: the whole text as it is when that fits; else its words cut at the largest
+    length (at least ``smallest`` symbols) that fits; else the longest beginning of the text that fits
+    (ending after a whole word or piece), its words longer than ``smallest`` cut. Words of at most
+    ``smallest`` symbols are never cut: 256 bytes hold any ordinary word, or a Chinese sentence of 85
+    characters between two punctuation marks.
+
+    >>> plan_training("low lower " * 100, 10, False, 10**6)  # fits
+    TrainingWork(units=5182, words=2, longest=6, chars=1000, max_word=None)
+    >>> plan_training("甲乙丙丁" * 1000, 100, True, 10**6, smallest=64)  # one word of 12,000 bytes: cut
+    TrainingWork(units=161442, words=5, longest=12000, chars=4000, max_word=64)
+    >>> cjk = "".join(map(chr, range(0x4E00, 0x6E00)))  # 8,192 characters, none twice: cut and shortened
+    >>> plan_training(cjk, 100, True, 10**6, smallest=64)
+    TrainingWork(units=979776, words=27, longest=24576, chars=567, max_word=64)
+    >>> plan_training(" ".join(cjk), 100, True, 10**6)  # 8,192 short words: only the beginning
+    TrainingWork(units=998324, words=483, longest=4, chars=965, max_word=None)
+    """
+    lengths = sorted(symbol_count(w, byte_level) for w in training_words(text, byte_level))
+    longest = lengths[-1] if lengths else 0
+    units = sum(word_work(n, num_merges) for n in lengths)
+    if units <= budget:
+        return TrainingWork(units, len(lengths), longest, len(text))
+    cut = smallest if longest > smallest else None
+    if cut is not None:
+        # Cut at N: words of up to N symbols cost as they are; a longer word of n symbols becomes
+        # pieces of at most N, which cost at most n + min(merges, N) * (n * scan + TOUCH * (n / N + 1)).
+        # This bound picks N; the work returned is counted exactly (equal pieces count once).
+        costs = list(itertools.accumulate((word_work(n, num_merges) for n in lengths), initial=0))
+        symbols = list(itertools.accumulate(lengths, initial=0))
+
+        def bound(at: int) -> float:
+            k = bisect.bisect_right(lengths, at)
+            rest = symbols[-1] - symbols[k]
+            scan = LONG_SCAN if at > LONG else 1
+            pieces = rest / at + len(lengths) - k
+            return costs[k] + rest + min(num_merges, at) * (rest * scan + TOUCH * pieces)
+
+        if bound(smallest) <= budget:
+            lo, hi = smallest, longest
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if bound(mid) <= budget else (lo, mid - 1)
+            return training_work(text, num_merges, byte_level, max_word=lo)
+    # Cutting is not enough: there is too much distinct text. Train on its beginning, ending after a
+    # whole word or piece (a cut word's pieces are the same in the beginning as in the whole text).
+    seen: set[str] = set()
+    total, chars = 0, 0
+    for word, end in _pre_tokens(text, byte_level):
+        at = end - len(word)
+        for piece in [word] if cut is None else _cut(word, cut, byte_level):
+            at += len(piece)
+            if piece not in seen:
+                seen.add(piece)
+                total += word_work(symbol_count(piece, byte_level), num_merges)
+                if total > budget:
+                    break
+            chars = at
+        if total > budget:
+            break
+    work = training_work(text[:chars], num_merges, byte_level, max_word=cut)
+    return TrainingWork(work.units, work.words, longest, chars, cut)
+
+
+# ----------------------------------------------------------------------------------------------------
 # Applying merges to new text
 
 
@@ -397,10 +595,14 @@ class BPETokenizer:
     # -- training -----------------------------------------------------------------------------------
 
     @classmethod
-    def train(cls, text: str, num_merges: int, byte_level: bool = True) -> BPETokenizer:
+    def train(cls, text: str, num_merges: int, byte_level: bool = True,
+              max_word: int | None = None) -> BPETokenizer:
         """Learn ``num_merges`` merges from ``text`` (fewer if the text runs out of pairs).
 
         ``num_merges`` counts new tokens, as HF's ``vocab_size = 256 + num_merges`` does.
+        ``max_word``: cut every word longer than that many symbols into pieces (see
+        :func:`training_words`), which bounds the work (:func:`training_work`); None (the default)
+        trains on the words as they are, exactly as Hugging Face does.
 
         After ``a a`` the word is ``aa a b``: ``(aa, a)`` and ``(a, b)`` both occur once, and the
         tie goes to the pair whose left symbol is a single byte (see the module's tie-break rule).
@@ -413,14 +615,16 @@ class BPETokenizer:
             raise TypeError(f"num_merges must be an int, got {type(num_merges).__name__}")
         if num_merges < 0:
             raise ValueError(f"num_merges must be >= 0, got {num_merges}")
-        chunks = [c for c in _SPECIAL_SPLIT.split(text) if c and c not in _SPECIAL_IDS]
+        if max_word is not None and (isinstance(max_word, bool) or not isinstance(max_word, int)
+                                     or max_word < 1):
+            raise ValueError(f"max_word must be None or an int >= 1, got {max_word!r}")
+        counts = training_words(text, byte_level, max_word)
         if byte_level:
-            return cls._train_byte_level(chunks, num_merges)
-        return cls._train_classic(chunks, num_merges)
+            return cls._train_byte_level(counts, num_merges)
+        return cls._train_classic(counts, num_merges)
 
     @classmethod
-    def _train_classic(cls, chunks: list[str], num_merges: int) -> BPETokenizer:
-        counts = Counter(w for chunk in chunks for w in chunk.split())
+    def _train_classic(cls, counts: Counter[str], num_merges: int) -> BPETokenizer:
         word_counts = {tuple(w) + (END_OF_WORD,): c for w, c in counts.items()}
         alphabet = {ch for w in counts for ch in w}
         known = set(alphabet) | {END_OF_WORD}
@@ -435,10 +639,7 @@ class BPETokenizer:
         return cls(_dedupe_keep_last(merges), byte_level=False, alphabet=sorted(alphabet))
 
     @classmethod
-    def _train_byte_level(cls, chunks: list[str], num_merges: int) -> BPETokenizer:
-        counts: Counter[str] = Counter()
-        for chunk in chunks:
-            counts.update(_GPT2_SPLIT.findall(chunk))
+    def _train_byte_level(cls, counts: Counter[str], num_merges: int) -> BPETokenizer:
         # Hugging Face's internal ids, which decide ties: the 256 byte characters sorted by code
         # point, then each merged token as it is created.
         id_to_str = sorted(BYTE_TO_CHAR.values())

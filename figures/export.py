@@ -57,6 +57,24 @@ def safe_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
+def safe_table(data):
+    """A table's data for ``st.dataframe`` with every text cell made :func:`safe_text`: Streamlit's own
+    table toolbar offers "Download as CSV" (and a copy to the clipboard) of exactly these values, a
+    second CSV path beside ours. Rows (a list of dicts) or columns (a dict of lists) keep their shape;
+    numbers and column names are left as they are.
+
+    >>> safe_table([{"token": "=SUM(1)", "id": -1}]), safe_table({"token": ["@x", "中"]})
+    ([{'token': "'=SUM(1)", 'id': -1}], {'token': ["'@x", '中']})
+    """
+
+    def cell(value):
+        return safe_text(value) if isinstance(value, str) else value
+
+    if isinstance(data, dict):
+        return {key: [cell(v) for v in column] for key, column in data.items()}
+    return [{key: cell(v) for key, v in row.items()} for row in data]
+
+
 def plain_label(text: str) -> str:
     """A plotly label as plain text: ``<br>`` → space, tags dropped, entities decoded.
 

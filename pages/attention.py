@@ -11,13 +11,19 @@ import figures.attention_views as fv
 import ui
 import ui.widgets
 from core.data import aligned_source
+from i18n import t
 from ui.cache import get_encoder_trace, run_target
 from ui.components.head_view import show_head_view
+from ui.tables import show_table
 
 settings = ui.page_setup("nav.attention.title")
 lang = settings.lang
-EXPLORE_VIEWS = ["head_view", "neuron_view"]  # the upper tabs (drawn below)
+EXPLORE_VIEWS = ["head_view", "neuron_view"]  # the upper tabs (drawn below); ?attn_explore=<view>
 EXPLORE_LABELS = [ui.t(f"attention.tab.{v}") for v in EXPLORE_VIEWS]
+# Values older links carry: a tab's or an option's label, in either language (ui/widgets.py)
+TAB_ALIASES = ui.widgets.aliases(("head_view", "neuron_view", "heads", "grid", "query"),
+                                 lambda v, lang: t(f"attention.tab.{v}", lang))
+KIND_ALIASES = ui.widgets.aliases(fa.KINDS, fa.kind_label)
 
 
 def kind_name(kind: str) -> str:
@@ -31,9 +37,9 @@ def kind_name(kind: str) -> str:
 known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
 has_decoder = known is None or getattr(known.config, "decoder", True)
 kinds = list(fa.KINDS) if has_decoder else ["encoder"]  # an encoder-only model: encoder self-attention only
-explore_open = ui.widgets.open_tab(EXPLORE_LABELS, "attn_explore")
+explore_open = ui.widgets.open_tab(EXPLORE_LABELS, "attn_explore", EXPLORE_VIEWS, TAB_ALIASES)
 shown_kinds = {
-    ui.widgets.chosen(key, kinds, "encoder", fmt=kind_name)
+    ui.widgets.chosen(key, kinds, "encoder", fmt=kind_name, aliases=KIND_ALIASES)
     for key in ("attn_kind", "hv_kind" if explore_open == EXPLORE_LABELS[0] else "nv_kind")
 }
 encoder_alone = known is not None and known.kind == "random" and has_decoder and shown_kinds == {"encoder"}
@@ -130,7 +136,7 @@ def kind_and_layer(prefix: str, left, right, found: list[str]) -> tuple[str, int
     ``{prefix}_layer`` in the URL."""
     with left:
         kind = choose(st.radio, ui.t("attention.widget.kind"), f"{prefix}_kind", kinds, "encoder",
-                      fmt=kind_name, into=found, horizontal=True)
+                      fmt=kind_name, into=found, aliases=KIND_ALIASES, horizontal=True)
     with right:
         layer = choose(st.selectbox, ui.t("attention.widget.layer", n=config.num_layers), f"{prefix}_layer",
                        layers, 1, ui.t("attention.what.layer"), into=found)
@@ -232,12 +238,12 @@ def neuron_view() -> None:
 
 
 # The head view and the neuron view, one at a time in tabs (which one is in the URL, ?attn_explore=
-# <its label>; the head view by default). Both drawn, a new model (seed, d_model) cost Chromium's
+# head_view|neuron_view; the head view by default). Both drawn, a new model (seed, d_model) cost Chromium's
 # renderer ~0.4 s more on this page at d_model=512, 8 heads, 6 layers than with neither; each is about
 # half of it (the head view's document is made anew for new weights, the neuron view redraws its chart
 # and formulas). Paired runs of both pages on one machine, benchmarks/app.py's seed change.
 EXPLORE = dict(zip(EXPLORE_VIEWS, (head_view, neuron_view), strict=True))
-explore_tabs = ui.widgets.tabs(EXPLORE_LABELS, "attn_explore", notices)
+explore_tabs = ui.widgets.tabs(EXPLORE_LABELS, "attn_explore", notices, EXPLORE_VIEWS, TAB_ALIASES)
 for tab, draw in zip(explore_tabs, EXPLORE.values(), strict=True):
     if tab.open:
         with tab:
@@ -247,9 +253,8 @@ for tab, draw in zip(explore_tabs, EXPLORE.values(), strict=True):
 st.subheader(ui.t("attention.steps.choose"))
 left, mid, right = st.columns([2.2, 1, 1])
 with left:
-    kind = choose(
-        st.radio, ui.t("attention.widget.kind"), "attn_kind", kinds, "encoder", fmt=kind_name, horizontal=True
-    )
+    kind = choose(st.radio, ui.t("attention.widget.kind"), "attn_kind", kinds, "encoder", fmt=kind_name,
+                  aliases=KIND_ALIASES, horizontal=True)
 with mid:
     layer = (
         choose(
@@ -378,10 +383,11 @@ def all_heads() -> None:
         if share is None:
             note = ui.t("attention.trained.cross.task", task=pipe.task or "?")
         else:
-            note = ui.t(f"attention.trained.cross.{pipe.task}", head=head + 1, share=f"{share:.0%}")
+            note = ui.t(f"attention.trained.cross.{pipe.task}", layer=layer + 1, head=head + 1,
+                        share=f"{share:.0%}")
         st.info(note, icon=":material/school:")
         top = fa.argmax_keys(steps.weights)
-        st.dataframe(
+        show_table(
             {
                 ui.t("attention.table.input"): q_tokens,
                 ui.t("attention.table.writes"): list(run.predicted[: len(q_tokens)]),
@@ -426,6 +432,7 @@ def one_query() -> None:
             list(fa.BAR_MODES),
             "head",
             fmt=lambda m: fa.bar_mode_label(m, lang),
+            aliases=ui.widgets.aliases(fa.BAR_MODES, fa.bar_mode_label),
             horizontal=True,
         )
     warn(notices)
@@ -438,11 +445,12 @@ def one_query() -> None:
         st.caption(ui.t("attention.query.causal"))
 
 
-# Only the open tab is computed and drawn; which one is in the URL (?attn_view=<its label>). With the
+# Only the open tab is computed and drawn; which one is in the URL (?attn_view=heads|grid|query). With the
 # three views always drawn, a new model (seed, d_model) took ~0.9-1.3 s to appear at d_model=512,
 # 8 heads, 6 layers, one view ~0.7 s (benchmarks/app.py): Chromium draws a page's charts one by one.
 VIEWS = {"heads": all_heads, "grid": every_layer, "query": one_query}
-tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in VIEWS], "attn_view", notices)
+tabs = ui.widgets.tabs([ui.t(f"attention.tab.{v}") for v in VIEWS], "attn_view", notices, list(VIEWS),
+                       TAB_ALIASES)
 warn(notices, notice_box)  # the query view's fragment shows its own
 for tab, draw in zip(tabs, VIEWS.values(), strict=True):
     if tab.open:

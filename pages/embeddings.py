@@ -19,6 +19,7 @@ from figures.embeddings import (
     pca_scatter,
     scale_summary,
 )
+from ui.tables import show_table
 
 settings = ui.page_setup("nav.embeddings.title")
 lang = settings.lang
@@ -51,8 +52,8 @@ with right:
     st.metric(ui.t("embeddings.metric.width"), d)
 shown = min(len(tokens), 8)
 st.caption(ui.t("embeddings.lookup.table", shown=shown, n=len(tokens)))
-st.dataframe(lookup_rows(tokens, arrays.ids.tolist(), arrays.lookup, n_tokens=8, n_dims=6, lang=lang),
-             hide_index=True, width="stretch")
+show_table(lookup_rows(tokens, arrays.ids.tolist(), arrays.lookup, n_tokens=8, n_dims=6, lang=lang),
+           hide_index=True, width="stretch")
 
 st.subheader(ui.t("embeddings.rows.header"))
 ui.show_figure(embedding_heatmap(arrays.lookup, tokens, lang=lang), key="emb_heatmap",

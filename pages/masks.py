@@ -9,10 +9,11 @@ import streamlit as st
 import figures.attention as fa
 import figures.masks as fm
 import ui
+import ui.budget
 import ui.widgets
-from i18n import LANGS
 from ui.cache import cache_key, get_sentence_pipeline, show_failure
 from ui.settings import clean_text
+from ui.tables import show_table
 
 MAX_BATCH_TOKENS = 32  # every sentence of the batch is cut here: the grids stay legible
 BROADCAST = r"\;\xrightarrow{\text{broadcast}}\;"
@@ -38,10 +39,10 @@ notices: list[str] = []
 notice_box = st.container()
 
 
-# st.cache_resource, not st.cache_data: the page only reads the batch, and cache_data pickled it when
-# stored (~55 ms at d_model=512, 6 layers, a sixth of a new model's time on this page) and unpickled
-# a copy on every rerun.
-@st.cache_resource(max_entries=16, show_spinner=False)
+# One shared object (ui/cache.py), in the server's cache budget (ui.budget), not st.cache_data: the
+# page only reads the batch, and cache_data pickled it when stored (~55 ms at d_model=512, 6 layers, a
+# sixth of a new model's time on this page) and unpickled a copy on every rerun.
+@ui.budget.cached(max_entries=16)
 def batch_of(_pipe, key, sentences: tuple[str, ...], encoder: bool, layers: int | None):
     from core.batch import run_batch  # encoder-only models get an empty decoder side (``encoder``: cache key)
 
@@ -52,15 +53,8 @@ def choose(widget, label: str, key: str, options: list, default, what: str = "",
     return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
 
 
-def kind_from_url(options: list[str]) -> None:
-    """A bound radio keeps its *label* in the URL, which depends on the language; take ``?mask_kind=``
-    as an option (``cross``) or its label in any language, so a shared link works in both."""
-    raw = st.query_params.get("mask_kind")
-    if raw is None or "mask_kind" in st.session_state:
-        return
-    for kind in options:
-        if raw == kind or raw in {fm.kind_label(kind, other) for other in LANGS}:
-            st.session_state["mask_kind"] = kind
+# ?mask_kind=<kind> (ui/widgets.py); links made before carry its label, in either language
+KIND_ALIASES = ui.widgets.aliases(fm.MASK_KINDS, fm.kind_label)
 
 
 st.info(ui.t("masks.convention"), icon=":material/info:")
@@ -84,9 +78,8 @@ if len(sentences) < len(extras) + 1:
 # nothing past that layer is read, so the batch runs through the first layer only (random weights draw
 # ~20 % of the numbers at d_model=512, 6 layers); cross-attention reads the whole encoder's memory.
 kinds = ["encoder"] if encoder_only else list(fm.MASK_KINDS)
-kind_from_url(kinds)
 DEFAULT_KIND = kinds[0] if encoder_only else "decoder"
-layers = None if ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND) == "cross" else 1
+layers = None if ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND, aliases=KIND_ALIASES) == "cross" else 1
 try:
     with st.spinner(ui.t("masks.batch.running")):
         batch = batch_of(pipe, cache_key(settings), tuple(sentences), encoder_only, layers)
@@ -102,7 +95,7 @@ B, S = batch.src_ids.shape
 T = batch.tgt_ids.shape[1]
 st.markdown(ui.t("masks.batch.explain"))
 st.caption(ui.t("masks.batch.source", B=B, S=S, pad_id=batch.pad_id))
-st.dataframe(fm.token_table(batch.src_tokens, S, lang=lang), hide_index=True)
+show_table(fm.token_table(batch.src_tokens, S, lang=lang), hide_index=True)
 ui.show_figure(
     fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=ui.t("masks.fig.source_ids", B=B, S=S),
                   lang=lang),
@@ -158,6 +151,7 @@ kind = choose(
     kinds,
     DEFAULT_KIND,
     fmt=lambda k: fm.kind_label(k, lang),
+    aliases=KIND_ALIASES,
     horizontal=True,
 )
 if encoder_only:

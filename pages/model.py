@@ -13,6 +13,7 @@ import re
 import streamlit as st
 
 import ui
+import ui.budget
 import ui.widgets
 from figures.model import (
     cross_attention_figure,
@@ -28,6 +29,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
+from i18n import t
 from ui.cache import get_encoder_trace, run_target
 from ui.settings import literal
 
@@ -86,12 +88,13 @@ def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | 
 
 
 # -- cached extra computations (``_pipe`` is not part of the key) ----------------------------------
-# st.cache_resource, not st.cache_data, as for every run (ui/cache.py): cache_data unpickled a copy on
-# every call, and a pickled decoding (a copy of the trace so far per step) was 4.5 MB at d_model=64,
-# 53 MB at 512: 0.2–0.7 s per slider move. It is only read (tests/app/conftest.py checks).
+# One shared object, as for every run (ui/cache.py), in the server's cache budget (ui.budget): not
+# st.cache_data, which unpickled a copy on every call, and a pickled decoding (a copy of the trace so far
+# per step) was 4.5 MB at d_model=64, 53 MB at 512: 0.2–0.7 s per slider move. It is only read
+# (tests/app/conftest.py checks).
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@ui.budget.cached(max_entries=16)
 def _greedy(_pipe, key, sentence: str, max_tokens: int):
     from core.pipeline import greedy_sentence
 
@@ -120,12 +123,16 @@ known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why 
 has_decoder = known is None or getattr(known.config, "decoder", True)
 TABS = ["residual_ffn", "stream"] + (["output", "decoding"] if has_decoder else [])
 labels = [ui.t(f"model.tab.{name}") for name in TABS]
+# ?model_view=<its name>; links made before carry the tab's label, in either language
+VIEW_ALIASES = ui.widgets.aliases(("residual_ffn", "stream", "output", "decoding"),
+                                  lambda name, lang: t(f"model.tab.{name}", lang))
 if "model_decode" in st.query_params:  # links made before the tabs: the decoding section was opened so
     if st.query_params["model_decode"] == "true" and has_decoder and "model_view" not in st.query_params:
         st.session_state["model_view"] = labels[-1]
     del st.query_params["model_decode"]
 tokens_only = (known is not None and known.kind == "random" and has_decoder
-               and ui.widgets.open_tab(labels, "model_view") in (labels[0], labels[1], labels[-1]))
+               and ui.widgets.open_tab(labels, "model_view", TABS, VIEW_ALIASES)
+               in (labels[0], labels[1], labels[-1]))
 run = ui.get_run(settings, source_only=tokens_only)
 if run is None:
     st.stop()
@@ -343,7 +350,7 @@ def decoding_steps(decoded) -> None:
     st.code(" ".join(output) if output else ui.t("model.greedy.nothing"), language=None, wrap_lines=True)
 
 
-# One section at a time, in tabs; which one is in the URL (?model_view=<its label>, the first by
+# One section at a time, in tabs; which one is in the URL (?model_view=<its name>, the first by
 # default). With the five sections always drawn, a new model (seed, d_model) took 1.1-1.7 s to appear
 # at d_model=512, 8 heads, 6 layers (benchmarks/app.py): Chromium redrew all five charts, and the
 # page ran the other LayerNorm placement's encoder for section 3 even when nobody looked at it.
@@ -353,7 +360,7 @@ if not has_decoder:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): 
     st.info(ui.t("model.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
             icon=":material/info:")
 notices: list[str] = []
-tabs = ui.widgets.tabs(labels, "model_view", notices)
+tabs = ui.widgets.tabs(labels, "model_view", notices, TABS, VIEW_ALIASES)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
 if tokens_only and tabs[2].open:  # open_tab guessed wrong (the output tab reads the run): the run after all

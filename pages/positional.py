@@ -11,6 +11,7 @@ import ui.widgets
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 from figures.overview import embedding_sum
+from i18n import t
 
 NOTICES = "_pe_notices"  # messages about URL values that were replaced; cleared by the next change
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi")
@@ -32,7 +33,7 @@ d_k = d // heads
 scheme = getattr(config, "positions", "sinusoidal")
 kind = pipe.kind if pipe is not None else "random"
 trained = kind == "trained"
-trained_len = fp.training_length(kind, pipe.metrics) if pipe is not None else None
+trained_len = fp.training_length(kind, pipe.metrics, pipe.task) if pipe is not None else None
 learned_table = None
 if scheme == "learned" and pipe is not None:
     # (max_len, d); random weights draw their embedding alone for it, not the whole model
@@ -119,7 +120,10 @@ def curves_section(d: int, trained_len: int | None, sentence_len: int | None) ->
 
 curves_section(d, trained_len, len(run.src_tokens) if run is not None else None)
 if trained_len:
-    st.caption(ui.t("positional.curves.trained", chars=trained_len - 1, last=trained_len - 1))
+    # what the model was trained on is its task's: phrases of characters, or digit sequences
+    toy = pipe.task in ("copy", "reverse")
+    st.caption(ui.t("positional.curves.trained_digits" if toy else "positional.curves.trained",
+                    chars=trained_len - 1, last=trained_len - 1))
 elif learned_table is not None:
     st.caption(ui.t("positional.curves.pretrained", rows=learned_table.shape[0]))
 else:
@@ -232,6 +236,14 @@ st.dataframe(
 def tab_label(s: str) -> str:
     name = ui.t(f"positional.tab.{s}")
     return ui.t("positional.tab.current", name=name) if s == scheme else name
+
+
+# ?pe_tab=<scheme>; links made before carry the tab's label, in either language, with or without the
+# "✓ this model" of the model they were made with
+TAB_ALIASES = ui.widgets.aliases(
+    SCHEMES, lambda s, lang: t(f"positional.tab.{s}", lang),
+    lambda s, lang: t("positional.tab.current", lang, name=t(f"positional.tab.{s}", lang)),
+)
 
 
 def spread_metric(curves: dict) -> None:
@@ -347,11 +359,11 @@ def alibi_tab() -> None:
     st.caption(ui.t("positional.alibi.beyond"))
 
 
-# Only the open tab is computed and drawn; which one is in the URL (?pe_tab=…, its label). With the
+# Only the open tab is computed and drawn; which one is in the URL (?pe_tab=…, its scheme). With the
 # four tabs always drawn the page held 15 charts, and a slider move at d_model=512 took ~1 s to
 # settle in Chromium (benchmarks/app.py); the top of the page and one tab hold 6.
 tab_notices: list[str] = []
-tabs = ui.widgets.tabs([tab_label(s) for s in SCHEMES], "pe_tab", tab_notices)
+tabs = ui.widgets.tabs([tab_label(s) for s in SCHEMES], "pe_tab", tab_notices, SCHEMES, TAB_ALIASES)
 for notice in tab_notices:
     st.warning(notice, icon=":material/warning:")
 for tab, draw in zip(tabs, (sinusoidal_tab, learned_tab, rope_tab, alibi_tab), strict=True):

@@ -18,18 +18,26 @@ WordPiece: with weights=minilm the model reads WordPiece, so that section comes 
 weights it is a comparison in an expander, when the optional package is installed (its vocab.txt
 is read once, cached). "Ours" is the byte-level BPE of the random-weights model (1,000 merges).
 
-Training is cached with ``st.cache_resource`` keyed by (sha256 of the text, merges, kind). Measured
-here: en_zh.txt (13 KB) at 300 merges trains in ~0.03 s, all shipped files (80 KB) in ~0.1 s; an
-upload is capped at 1 MB (~0.6 s at 500 merges, byte-level).
+Training is cached (``ui.budget.cached``: one shared tokenizer, in the server's cache budget) keyed by
+(sha256 of the text, merges, kind). Measured here: en_zh.txt (13 KB) at 300 merges trains in ~0.03 s,
+all shipped files (80 KB) in ~0.1 s. An upload or a paste is capped at 1 MB, but the bytes do not bound
+the work: it grows with merges × the length of each word, and 999 KB of Chinese without spaces (one
+word) took ~20 s per kind at 1,000 merges. So the work is estimated before training
+(``core.bpe.plan_training``, ``WORK_BUDGET``) and, past the budget, long words are cut and if need be
+only the beginning of the text is learned from; the page says so before training starts. One large
+training runs at a time in the server (``big_training_slot``): each holds the GIL for its duration.
 """
 
 import hashlib
+import math
+import threading
 from pathlib import Path
 
 import streamlit as st
 
 import ui
-from core.bpe import BPETokenizer
+import ui.budget
+from core.bpe import BPETokenizer, TrainingWork, plan_training
 from core.wordpiece import SPECIALS
 from figures.tokenization import (
     MAX_BOXES,
@@ -55,6 +63,7 @@ from figures.tokenization import (
 )
 from i18n import t
 from ui.settings import literal
+from ui.tables import show_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "assets" / "corpus"
@@ -81,6 +90,14 @@ PLAYING = "_tok_playing"  # session flags (not widget keys)
 TOGGLED = "_tok_toggled"
 URL_CHECKED = "_tok_url_checked"  # the page parameters whose URL value was checked this session
 MAX_IDS_SHOWN = 400
+# Units of core.bpe.training_work one training may cost: at most ~1.5 s of one core here (2-11 ns a
+# unit, measured on 1 MB texts and Chinese runs without spaces; benchmarks/bpe_upload.py). The page
+# trains both kinds: an upload costs a page view ~2-3 s (999 KB of Chinese without spaces: 29 s before).
+WORK_BUDGET = 150_000_000
+BIG_TEXT = 100_000  # characters: a training on more waits for big_training_slot (the shipped files: 80 KB)
+# The browser refuses a larger file before sending it (Streamlit's red note under the box); the server's
+# server.maxUploadSize, if lower, is the limit instead.
+UPLOAD_MB = min(math.ceil(UPLOAD_LIMIT / 1e6), int(st.get_option("server.maxUploadSize")))
 
 
 @st.cache_data(show_spinner=False)
@@ -90,16 +107,60 @@ def corpus_text(everything: bool = False) -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in paths)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def train(text_hash: str, merges: int, kind: str, _text: str) -> BPETokenizer:
-    """Cached by (text hash, merges, kind); ``_text`` is not hashed again (leading underscore)."""
-    return BPETokenizer.train(_text, merges, byte_level=(kind == "byte"))
+@ui.budget.cached(max_entries=16)  # one shared tokenizer, in the server's cache budget (ui.budget)
+def train(text_hash: str, merges: int, kind: str, chars: int, max_word: int | None,
+          _text: str) -> BPETokenizer:
+    """Cached by (text hash, merges, kind, the plan's limits); ``_text`` is not hashed again (leading
+    underscore). A large text waits for the server's one big training at a time."""
+    def run() -> BPETokenizer:
+        return BPETokenizer.train(_text[:chars], merges, byte_level=(kind == "byte"), max_word=max_word)
+
+    if chars <= BIG_TEXT:
+        return run()
+    with big_training_slot():
+        return run()
 
 
-def trained(text: str, merges: int, kind: str) -> BPETokenizer:
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+@st.cache_resource(show_spinner=False)
+def big_training_slot() -> threading.Lock:
+    """One per server process: a training holds the GIL for its duration, so two at once would halve
+    what every other session's page gets."""
+    return threading.Lock()
+
+
+@ui.budget.cached(max_entries=32)
+def planned(text_hash: str, merges: int, kind: str, _text: str) -> TrainingWork:
+    """core.bpe.plan_training, once per text, merges and kind (~0.1-0.5 s for 1 MB)."""
+    return plan_training(_text, merges, kind == "byte", WORK_BUDGET)
+
+
+def digest_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def trained(text: str, merges: int, kind: str, work: TrainingWork | None = None) -> BPETokenizer:
+    """The tokenizer of ``kind`` trained on ``text`` as ``work`` (a plan) says; by default the whole text
+    (the page's small texts: the textbook example)."""
+    digest = digest_of(text)
+    chars, max_word = (len(text), None) if work is None else (work.chars, work.max_word)
     with st.spinner(ui.t("tokenization.training")):
-        return train(digest, merges, kind, text)
+        return train(digest, merges, kind, chars, max_word, text)
+
+
+def limits_text(text: str, works: dict[str, TrainingWork]) -> str | None:
+    """What the plans changed, in a sentence and a line per kind (None: nothing)."""
+    lines = []
+    for kind, work in works.items():
+        name = ui.t(f"tokenization.kind_name.{kind}")
+        unit = ui.t(f"tokenization.limit.unit.{kind}")
+        edge = 0 if kind == "byte" else 1  # a classic word's symbols: its characters and </w>
+        if work.max_word is not None:
+            lines.append(ui.t("tokenization.limit.cut", kind=name, unit=unit, n=f"{work.max_word - edge:,}",
+                              longest=f"{work.longest - edge:,}"))
+        if work.chars < len(text):
+            lines.append(ui.t("tokenization.limit.prefix", kind=name, used=f"{work.chars:,}",
+                              total=f"{len(text):,}"))
+    return ui.t("tokenization.limit") + "\n\n" + "\n".join(lines) if lines else None
 
 
 @st.cache_resource(show_spinner=False)
@@ -171,11 +232,12 @@ def is_int_in(lo: int, hi: int):
 
 
 def dataframe(rows: list[dict], **kwargs) -> None:
-    """Rows of a figures.tokenization helper, with translated column headers."""
+    """Rows of a figures.tokenization helper, with translated column headers; formula-safe text cells
+    (``ui.tables.show_table``: a token such as ``=HYPERLINK(…)`` in the table's own CSV download)."""
     keys = list(rows[0]) if rows else []
     labels = column_labels(keys, lang)
     config = {k: st.column_config.Column(labels[k]) for k in keys}
-    st.dataframe(rows, hide_index=True, width="stretch", column_config=config, **kwargs)
+    show_table(rows, hide_index=True, width="stretch", column_config=config, **kwargs)
 
 
 def show_ids(ids: list[int], label: str) -> None:
@@ -296,12 +358,15 @@ if source == "paste":
         text = TEXTBOOK_CORPUS
 elif source == "upload":
     uploaded = st.file_uploader(
-        ui.t("tokenization.upload", mb=f"{UPLOAD_LIMIT / 1e6:g}"), type=["txt"], key="tok_upload",
-        max_upload_size=1,
+        ui.t("tokenization.upload", mb=UPLOAD_MB), type=["txt"], key="tok_upload", max_upload_size=UPLOAD_MB,
     )
     result = read_upload(uploaded.getvalue() if uploaded is not None else None, lang=lang)
-    if result.text is None:
-        (st.info if uploaded is None else st.error)(result.error + " " + ui.t("tokenization.upload.fallback"))
+    if uploaded is None:  # also what the server sees of a file the browser refused as too big
+        st.info(ui.t("tokenization.upload.none_limit", mb=UPLOAD_MB) + " "
+                + ui.t("tokenization.upload.fallback"))
+        text = corpus_text()
+    elif result.text is None:
+        st.error(result.error + " " + ui.t("tokenization.upload.fallback"))
         text = corpus_text()
     else:
         text = result.text
@@ -310,15 +375,21 @@ elif source == "textbook":
 else:
     text = corpus_text(everything=(source == "corpus_all"))
 
-tok = trained(text, num_merges, kind)
 other_kind = "classic" if kind == "byte" else "byte"
-tok_other = trained(text, num_merges, other_kind)
+digest = digest_of(text)
+works = {k: planned(digest, num_merges, k, text) for k in (kind, other_kind)}
+limits = limits_text(text, works)
+if limits:  # said before the training starts
+    st.warning(limits, icon=":material/speed:")
+tok = trained(text, num_merges, kind, works[kind])
+tok_other = trained(text, num_merges, other_kind, works[other_kind])
 n = len(tok.merges)
-size = len(text.encode("utf-8", "surrogatepass"))
+learned = text[: works[kind].chars]
+size = len(learned.encode("utf-8", "surrogatepass"))
 vocab_key = "tokenization.vocab.byte" if tok.byte_level else "tokenization.vocab.classic"
 st.caption(
     ui.t(
-        vocab_key, chars=f"{len(text):,}", kb=f"{size / 1000:,.1f}", n=n, vocab=len(tok.vocab),
+        vocab_key, chars=f"{len(learned):,}", kb=f"{size / 1000:,.1f}", n=n, vocab=len(tok.vocab),
         base=len(tok.vocab) - 5 - n,
     )
 )

@@ -1,58 +1,148 @@
-"""Page-local widgets bound to the URL, with their incoming value checked first."""
+"""Page-local widgets kept in the URL by a stable id (the same in every language), the incoming value
+checked first.
+
+Why by hand, not ``bind="query-params"``: a bound widget writes its *displayed* label into the URL
+(``?model_view=5 · Greedy decoding``, ``?attn_kind=Decoder cross-attention``), so a link made in English
+opened the first tab in 中文, and a label that changes with the model (the positional tab of the model's
+own scheme gains "✓ this model") refused a link made with another. Here the URL holds an id
+(``?model_view=decoding``, ``?attn_kind=cross``, ``?pe_tab=alibi``): for a radio or a selectbox the option
+itself (``str(option)``), for tabs the id the page gives each tab. A value from an older link, a label
+in any language (``aliases``), still opens its view, and the URL is rewritten to the id. The default
+(first tab, default option) is left out of the URL.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import streamlit as st
 
 from figures.attention import check_choice
+from i18n import LANGS
 from ui.sidebar import current_lang
 
 
-def choose(widget, label: str, key: str, options: list, default, notices: list[str], what: str = "",
-           fmt=str, **kw):
-    """``widget`` (selectbox, radio, select_slider…) bound to the URL as ``?key=…``.
+def aliases(ids: Iterable, *labels: Callable[[object, str], str]) -> dict[str, object]:
+    """{label: id} for every ``label(id, lang)`` in every language: the values older links carry.
 
-    A bound widget silently drops a value it cannot show, so the value from the URL (or from an
-    earlier run) is checked first: a tampered one, or one that no longer exists (layer 5 after the
-    sidebar went to 2 layers), is replaced and a notice is appended to ``notices`` for the page to show.
+    >>> aliases(["a"], lambda i, lang: f"{i}-{lang}")
+    {'a-en': 'a', 'a-zh': 'a'}
     """
-    value, notice = _incoming(key, options, default, what, fmt)
+    ids = list(ids)
+    return {label(i, lang): i for label in labels for lang in LANGS for i in ids}
+
+
+def choose(widget, label: str, key: str, options: list, default, notices: list[str], what: str = "",
+           fmt=str, aliases: Mapping[str, object] | None = None, **kw):
+    """``widget`` (selectbox, radio, select_slider…) kept in the URL as ``?key=<option>``.
+
+    Streamlit drops a value it cannot show silently, so the value from the URL (or from an earlier run)
+    is checked first: a tampered one, or one that no longer exists (layer 5 after the sidebar went to
+    2 layers), is replaced and a notice is appended to ``notices`` for the page to show. ``fmt`` labels
+    the options; ``aliases`` maps other values an older link may carry (labels in another language)
+    to options. The value outlives the widget while the session lasts (another tab, another page).
+    """
+    value, notice = _incoming(key, options, default, what, fmt, aliases)
     if notice:
         st.session_state[key] = value
         notices.append(notice)
     if key not in st.session_state:
-        kw["index"] = options.index(default)
-    return widget(label, options, key=key, bind="query-params", format_func=fmt, **kw)
+        kw["index"] = options.index(value)
+    chosen_value = widget(label, options, key=key, format_func=fmt, persist_state="session", **kw)
+    _write_url(key, chosen_value, default)
+    return chosen_value
 
 
-def chosen(key: str, options: list, default, fmt=str):
+def chosen(key: str, options: list, default, fmt=str, aliases: Mapping[str, object] | None = None):
     """The value :func:`choose` will give ``key`` in this run, known before its widget is drawn (so a
     page can skip work only the other values need): the widget's, else the URL's, checked the same way."""
-    return _incoming(key, options, default, fmt=fmt)[0]
+    return _incoming(key, options, default, fmt=fmt, aliases=aliases)[0]
 
 
-def _incoming(key: str, options: list, default, what: str = "", fmt=str):
+def _incoming(key: str, options: list, default, what: str = "", fmt=str,
+              aliases: Mapping[str, object] | None = None):
     """(value, notice) of ``key`` as this run receives it (the widget's value, else the URL's), checked
     against ``options`` (``figures.attention.check_choice``); (default, None) when there is none."""
-    raw = st.session_state.get(key, st.query_params.get(key))
+    state = st.session_state
+    raw = state[key] if key in state else st.query_params.get(key)
     if raw is None:
         return default, None
+    if isinstance(raw, str) and aliases and raw in aliases:
+        raw = aliases[raw]
     return check_choice(key, raw, options, default, what, fmt, lang=current_lang())
 
 
-def open_tab(labels: list[str], key: str) -> str:
+def _write_url(key: str, value, default) -> None:
+    """``?key=<value>`` in the URL; the default is left out."""
+    params = st.query_params
+    if value == default:
+        params.pop(key, None)
+    elif params.get(key) != str(value):
+        params[key] = str(value)
+
+
+def open_tab(labels: Sequence[str], key: str, ids: Sequence[str] | None = None,
+             aliases: Mapping[str, str] | None = None) -> str:
     """The label of the tab that :func:`tabs` will open in this run, known before it is drawn (so a
-    page can skip work only the other tabs need). Streamlit's rule: the value from the browser (or set
-    in session state), else the URL's, else the first; one that names no tab gives the first."""
-    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
-    return raw if raw in labels else labels[0]
+    page can skip work only the other tabs need): the tab the browser shows (or one set in session
+    state), else the one the URL names, else the first."""
+    return labels[_open_index(labels, key, ids, aliases)[0]]
 
 
-def tabs(labels: list[str], key: str, notices: list[str]):
-    """``st.tabs`` whose open tab is kept in the URL as ``?key=<its label>``; the page draws only the
-    open one (``tab.open``). Streamlit drops a label it does not know without a word: here a notice
-    says so (the first tab is shown)."""
-    raw = None if key in st.session_state else st.query_params.get(key)
-    if raw is not None and raw not in labels:
-        notices.append(check_choice(key, raw, labels, labels[0], lang=current_lang())[1])
-    return st.tabs(labels, key=key, bind="query-params")
+def _open_index(labels: Sequence[str], key: str, ids: Sequence[str] | None,
+                aliases: Mapping[str, str] | None) -> tuple[int, str | None]:
+    """(index of the tab to open, notice): the value in session state (a label, in any language after
+    a language switch), else the URL's (an id, or an older link's label), else the tab open when the
+    page was last left (``_left_open``); a URL value that names no tab gives the first tab and a notice."""
+    ids = list(ids or labels)
+    state = st.session_state
+    from_url = key not in state
+    raw = st.query_params.get(key) if from_url else state[key]
+    if raw is None:
+        raw, from_url = state.get(_left_open(key)), False
+    if raw is None:
+        return 0, None
+    raw = str(raw)
+    found = _tab_named(raw, labels, ids, aliases or {})
+    if found is not None:
+        return found, None
+    notice = check_choice(key, raw, list(labels), labels[0], lang=current_lang())[1] if from_url else None
+    return 0, notice
+
+
+def _tab_named(raw: str, labels: Sequence[str], ids: list[str], aliases: Mapping[str, str]) -> int | None:
+    if raw in ids:
+        return ids.index(raw)
+    if raw in labels:
+        return list(labels).index(raw)
+    folded = raw.strip().casefold()  # ?pe_tab=ALiBi or RoPE: an id typed by hand
+    for i, tab_id in enumerate(ids):
+        if tab_id.casefold() == folded:
+            return i
+    if aliases.get(raw) in ids:
+        return ids.index(aliases[raw])
+    return None
+
+
+def tabs(labels: Sequence[str], key: str, notices: list[str], ids: Sequence[str] | None = None,
+         aliases: Mapping[str, str] | None = None):
+    """``st.tabs`` whose open tab is kept in the URL as ``?key=<its id>`` (``ids``: one per tab, the
+    labels by default); the page draws only the open one (``tab.open``). A URL value that names no tab
+    opens the first, and a notice says so (Streamlit would drop it without a word)."""
+    ids = list(ids or labels)
+    index, notice = _open_index(labels, key, ids, aliases)
+    if notice:
+        notices.append(notice)
+    if st.session_state.get(key) != labels[index]:  # from the URL, or a label of another language
+        st.session_state[key] = labels[index]
+    containers = st.tabs(list(labels), key=key, on_change="rerun")
+    opened = next((i for i, tab in enumerate(containers) if tab.open), 0)
+    _write_url(key, ids[opened], ids[0])
+    st.session_state[_left_open(key)] = ids[opened]
+    return containers
+
+
+def _left_open(key: str) -> str:
+    """Where the open tab's id is kept for the session: Streamlit forgets a tab widget's state when
+    another page is shown (a page switch also clears the page's URL parameters)."""
+    return f"_tab_open_{key}"

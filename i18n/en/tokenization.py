@@ -52,6 +52,22 @@ STRINGS = {
     "tokenization.upload": "A plain-text file (.txt, UTF-8, at most {mb} MB)",
     "tokenization.upload.fallback": "Meanwhile the shipped corpus is used.",
     "tokenization.upload.none": "No file uploaded yet.",
+    "tokenization.upload.none_limit": (
+        "No file uploaded yet. A file over {mb} MB never reaches the server: your browser refuses it "
+        "(the red note under the box says so). Upload a shorter .txt file, or paste an excerpt."
+    ),
+    "tokenization.limit": (
+        "**Training was limited** so that it takes a few seconds on this shared server: the work of "
+        "BPE training grows with the number of merges × the length of each word, and a text without "
+        "spaces is one very long word. What changed:"
+    ),
+    "tokenization.limit.cut": (
+        "- {kind}: words longer than {n} {unit} are cut into pieces of at most {n} {unit} (the longest "
+        "word of this text has {longest} {unit}); no merge crosses a cut."
+    ),
+    "tokenization.limit.prefix": "- {kind}: only the first {used} of the {total} characters are learned from.",
+    "tokenization.limit.unit.byte": "bytes",
+    "tokenization.limit.unit.classic": "characters",
     "tokenization.upload.too_big": (
         "This file is {size} MB; training here is limited to {limit} MB. "
         "Upload a shorter .txt file (or paste an excerpt)."

@@ -48,6 +48,21 @@ STRINGS = {
     "tokenization.upload": "一个纯文本文件（.txt，UTF-8，最大 {mb} MB）",
     "tokenization.upload.fallback": "在此之前先使用随附的语料。",
     "tokenization.upload.none": "还没有上传文件。",
+    "tokenization.upload.none_limit": (
+        "还没有上传文件。超过 {mb} MB 的文件到不了服务器：浏览器会直接拒收（上传框下方的红色提示就是这个意思）。"
+        "请上传一个更短的 .txt 文件，或粘贴其中一段。"
+    ),
+    "tokenization.limit": (
+        "**训练已被限制**，好让它在这台共享服务器上几秒内完成：BPE 训练的工作量随合并次数 × 每个词的长度增长，"
+        "而没有空格的文本就是一个很长的词。改动如下："
+    ),
+    "tokenization.limit.cut": (
+        "- {kind}：长于 {n} {unit}的词被切成每段最多 {n} {unit}（这段文本最长的词有 {longest} {unit}）；"
+        "合并不会跨过切口。"
+    ),
+    "tokenization.limit.prefix": "- {kind}：只从全部 {total} 个字符中的前 {used} 个学习。",
+    "tokenization.limit.unit.byte": "字节",
+    "tokenization.limit.unit.classic": "个字符",
     "tokenization.upload.too_big": "这个文件有 {size} MB；这里的训练最多只接受 {limit} MB。请上传一个更短的 .txt 文件（或粘贴其中一段）。",
     "tokenization.upload.binary": "这个文件不是 UTF-8 文本（看起来是二进制文件）：请上传以 UTF-8 保存的纯 .txt 文件。",
     "tokenization.upload.not_utf8": "这个文件不是 UTF-8 文本：请上传以 UTF-8 保存的纯 .txt 文件。",

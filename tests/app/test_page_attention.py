@@ -27,13 +27,13 @@ def open_page(
     query: dict | None = None, steps: bool = True, view: str | None = None, explore: str | None = None
 ) -> AppTest:
     """The attention page; ``steps``: with the step-by-step section open (``?attn_steps=true``);
-    ``view``: the tab open below it (``?attn_view=<its label>``; by default the first, every head);
-    ``explore``: the tab open on top (``?attn_explore=<its label>``; by default the head view)."""
+    ``view``: the tab open below it (``?attn_view=heads|grid|query``; by default the first, every head);
+    ``explore``: the tab open on top (``?attn_explore=head_view|neuron_view``; by default the head view)."""
     opened = {"attn_steps": "true"} if steps else {}
     if view:
-        opened["attn_view"] = VIEWS[view]
-    if explore:  # the label in the page's language
-        opened["attn_explore"] = tr(f"attention.tab.{explore}", (query or {}).get("lang", "en"))
+        opened["attn_view"] = view
+    if explore:
+        opened["attn_explore"] = explore
     return apphelpers.open_page("pages/attention.py", {**opened, **(query or {})})
 
 
@@ -103,7 +103,7 @@ def chart_keys(at: AppTest) -> set[str]:
     return {str(c.key) for c in at.get("plotly_chart")}
 
 
-def test_only_the_open_view_is_drawn_and_its_label_in_the_url_opens_it():
+def test_only_the_open_view_is_drawn_and_its_id_in_the_url_opens_it():
     at = open_page(steps=False)
     assert [tab.label for tab in at.tabs] == list(EXPLORE.values()) + list(VIEWS.values())
     # on top the head view (an iframe, no chart), below the first tab: every head of the layer
@@ -113,11 +113,13 @@ def test_only_the_open_view_is_drawn_and_its_label_in_the_url_opens_it():
         at = open_page(steps=False, view=view)
         assert_clean(at)
         assert chart_keys(at) == {key}
-        assert at.query_params["attn_view"] == VIEWS[view]
+        assert at.query_params["attn_view"] == view
+        old = open_page({"attn_view": VIEWS[view]}, steps=False)  # a link made when it held the label
+        assert chart_keys(old) == {key} and old.query_params["attn_view"] == view
     at = open_page(steps=False, explore="neuron_view")
     assert_clean(at)
     assert chart_keys(at) == {"attn_neuron", "attn_heads"} and not at.get("iframe")
-    assert at.query_params["attn_explore"] == EXPLORE["neuron_view"]
+    assert at.query_params["attn_explore"] == "neuron_view"
     at = open_page({"attn_view": "<script>alert(1)</script>", "attn_explore": "nonsense"}, steps=False)
     assert_clean(at)  # not a label: the first tab, with a notice each
     assert chart_keys(at) == {"attn_heads"} and len(at.get("iframe")) == 1

@@ -19,12 +19,12 @@ from ui.settings import DEFAULT_SENTENCE, minilm_available
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "model.py")
 
 
-VIEWS = ("residual_ffn", "stream", "output", "decoding")  # the tabs, in order (?model_view=<label>)
+VIEWS = ("residual_ffn", "stream", "output", "decoding")  # the tabs, in order (?model_view=<view>)
 
 
 def view_query(view: str | None, query: dict | None = None) -> dict:
-    """``query`` with the tab ``view`` open (its label in the page's language; None: the first tab)."""
-    opened = {"model_view": t(f"model.tab.{view}", (query or {}).get("lang", "en"))} if view else {}
+    """``query`` with the tab ``view`` open (None: the first tab)."""
+    opened = {"model_view": view} if view else {}
     return {**opened, **(query or {})}
 
 

@@ -16,7 +16,7 @@ from i18n import t
 
 PAGE = str(ROOT / "pages" / "positional.py")
 WITH_SENTENCE = ["curves", "table", "gram", "sum"]
-TAB_CHARTS = {  # the charts of each tab; only the open one is drawn (?pe_tab=<its label>)
+TAB_CHARTS = {  # the charts of each tab; only the open one is drawn (?pe_tab=<its scheme>)
     "sinusoidal": ["offset", "sin_beyond"],
     "learned": ["learned_table", "learned_offset", "learned_beyond"],
     "rope": ["rope_rotation", "rope_offset", "rope_beyond"],
@@ -41,11 +41,10 @@ def charts(at: AppTest, names=WITH_SENTENCE, tab: str = "sinusoidal") -> dict[st
 
 
 def every_tab(query: dict | None = None, weights: str | None = apphelpers.TEST_WEIGHTS):
-    """The page opened once per tab (by its label in ?pe_tab=): ({scheme: AppTest}, all charts)."""
-    labels = [tab.label for tab in open_page(query, weights=weights).tabs]
+    """The page opened once per tab (?pe_tab=<scheme>): ({scheme: AppTest}, all charts)."""
     pages, specs = {}, {}
-    for scheme, label in zip(TAB_CHARTS, labels, strict=True):
-        at = open_page({**(query or {}), "pe_tab": label}, weights=weights)
+    for scheme in TAB_CHARTS:
+        at = open_page({**(query or {}), "pe_tab": scheme}, weights=weights)
         assert_clean(at)
         assert [i for i, tab in enumerate(at.tabs) if tab.subheader] == [list(TAB_CHARTS).index(scheme)]
         pages[scheme] = at

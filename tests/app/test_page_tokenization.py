@@ -259,7 +259,8 @@ def test_url_carries_language_independent_ids():
     assert_clean(at)
     assert query(at, "tok_source") == "upload" and at.selectbox(key="tok_source").value == "upload"
     assert at.selectbox(key="tok_source").options[2] == "教科书示例"  # shown translated
-    assert t("tokenization.upload.none", "zh") + " " + t("tokenization.upload.fallback", "zh") in messages(at)
+    none = t("tokenization.upload.none_limit", "zh", mb=1)  # with the size the browser accepts
+    assert none + " " + t("tokenization.upload.fallback", "zh") in messages(at)
 
 
 def test_the_page_in_chinese_explains_with_equations():

@@ -131,6 +131,7 @@ def test_layer_and_kind_widgets_redraw_the_view(page: Page, app_url: str):
     settled(page)
     frame = head_view(page)
     expect(frame.locator("#title")).to_have_text("Decoder cross-attention, layer 2")
+    expect(page).to_have_url(re.compile(r"hv_kind=cross&|hv_kind=cross$"))  # the old label's link: its id now
     data = js(frame, DATA)
     assert data["left"][0] == "[BOS]"  # queries: the decoder's input
     page.locator(".st-key-hv_kind").get_by_text("Encoder self-attention").click()

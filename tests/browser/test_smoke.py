@@ -102,13 +102,11 @@ def test_every_page_in_chinese_by_cold_url(page: Page, app_url: str, script: str
 
 
 def _tab_views() -> list[tuple[str, str]]:
-    from i18n import t
-
-    views = [("positional", f"pe_tab={quote(t(f'positional.tab.{s}'))}")
-             for s in ("learned", "rope", "alibi")]
-    views += [("attention", f"attn_view={quote(t(f'attention.tab.{v}'))}") for v in ("grid", "query")]
-    views += [("attention", f"attn_explore={quote(t('attention.tab.neuron_view'))}")]
-    views += [("model", f"model_view={quote(t(f'model.tab.{v}'))}") for v in ("stream", "output", "decoding")]
+    """(page, query) opening each tab but the first, by its id in the URL."""
+    views = [("positional", f"pe_tab={s}") for s in ("learned", "rope", "alibi")]
+    views += [("attention", f"attn_view={v}") for v in ("grid", "query")]
+    views += [("attention", "attn_explore=neuron_view")]
+    views += [("model", f"model_view={v}") for v in ("stream", "output", "decoding")]
     return views
 
 

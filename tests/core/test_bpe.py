@@ -315,3 +315,54 @@ def test_segmentations_end_with_tokenize(s):
     segs = _TOK.segmentations(s)
     assert segs[-1] == _TOK.tokenize(s)
     assert segs[0] == list(byte_spelling(s)) or "[" in s
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded training: cut words, the work estimate, the plan (issue 25, finding 5)
+
+CJK_RUN = "".join(chr(0x4E00 + (i * 7919) % 3000) for i in range(4000))  # one word of 12,000 bytes
+
+
+@pytest.mark.parametrize("byte_level", [True, False])
+def test_cut_words_train_as_if_the_text_had_breaks_there(byte_level):
+    """``max_word`` = the same training on the text broken between the pieces (by a special token,
+    which training cuts out): no merged token crosses a cut, none is longer than ``max_word`` symbols."""
+    from core.bpe import _cut, symbol_count, training_words
+
+    cut = BPETokenizer.train(CJK_RUN, 200, byte_level=byte_level, max_word=64)
+    pieces = _cut(CJK_RUN, 64, byte_level)
+    assert "".join(pieces) == CJK_RUN and all(symbol_count(p, byte_level) <= 64 for p in pieces)
+    broken = "[PAD]".join(pieces)
+    assert training_words(CJK_RUN, byte_level, 64) == training_words(broken, byte_level)
+    assert cut.merges == BPETokenizer.train(broken, 200, byte_level=byte_level).merges
+    # byte-level: one spelling character per byte; classic: characters, and </w> counts one
+    assert max(len((a + b).replace("</w>", "_")) for a, b in cut.merges) <= 64
+
+
+def test_max_word_changes_nothing_when_no_word_is_that_long():
+    assert BPETokenizer.train(EN_ZH, 300, max_word=10_000).merges == BPETokenizer.train(EN_ZH, 300).merges
+
+
+@pytest.mark.parametrize("byte_level", [True, False])
+@pytest.mark.parametrize("budget", [10**6, 5 * 10**6])
+def test_the_plan_keeps_the_work_within_the_budget(byte_level, budget):
+    from core.bpe import plan_training, training_work
+
+    text = (CJK_RUN + " ") * 3 + " ".join(CJK_RUN)  # long words, then many short distinct ones
+    assert training_work(text, 1000, byte_level).units > budget
+    plan = plan_training(text, 1000, byte_level, budget, smallest=64)
+    assert plan.units <= budget
+    assert plan.units == training_work(text[: plan.chars], 1000, byte_level, max_word=plan.max_word).units
+    assert plan.limited(text)
+
+
+def test_the_plan_leaves_a_text_that_fits_alone():
+    from core.bpe import plan_training
+
+    plan = plan_training(EN_ZH, 1000, True, 10**9)
+    assert (plan.chars, plan.max_word) == (len(EN_ZH), None) and not plan.limited(EN_ZH)
+
+
+def test_max_word_must_be_a_positive_int():
+    with pytest.raises(ValueError, match="max_word must be None or an int >= 1, got 0"):
+        BPETokenizer.train("abc", 3, max_word=0)
