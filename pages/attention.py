@@ -114,11 +114,13 @@ def answer_beside(kind: str, key: str) -> None:
 # (cross-attention has none); RoPE rotates q and k by their positions before Q Kᵀ.
 SOFTMAX = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left("
 ATTENTION = SOFTMAX + {
-    "alibi": r"\frac{Q K^\top}{\sqrt{d_k}} + B\right) V,\quad B_{ij} = -m_h\,|i-j|\ \text{(self-attention)}",
-    "rope": r"\frac{(R\,Q)(R\,K)^\top}{\sqrt{d_k}}\right) V,\quad R:\ \text{rotation by position}",
+    "alibi": r"\frac{Q K^\top}{\sqrt{d_k}} + B\right) V,\quad B_{ij} = -m_h\,|i-j|",
+    "rope": r"\frac{(R\,Q)(R\,K)^\top}{\sqrt{d_k}}\right) V",
 }.get(getattr(config, "positions", "sinusoidal"), r"\frac{Q K^\top}{\sqrt{d_k}}\right) V")
 
 st.latex(ATTENTION)
+if getattr(config, "positions", "") in ("alibi", "rope"):  # what B or R is, in the page's language
+    st.caption(ui.t(f"attention.formula.{config.positions}"))
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
 if kinds == ["encoder"]:
     st.info(
