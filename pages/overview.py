@@ -4,7 +4,6 @@ import streamlit as st
 
 import ui
 from figures.overview import ADDED_POSITIONS, DiagramSizes, embedding_equation, pipeline_diagram
-from ui.cache import run_target
 
 # Where RoPE and ALiBi put the position: in every self-attention, not in the embedding.
 ATTENTION_POSITIONS = {
@@ -16,12 +15,8 @@ settings = ui.page_setup("nav.overview.title")
 
 st.caption(ui.t("overview.caption"))
 given = bool(settings.target.strip())
-# The diagram needs the tokens, not the numbers: when the decoder's input is not the model's own output
-# (random weights read the sentence; a target given) nothing is run and random weights are not drawn.
-# A new seed at d_model=512, 6 layers drew 46M weights and ran them for two lengths.
 known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
-tokens_only = known is not None and (known.kind == "random" or given)
-run = ui.get_run(settings, source_only=tokens_only)
+run = ui.get_run(settings)  # the whole run: the diagram's lengths and the model's answer under it
 pipe = ui.get_pipeline(settings) if run is not None else None
 config = pipe.config if pipe is not None else None
 has_decoder = getattr(config, "decoder", True)
@@ -35,15 +30,7 @@ else:
     target_source, target_note = "greedy", ui.t("overview.target.greedy")
 
 if run is not None:
-    tgt_tokens = getattr(run, "tgt_tokens", None)
-    if tgt_tokens is None:  # a SourceRun: the decoder's tokens as run_pipeline would feed them
-        from core.pipeline import decoder_tokens
-
-        tgt_tokens = decoder_tokens(pipe, settings.sentence, run_target(settings), settings.max_tokens)
-        if tgt_tokens is None:  # a target with no tokens: the model decodes after all
-            run = ui.get_run(settings) or run
-            tgt_tokens = getattr(run, "tgt_tokens", [])
-    src_tokens, tgt_tokens = list(run.src_tokens), list(tgt_tokens)
+    src_tokens, tgt_tokens = list(run.src_tokens), list(run.tgt_tokens)
     sizes = DiagramSizes(
         d_model=config.d_model,
         num_heads=config.num_heads,
@@ -83,9 +70,7 @@ ui.show_themed_figure(ui.memo_figure(pipeline_diagram, sizes, lang=settings.lang
 
 # -- the model's answer, under the diagram: a student's first question -----------------------------
 if run is not None and has_decoder:
-    answered = run if hasattr(run, "decoded") else ui.get_run(settings)  # (a SourceRun has no decoder)
-    if answered is not None:
-        ui.show_answer(answered, key="overview_answer")
+    ui.show_answer(run, key="overview_answer")
 
 # -- the equations the diagram draws ---------------------------------------------------------------
 st.subheader(ui.t("overview.explain.title"))
