@@ -44,8 +44,8 @@ from figures.style import (
     token_label,
     unique_labels,
 )
+from figures.text import literal  # URL values in notices (Markdown): inert inside a code span
 from i18n import t
-from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
 # The three attentions of the model: URL value -> its English name (``kind_label`` translates it).
 KINDS: dict[str, str] = {

@@ -25,8 +25,8 @@ from plotly.subplots import make_subplots
 
 from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
 from figures.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
+from figures.text import literal  # URL values in notices (Markdown): inert inside a code span
 from i18n import t
-from ui.settings import literal  # URL values in notices (Markdown): inert inside a code span
 
 DIM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 TRAINED_COLOR = "#2ca02c"

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from figures.text import literal  # re-exported: ui and pages import it from here
 from i18n import DEFAULT_LANG, LANGS, t
 
 # The sentence on screen until the user types one (or a URL names one): one that shows what the weights
@@ -154,22 +155,6 @@ class Checked:
 
     settings: Settings
     notices: list[str] = field(default_factory=list)
-
-
-def literal(value: object, limit: int = 40) -> str:
-    """A value for a message that Streamlit renders as Markdown: shortened, inside a code span.
-
-    In a code span Markdown is inert: no links, no emphasis, no $math$, no HTML. A backtick would
-    end the span, so it is shown as a lookalike (ˋ).
-
-    >>> literal("[click](http://x)")
-    '`[click](http://x)`'
-    """
-    shown = str(value)
-    if len(shown) > limit:
-        shown = shown[:limit] + "…"
-    shown = "".join(ch if ch.isprintable() else "�" for ch in shown).replace("`", "ˋ")
-    return f"`{shown}`" if shown.strip() else "`(empty)`"
 
 
 def clean_text(text: str, name: str, notices: list[str], lang: str = DEFAULT_LANG) -> str:
