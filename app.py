@@ -6,7 +6,7 @@ without this file (Streamlit's ``pages/`` folder mode), and drawing it twice wou
 
 import streamlit as st
 
+from ui.lang import current_lang
 from ui.nav import navigation_pages
-from ui.sidebar import current_lang
 
 st.navigation(navigation_pages(current_lang())).run()

@@ -36,18 +36,19 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))  # serverprocess: the tests' own server command line
 logging.disable(logging.WARNING)  # importing ui outside `streamlit run` warns "No runtime found"
+from serverprocess import free_port, streamlit_command, wait_healthy  # noqa: E402
+
 from i18n import t  # noqa: E402
 from ui.nav import PAGES  # noqa: E402
 
@@ -157,37 +158,17 @@ RECORDER = """
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server() -> tuple[subprocess.Popen, str]:
     port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return proc, url
-        except OSError:
-            pass
-        time.sleep(0.25)
-    proc.kill()
-    sys.exit("streamlit did not answer /_stcore/health within 60 s")
+    proc = subprocess.Popen(streamlit_command(port), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(proc, url)
+    except RuntimeError as e:
+        proc.kill()
+        sys.exit(str(e))
+    return proc, url
 
 
 def machine(label: str) -> str:

@@ -45,6 +45,7 @@ TRAIN = "tests/core/test_train.py"
 PIPELINE = "tests/core/test_pipeline.py"
 DATA = "tests/core/test_data.py"
 BPE = "tests/core/test_bpe.py"
+BPE_TEXTBOOK = "tests/core/test_bpe_textbook.py"
 PRETRAINED = "tests/core/test_pretrained.py"
 GREEDY = "tests/core/test_greedy.py"
 CHECKPOINT = "tests/core/test_checkpoint.py"
@@ -85,7 +86,7 @@ MUTATIONS = [
              "    label_smoothing: float = 0.1,", "    label_smoothing: float = 0.0,",
              (TRAIN,), "training without the paper's label smoothing 0.1"),
     Mutation("loss_counts_padding", "core/train.py",
-             "ignore_index=PAD_ID, label_smoothing=label_smoothing)", "label_smoothing=label_smoothing)",
+             "ignore_index=PAD_ID, label_smoothing=epsilon)", "label_smoothing=epsilon)",
              (TRAIN,), "the loss also rewards predicting [PAD] after the end of every shorter sequence"),
     Mutation("decoder_reads_tgt_shifted_left", "core/train.py",
              "logits = model(src, tgt[:, :-1])", "logits = model(src, tgt[:, 1:])",
@@ -171,7 +172,7 @@ MUTATIONS = [
     Mutation("bpe_skips_the_left_neighbour", "core/bpe.py",
              "if prv[i] != -1 and (m := merge_map.get((sym[prv[i]], new))) is not None:",
              "if False and (m := merge_map.get((sym[prv[i]], new))) is not None:",
-             (BPE,), "after a merge, the new token is never merged with the token on its left"),
+             (BPE, BPE_TEXTBOOK), "after a merge, the new token is never merged with the token on its left"),
     Mutation("wordpiece_without_continuation_prefix", "core/wordpiece.py",
              'piece = word[start:end] if start == 0 else "##" + word[start:end]',
              "piece = word[start:end]",

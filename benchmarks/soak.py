@@ -59,7 +59,7 @@ BIG_MODEL = "weights=random&d_model=512&num_heads=8&num_layers=6&d_ff=2048&max_t
 BIG_SENTENCE = " ".join(f"注意力就是一切 Attention is all you need. 变压器模型把每个词元看作查询、键和值。{i}"
                         for i in range(15))
 # What the server holds beside its caches: code and libraries (~0.5 GB with every page visited), the
-# spare model memory of core.model.SLABS (up to 0.4 GB) and the run being computed (up to ~0.5 GB).
+# spare model memory of core.weight_init.SLABS (up to 0.4 GB) and the run being computed (up to ~0.5 GB).
 BIG_OVERHEAD_MB = 1500
 
 

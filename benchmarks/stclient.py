@@ -16,11 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,16 +28,13 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))  # serverprocess: the tests' own server command line
+from serverprocess import free_port, streamlit_command, wait_healthy  # noqa: E402
+
 LOG_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "glassbox-bench"
 
 
 # -- the server --------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -55,26 +50,13 @@ class Server:
     def start(self, timeout: float = 60) -> Server:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
-        cmd = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true", "--server.port", str(self.port),
-            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none",
-        ]  # fmt: skip
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read().decode().strip() == "ok":
-                        return self
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not answer /_stcore/health")
-            time.sleep(0.25)
+        self.proc = subprocess.Popen(streamlit_command(self.port), cwd=ROOT, stdout=self._log,
+                                     stderr=subprocess.STDOUT)
+        try:
+            wait_healthy(self.proc, self.url, timeout)
+        except RuntimeError as e:
+            raise RuntimeError(f"{e}; see {self.log_path}") from None
+        return self
 
     def rss_mb(self) -> float:
         """Resident memory of the server process (VmRSS), in MB."""

@@ -7,11 +7,18 @@ Two position schemes act here rather than on the embeddings (core/positional.py)
     rope:   Attention(R Q, R K, V), each row of Q and K rotated by its own position's angles
     alibi:  softmax(Q Kᵀ / sqrt(d_k) + B) V,  B[h, i, j] = -m_h·|i - j| (causal: -m_h·(i - j))
 Only self-attention gets them; cross-attention stays as in the paper (see MultiHeadAttention).
+
+The masks arrive built, True = may attend (core/masks.py): the key padding mask for the encoder's
+self-attention and for cross-attention (``Transformer.encode``), and padding ∧ the causal mask for the
+decoder's self-attention (``decoder_mask``, made in ``Transformer.decode``). The causal mask is what
+keeps position t from reading the tokens after it; ``scaled_dot_product_attention`` applies them all
+the same way, as -inf before the softmax.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -21,8 +28,33 @@ from core.positional import IN_ATTENTION, alibi_bias, apply_rope
 from core.trace import AttentionTrace
 
 
-def _attend(q, k, v, mask, dropout=None, bias=None):
-    """The computation behind both public functions: (scores before masking, weights, output)."""
+class Attended(NamedTuple):
+    """What scaled dot-product attention computes, for the trace as well as for the next layer."""
+
+    output: torch.Tensor  # (..., L_q, d_v) weights · V
+    weights: torch.Tensor  # (..., L_q, L_k) softmax of the masked scores; masked entries exactly 0
+    scores: torch.Tensor  # (..., L_q, L_k) Q Kᵀ / sqrt(d_k) (+ bias), before masking
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    dropout: nn.Module | None = None,
+) -> Attended:
+    """Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V  (section 3.2.1)
+    -> (output (..., L_q, d_v), weights (..., L_q, L_k), scores (..., L_q, L_k)).
+
+    ``mask`` is boolean, broadcastable to (..., L_q, L_k), True = may attend (core/masks.py: key
+    padding for the encoder and cross-attention, padding ∧ causal for the decoder's self-attention).
+    A query row with no allowed key gets all-zero weights (and a zero output), never NaN.
+    ``bias`` (ALiBi) is added to the scores before the mask; ``dropout`` acts on the weights that
+    multiply V (the returned weights are before it, as a view shows them).
+    """
+    if mask is not None and mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor (True = may attend), got {mask.dtype}")
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., L_q, L_k)
     if bias is not None:  # ALiBi; skipped otherwise, so the paper's model is unchanged bit for bit
         scores = scores + bias
@@ -33,25 +65,14 @@ def _attend(q, k, v, mask, dropout=None, bias=None):
         # masked entries afterwards turns such a row into all zeros and leaves other rows unchanged.
         weights = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1).masked_fill(~mask, 0.0)
     attended = dropout(weights) if dropout is not None else weights
-    return scores, weights, attended @ v
-
-
-def scaled_dot_product_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """softmax(Q Kᵀ / sqrt(d_k)) V -> (output (..., L_q, d_v), weights (..., L_q, L_k)).
-
-    ``mask`` is boolean, broadcastable to (..., L_q, L_k), True = may attend. A query row with no
-    allowed key gets all-zero weights (and a zero output), never NaN.
-    """
-    if mask is not None and mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a bool tensor (True = may attend), got {mask.dtype}")
-    _, weights, output = _attend(q, k, v, mask)
-    return output, weights
+    return Attended(attended @ v, weights, scores)  # output: (..., L_q, d_v)
 
 
 class MultiHeadAttention(nn.Module):
-    """h heads of size d_k = d_model / h, computed in parallel as one (B, h, L, d_k) tensor.
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,  head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
+
+    h heads of size d_k = d_model / h (section 3.2.2), computed in parallel as one (B, h, L, d_k)
+    tensor; each head runs :func:`scaled_dot_product_attention`.
 
     ``positions`` is "rope" or "alibi" for a self-attention of a model with those positions, else
     "none". ``causal`` (decoder self-attention) picks ALiBi's one-sided form -m_h·(i - j).
@@ -91,7 +112,10 @@ class MultiHeadAttention(nn.Module):
     def forward(
         self, x_q: torch.Tensor, x_kv: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, AttentionTrace]:
-        """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k)."""
+        """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k).
+
+        Self-attention passes the same x twice; cross-attention the decoder's x and the memory.
+        """
         B, L_q, d_model = x_q.shape
         L_k = x_kv.size(1)
         q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
@@ -102,7 +126,8 @@ class MultiHeadAttention(nn.Module):
             q, k = apply_rope(q), apply_rope(k)
         elif self.positions == "alibi":
             bias = alibi_bias(self.h, L_q, L_k, causal=self.causal).to(q.device, q.dtype)  # (h, L_q, L_k)
-        scores, weights, heads = _attend(q, k, v, mask, self.dropout, bias)  # heads: (B, h, L_q, d_k)
+        heads, weights, scores = scaled_dot_product_attention(q, k, v, mask, bias, self.dropout)
+        # heads (B, h, L_q, d_k); weights and scores (B, h, L_q, L_k)
         concat = heads.transpose(1, 2).reshape(B, L_q, d_model)  # (B, L_q, h·d_k)
         output = self.w_o(concat)  # (B, L_q, d_model)
         full_mask = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)

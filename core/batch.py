@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from core.masks import causal_mask, padding_mask
+from core.names import Weights
 from core.pipeline import EmptyInput, Pipeline, greedy, source_limit, source_tokens
 from core.trace import ModelTrace
 from core.vocab import BOS, BOS_ID
@@ -63,7 +64,7 @@ def decoder_input(
     pipe: Pipeline, src_labels: list[str], src_ids: list[int], limit: int
 ) -> tuple[list[str], list[int]]:
     """The decoder's input for one sentence, as ``run_pipeline`` builds it when no target is given."""
-    if pipe.kind == "random":
+    if pipe.weights == Weights.RANDOM:
         return [BOS] + src_labels[: limit - 1], [BOS_ID] + src_ids[: limit - 1]
     ids = greedy(pipe, src_ids, limit).steps[-1].tgt_ids[0].tolist()  # the last step's prefix
     return [pipe.tgt_labels[i] for i in ids], ids

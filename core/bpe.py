@@ -301,18 +301,66 @@ def learn_merges(
 
 
 # ----------------------------------------------------------------------------------------------------
+# The same loop as a textbook writes it
+
+
+def train_textbook(text: str, num_merges: int, byte_level: bool = True) -> list[tuple[str, str]]:
+    """The BPE merge loop in its plainest form (as minbpe's ``basic.py``): every step recounts every
+    adjacent pair, takes the most frequent one and merges it everywhere. It learns the same merges
+    as :meth:`BPETokenizer.train` (tests/core/test_bpe_textbook.py), which keeps the counts up to
+    date instead of recounting: this loop reads the whole text once per merge.
+
+    >>> train_textbook("aaabdaaabac", 3)  # minbpe's example: Z = aa, Y = ab, X = ZY
+    [('a', 'a'), ('a', 'b'), ('aa', 'ab')]
+    """
+    _check_text(text)
+    # each distinct word (a pre-token) as its symbols, with how often it occurs: no pair crosses words
+    words = [
+        (list(byte_spelling(w)) if byte_level else [*w, END_OF_WORD], n)
+        for w, n in training_words(text, byte_level).items()
+    ]
+    # the tie-break order of the symbols: as strings (classic), or Hugging Face's ids (byte-level: the
+    # 256 byte characters sorted, then the merged tokens as they are made); a new key = a new token
+    if byte_level:
+        order: dict = {s: i for i, s in enumerate(sorted(BYTE_TO_CHAR.values()))}
+    else:
+        order = {s: s for symbols, _ in words for s in symbols}
+    merges: list[tuple[str, str]] = []
+    new_tokens = 0
+    while new_tokens < num_merges:
+        counts: Counter[tuple[str, str]] = Counter()  # 1. recount every adjacent pair
+        for symbols, n in words:
+            for pair in itertools.pairwise(symbols):
+                counts[pair] += n
+        if not counts:  # every word is one token
+            break
+        # 2. the most frequent pair; among equals, the smallest
+        a, b = min(counts, key=lambda p: (-counts[p], order[p[0]], order[p[1]]))
+        merges.append((a, b))
+        if a + b not in order:
+            order[a + b] = len(order) if byte_level else a + b
+            new_tokens += 1
+        for symbols, _ in words:  # 3. merge it everywhere, left to right
+            i = 0
+            while i < len(symbols) - 1:
+                if symbols[i] == a and symbols[i + 1] == b:
+                    symbols[i : i + 2] = [a + b]
+                i += 1
+    return _dedupe_keep_last(merges)
+
+
+# ----------------------------------------------------------------------------------------------------
 # The words training sees, and how much work they make
 
-# What training costs (measured with benchmarks/bpe_upload.py): every merge rewrites each word holding
-# its pair, and every rewrite that merges something shortens the word, so a word of n symbols is
-# rewritten at most min(merges, n) times, each a Python call (~5 us) plus a scan of its n symbols.
-# Words of ordinary text are short, and each distinct word is trained once however often it occurs.
-# One long run without spaces is not: 999 KB of Chinese is a single pre-token of 999,000 bytes, and
-# 1,000 merges rewrote it 1,000 times (~20 s of one core per kind). Cutting long words into pieces
+# What training costs (calibrated with benchmarks/bpe_upload.py; figures in docs/performance.md):
+# every merge rewrites each word holding its pair, and every rewrite that merges something shortens
+# the word, so a word of n symbols is rewritten at most min(merges, n) times, each a Python call plus a
+# scan of its n symbols. Words of ordinary text are short, and each distinct word is trained once
+# however often it occurs. One long run without spaces is not: a page of Chinese without a space or a
+# punctuation mark is a single pre-token, rewritten once per merge. Cutting long words into pieces
 # bounds the scans; only less text bounds the calls (one per merged symbol, at worst). A scan of a long
-# word is slower per symbol: each occurrence of the pair's left symbol not followed by its right one is
-# a step in Python, and a long word holds many (45 ns a symbol for classic BPE on one 333,000-character
-# word, 7 ns once cut into pieces of 256).
+# word costs more per symbol: each occurrence of the pair's left symbol not followed by its right one
+# is a step in Python, and a long word holds many.
 TOUCH = 512  # a rewrite's Python call, counted in scanned symbols (calibrated with the benchmark)
 LONG = 256  # symbols: a word longer than this ...
 LONG_SCAN = 6  # ... costs this many units per symbol scanned
@@ -457,27 +505,45 @@ def plan_training(text: str, num_merges: int, byte_level: bool, budget: int,
         return TrainingWork(units, len(lengths), longest, len(text))
     cut = smallest if longest > smallest else None
     if cut is not None:
-        # Cut at N: words of up to N symbols cost as they are; a longer word of n symbols becomes
-        # pieces of at most N, which cost at most n + min(merges, N) * (n * scan + TOUCH * (n / N + 1)).
-        # This bound picks N; the work returned is counted exactly (equal pieces count once).
-        costs = list(itertools.accumulate((word_work(n, num_merges) for n in lengths), initial=0))
-        symbols = list(itertools.accumulate(lengths, initial=0))
+        at = _longest_cut_within(lengths, num_merges, budget, smallest)
+        if at is not None:
+            return training_work(text, num_merges, byte_level, max_word=at)
+    chars = _beginning_within(text, num_merges, byte_level, budget, cut)
+    work = training_work(text[:chars], num_merges, byte_level, max_word=cut)
+    return TrainingWork(work.units, work.words, longest, chars, cut)
 
-        def bound(at: int) -> float:
-            k = bisect.bisect_right(lengths, at)
-            rest = symbols[-1] - symbols[k]
-            scan = LONG_SCAN if at > LONG else 1
-            pieces = rest / at + len(lengths) - k
-            return costs[k] + rest + min(num_merges, at) * (rest * scan + TOUCH * pieces)
 
-        if bound(smallest) <= budget:
-            lo, hi = smallest, longest
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                lo, hi = (mid, hi) if bound(mid) <= budget else (lo, mid - 1)
-            return training_work(text, num_merges, byte_level, max_word=lo)
-    # Cutting is not enough: there is too much distinct text. Train on its beginning, ending after a
-    # whole word or piece (a cut word's pieces are the same in the beginning as in the whole text).
+def _longest_cut_within(lengths: list[int], num_merges: int, budget: int, smallest: int) -> int | None:
+    """The largest N >= ``smallest`` such that cutting the words (sorted ``lengths``, in symbols) at
+    N symbols keeps the work within ``budget``; None if even ``smallest`` does not.
+
+    Cut at N: words of up to N symbols cost as they are; a longer word of n symbols becomes pieces of
+    at most N, which cost at most n + min(merges, N) * (n * scan + TOUCH * (n / N + 1)). This bound
+    picks N; the caller counts the work exactly (equal pieces count once).
+    """
+    costs = list(itertools.accumulate((word_work(n, num_merges) for n in lengths), initial=0))
+    symbols = list(itertools.accumulate(lengths, initial=0))
+
+    def bound(at: int) -> float:
+        k = bisect.bisect_right(lengths, at)
+        rest = symbols[-1] - symbols[k]
+        scan = LONG_SCAN if at > LONG else 1
+        pieces = rest / at + len(lengths) - k
+        return costs[k] + rest + min(num_merges, at) * (rest * scan + TOUCH * pieces)
+
+    if bound(smallest) > budget:
+        return None
+    lo, hi = smallest, lengths[-1]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if bound(mid) <= budget else (lo, mid - 1)
+    return lo
+
+
+def _beginning_within(text: str, num_merges: int, byte_level: bool, budget: int, cut: int | None) -> int:
+    """How many characters of ``text`` to train on when cutting is not enough (too much distinct
+    text): its longest beginning within ``budget``, ending after a whole word or piece (a cut word's
+    pieces are the same in the beginning as in the whole text)."""
     seen: set[str] = set()
     total, chars = 0, 0
     for word, end in _pre_tokens(text, byte_level):
@@ -488,12 +554,9 @@ def plan_training(text: str, num_merges: int, byte_level: bool, budget: int,
                 seen.add(piece)
                 total += word_work(symbol_count(piece, byte_level), num_merges)
                 if total > budget:
-                    break
+                    return chars
             chars = at
-        if total > budget:
-            break
-    work = training_work(text[:chars], num_merges, byte_level, max_word=cut)
-    return TrainingWork(work.units, work.words, longest, chars, cut)
+    return chars
 
 
 # ----------------------------------------------------------------------------------------------------

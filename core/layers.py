@@ -43,7 +43,11 @@ def _in_attention(positions: str) -> str:
 
 
 class Residual(nn.Module):
-    """A sublayer wrapped in residual + LayerNorm, post or pre; dropout on the sublayer's output."""
+    """A sublayer wrapped in residual + LayerNorm (section 5.4: dropout on the sublayer's output):
+
+    post-norm (the paper):  x = LayerNorm(x + Dropout(Sublayer(x)))
+    pre-norm:               x = x + Dropout(Sublayer(LayerNorm(x)))
+    """
 
     def __init__(self, d_model: int, dropout: float, norm: str, eps: float = 1e-5) -> None:
         super().__init__()
@@ -61,6 +65,11 @@ class Residual(nn.Module):
 
 
 class EncoderLayer(nn.Module):
+    """Self-attention, then the feed-forward network, each inside a Residual (section 3.1):
+
+    x = Residual(x, SelfAttention(x, x, src_mask));  x = Residual(x, FFN(x))
+    """
+
     def __init__(
         self,
         d_model: int,
@@ -93,6 +102,13 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
+    """Masked self-attention, cross-attention to the memory, then the feed-forward network (3.1):
+
+    y = Residual(y, SelfAttention(y, y, tgt_mask))      tgt_mask: padding ∧ causal
+    y = Residual(y, CrossAttention(y, memory, src_mask))
+    y = Residual(y, FFN(y))
+    """
+
     def __init__(
         self,
         d_model: int,

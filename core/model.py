@@ -3,6 +3,11 @@
     src ids ─ Embedding·sqrt(d_model) + PE ─ N × EncoderLayer ─ LayerNorm ─ memory ─┐
     tgt ids ─ Embedding·sqrt(d_model) + PE ─ N × DecoderLayer(memory) ─ LayerNorm ─ Linear ─ logits
 
+Read top to bottom: the embedding (section 3.4, 3.5), the two stacks (3.1), the model (its three
+stages: encode, decode, the generator), the trace every view reads, and greedy decoding. The layers
+are in core/layers.py, attention and the masks it reads in core/attention.py and core/masks.py, and
+how a new model's weights are drawn (fast, into reused memory) in core/weight_init.py.
+
 ``Transformer.trace`` returns a ``ModelTrace`` with every intermediate tensor; ``forward`` returns
 only the logits (for training). Both run the same code.
 
@@ -21,9 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 
 import torch
 from torch import nn
@@ -35,159 +38,13 @@ from core.modules import LayerNorm, Linear
 from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
 from core.trace import DecodeResult, ModelTrace
 from core.vocab import BOS_ID, EOS_ID
-
-INIT_THREADS = min(4, os.cpu_count() or 1)  # threads filling a new model's weights (torch frees the GIL)
-
-
-def _table(rows: int, dim: int) -> nn.Embedding:
-    """``nn.Embedding(rows, dim)``, without torch's N(0, 1) initialisation when built on the "meta"
-    device (as Transformer builds every module; its _init_weights draws the weights): torch's
-    ``normal_`` on a meta tensor, like ``arange`` (the sinusoids below), runs a Python decomposition
-    that imports torch._dynamo, ~1.4 s the first time a server process builds a model, i.e. on the
-    first student's first page. Elsewhere the table is initialised as nn.Embedding would."""
-    weight = torch.empty(rows, dim)
-    if weight.device.type != "meta":
-        nn.init.normal_(weight)
-    return nn.Embedding(rows, dim, _weight=weight)
-
-
-UNIFORM_CHUNK = 1 << 18  # numbers converted at a time: the chunk's int16s and floats stay in the cache
-
-
-def _uniform(tensor: torch.Tensor, bound: float, generator: torch.Generator) -> None:
-    """Fill a contiguous float tensor with U(-bound, bound) on a grid of 2^16 levels, in place.
-
-    ``tensor.uniform_`` spends one draw of torch's CPU generator (mt19937, one number at a time) per
-    number; here one draw of 64 bits gives four 16-bit integers, each mapped to the centre of one of
-    2^16 equal cells of [-bound, bound]: about twice as fast (drawing is most of the time a new model
-    takes to appear in the app), mean 0 and variance bound²/3 like the continuous U(-bound, bound)
-    (to 1 part in 2^32). 2^16 levels of 1/32768 of the bound are far finer than training moves a
-    weight; torch's own float uniform has 2^24. The 64 bits are drawn over int64's whole range
-    (``random_(-2**63, None)``: two mt19937 outputs side by side); ``random_(-2**63, 2**63 - 1)``
-    takes a 64-bit remainder per number, ~40 % slower (89 against 107 ms for 46M numbers on one core),
-    and misses one value of the 2^64.
-    """
-    flat = tensor.view(-1)
-    bits = torch.empty(-(-min(flat.numel(), UNIFORM_CHUNK) // 4), dtype=torch.int64)
-    levels = bits.view(torch.int16)
-    for start in range(0, flat.numel(), UNIFORM_CHUNK):
-        out = flat[start : start + UNIFORM_CHUNK]
-        bits.random_(-(2**63), None, generator=generator)  # all 2^64 values equally likely
-        out.copy_(levels[: out.numel()])  # 4 integers in [-32768, 32767] per draw
-        out.add_(0.5).mul_(bound / 32768)
-
-
-class _SlabPool:
-    """Memory for drawn models, handed on to the next one when a model is gone.
-
-    A new model's 46M numbers (d_model=512, 6 layers) are 184 MB the kernel must map and zero page
-    by page on first touch: 47k page faults, ~0.1 s of system time on an idle machine and 0.4-0.5 s
-    per new model in the app (server process, ``/proc/<pid>/stat``), with Chromium on the other core;
-    malloc hands such blocks back to the system when the app's cache drops a model, so the next model
-    faults them in again. Here a drawn model's parameters are views of one block (a slab), and the
-    pool keeps each slab it made: once nothing but the pool uses a slab's storage (the model and
-    every view of its weights are gone: torch's own use count of the storage), the next model of a
-    size that fits draws into it. Every number is drawn again, so the weights are exactly those of a
-    fresh block. Free slabs beyond ``spare_bytes`` are let go, oldest first.
-    """
-
-    ALIGN = 16  # floats (64 bytes) between the starts of two tensors in a slab
-
-    def __init__(self, spare_bytes: int) -> None:
-        self.spare_bytes = spare_bytes
-        self._slabs: list[torch.Tensor] = []  # oldest first
-        self._lock = threading.Lock()
-
-    # torch's count of a storage's users (private; torch is pinned). Without it nothing is reused.
-    _use_count = getattr(torch._C, "_storage_Use_Count", None)
-
-    @classmethod
-    def _free(cls, slab: torch.Tensor) -> bool:
-        # 2 = the pool's tensor + the storage object made for the question: nobody else holds it
-        return cls._use_count(slab.untyped_storage()._cdata) <= 2
-
-    def take(self, numel: int) -> torch.Tensor:
-        """A float32 tensor of ``numel`` numbers (uninitialised): a free slab that fits (at most a
-        quarter larger), else a new one."""
-        if self._use_count is None:
-            return torch.empty(numel)
-        with self._lock:
-            fits = [s for s in self._slabs if numel <= s.numel() <= numel + numel // 4 and self._free(s)]
-            if fits:
-                slab = min(fits, key=torch.Tensor.numel)
-            else:
-                slab = torch.empty(numel)
-                self._slabs.append(slab)
-            taken = slab[:numel]  # in use from here on (a view holds the storage)
-            kept, spare = [], 0
-            for s in reversed(self._slabs):  # newest first: the oldest free ones go
-                if s is not slab and self._free(s):
-                    spare += s.numel() * s.element_size()
-                    if spare > self.spare_bytes:
-                        continue
-                kept.append(s)
-            self._slabs = kept[::-1]
-            return taken
-
-    def clear(self) -> None:
-        with self._lock:
-            self._slabs.clear()
-
-
-# Enough spare for two d_model=512, 6-layer models, drawn in two parts each (source side, the rest).
-SLABS = _SlabPool(spare_bytes=400 * 2**20)
-
-
-def _materialize_on_cpu(module: nn.Module, pooled: bool = False) -> list[torch.Tensor]:
-    """``module.to_empty(device="cpu")`` for a module built on the meta device: every parameter and
-    buffer becomes an uninitialised CPU tensor of its shape (tensors used twice stay shared).
-
-    ``to_empty`` calls ``empty_like`` on each meta tensor, which torch runs as a Python reference
-    implementation that imports sympy (torch.fx.experimental.symbolic_shapes): ~0.4 s on the first
-    model a server process builds, i.e. on the first page anyone opens. ``torch.empty`` does not.
-    ``pooled``: the float32 parameters are views of one slab from ``SLABS`` (reused memory, its old
-    numbers still in it: the caller draws every one). Returns the CPU tensors it made.
-    """
-    # id(meta tensor) -> (the meta tensor, kept alive so that no id is reused; its CPU tensor)
-    made: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
-    slots_to_fill: list[tuple[dict, str, torch.Tensor]] = []
-    for m in module.modules():
-        for slots in (m._parameters, m._buffers):
-            for name, t in slots.items():
-                if t is not None and t.is_meta:
-                    slots_to_fill.append((slots, name, t))
-    slabbed = {}  # id(meta parameter) -> its offset in the slab
-    end = 0
-    if pooled:
-        for _, _, t in slots_to_fill:
-            if isinstance(t, nn.Parameter) and t.dtype == torch.float32 and id(t) not in slabbed:
-                slabbed[id(t)] = end
-                end += -(-t.numel() // _SlabPool.ALIGN) * _SlabPool.ALIGN
-    slab = SLABS.take(end) if end else None
-    for slots, name, t in slots_to_fill:
-        if id(t) not in made:
-            if id(t) in slabbed:
-                start = slabbed[id(t)]
-                data = slab[start : start + t.numel()].view(t.shape)
-            else:
-                data = torch.empty(t.shape, dtype=t.dtype)
-            cpu = nn.Parameter(data, t.requires_grad) if isinstance(t, nn.Parameter) else data
-            made[id(t)] = (t, cpu)
-        slots[name] = made[id(t)][1]
-    return [cpu for _, cpu in made.values()]
-
-
-def _fill_sinusoids(c: ModelConfig, *embeds: Embedding | None) -> None:
-    """One sinusoid table for these Embeddings' ``pe`` buffers (built on "meta", left uninitialised)."""
-    if c.positions == "sinusoidal":
-        pe = sinusoidal_encoding(c.max_len, c.d_model)
-        for embed in embeds:
-            if embed is not None:
-                embed.pe = pe
+from core.weight_init import draw_glorot, embedding_table, materialize_on_cpu
 
 
 class Embedding(nn.Module):
-    """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5).
+    """Token lookup scaled by sqrt(d_model) plus the sinusoidal position (section 3.4, 3.5):
+
+        x = E[token] · sqrt(d_model) + PE[pos]
 
     The scaling keeps token vectors (xavier-initialised, entries ~ 1/sqrt(d_model)) on the same
     scale as the positional encoding, whose entries lie in [-1, 1].
@@ -202,18 +59,18 @@ class Embedding(nn.Module):
 
     def __init__(self, vocab_size: int, c: ModelConfig) -> None:
         super().__init__()
-        self.lookup = _table(vocab_size, c.d_model)
+        self.lookup = embedding_table(vocab_size, c.d_model)
         self.scale = math.sqrt(c.d_model) if c.scale_embeddings else None
         self.max_len = c.max_len
         self.positions = c.positions
         if c.positions == "learned":
-            self.position = _table(c.max_len, c.d_model)
+            self.position = embedding_table(c.max_len, c.d_model)
         elif c.positions == "sinusoidal":
             pe = torch.empty(c.max_len, c.d_model)
             if pe.device.type != "meta":  # on "meta" (Transformer) shapes only: it fills the table itself
                 pe = sinusoidal_encoding(c.max_len, c.d_model)
             self.register_buffer("pe", pe, persistent=False)
-        self.token_type = _table(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
+        self.token_type = embedding_table(c.type_vocab_size, c.d_model) if c.type_vocab_size else None
         self.norm = LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.embed_norm else nn.Identity()
         self.dropout = nn.Dropout(c.dropout)
 
@@ -260,6 +117,13 @@ def _final_norm(c: ModelConfig) -> nn.Module:
 
 
 class Encoder(nn.Module):
+    """A stack of N identical layers (section 3.1), then a LayerNorm (``final_norm``):
+
+        memory = LayerNorm(layer_N(… layer_1(x, src_mask) …, src_mask))
+
+    BERT's encoder ends without the LayerNorm (``final_norm=False``).
+    """
+
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
@@ -271,6 +135,7 @@ class Encoder(nn.Module):
         self.norm = _final_norm(c)
 
     def forward(self, x, src_mask):
+        """x (B, S, d_model), src_mask (B, 1, 1, S) -> (memory (B, S, d_model), a trace per layer)."""
         traces = []
         for layer in self.layers:
             x, t = layer(x, src_mask)
@@ -279,6 +144,13 @@ class Encoder(nn.Module):
 
 
 class Decoder(nn.Module):
+    """A stack of N identical layers reading the encoder's memory (section 3.1), then a LayerNorm:
+
+        out = LayerNorm(layer_N(… layer_1(y, memory) …, memory))
+
+    Every layer reads the same memory: the encoder's output after its last layer.
+    """
+
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
@@ -290,6 +162,7 @@ class Decoder(nn.Module):
         self.norm = _final_norm(c)
 
     def forward(self, x, memory, src_mask, tgt_mask):
+        """x (B, T, d_model), memory (B, S, d_model) -> (out (B, T, d_model), a trace per layer)."""
         traces = []
         for layer in self.layers:
             x, t = layer(x, memory, src_mask, tgt_mask)
@@ -298,16 +171,20 @@ class Decoder(nn.Module):
 
 
 class Transformer(nn.Module):
+    """Embeddings, encoder, decoder and the generator, a linear map to the target vocabulary:
+
+        P(y_t | y_<t, x) = softmax(Decoder(Embed(y_<t), Encoder(Embed(x))) W + b)
+
+    An encoder-only model (``config.decoder=False``) has None for the three target-side parts.
+    """
+
     def __init__(self, config: ModelConfig, *, _random_init: bool = True, _materialize: bool = True) -> None:
         super().__init__()
         self.config = config
         c = config
-        # Private RNG streams (seeded from config.seed) give the same config the same weights,
-        # without touching the caller's global random state.
-        # The modules are built on the "meta" device (shapes only) and initialised once below:
-        # torch's default init followed by ours drew every weight twice (0.85 s at d_model=512, N=6).
-        # (core.modules' Linear and LayerNorm, and _table, skip torch's init on "meta" altogether.)
-        # An encoder-only model (decoder=False) has None for the three target-side parts.
+        # The modules are built on the "meta" device (shapes only) and drawn once below
+        # (core/weight_init.py): torch's default init followed by ours drew every weight twice.
+        # (core.modules' Linear and LayerNorm, and embedding_table, skip torch's init on "meta".)
         with torch.device("meta"):
             # (registration order = the order _init_weights draws in: keep it, or seeds change weights)
             self.src_embed = Embedding(c.src_vocab_size, c)
@@ -318,16 +195,36 @@ class Transformer(nn.Module):
             self.generator = Linear(c.d_model, c.tgt_vocab_size) if c.decoder else None
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
             return
-        _materialize_on_cpu(self)
-        _fill_sinusoids(c, self.src_embed, self.tgt_embed)
+        self._fill_sinusoids([self.src_embed, self.tgt_embed])
+        materialize_on_cpu(self)
         if _random_init:  # False only from from_state_dict, which fills every parameter next
             self._init_weights()
+
+    # -- where the weights come from ---------------------------------------------------------------
+
+    @torch.no_grad()
+    def _init_weights(self, only: set[int] | None = None) -> None:
+        """Glorot for every matrix, each tensor from a stream of its own seeded from ``config.seed``
+        (``core.weight_init.draw_glorot``). ``only``: these tensors alone (by ``id``)."""
+        draw_glorot(self, self.config.seed, only)
+
+    def _fill_sinusoids(self, embeds: Iterable[Embedding | None]) -> None:
+        """Give these embeddings' ``pe`` buffers still on "meta" the sinusoid table, one table for
+        both sides, as the whole model has (the one the other side already holds, if drawn)."""
+        sides = [e for e in (self.src_embed, self.tgt_embed) if getattr(e, "pe", None) is not None]
+        chosen = {id(e) for e in embeds if e is not None}
+        waiting = [e for e in sides if e.pe.is_meta and id(e) in chosen]
+        if waiting:
+            done = [e.pe for e in sides if not e.pe.is_meta]
+            table = done[0] if done else sinusoidal_encoding(self.config.max_len, self.config.d_model)
+            for embed in waiting:
+                embed.pe = table
 
     @classmethod
     def from_state_dict(cls, config: ModelConfig, state_dict: dict) -> Transformer:
         """A model holding exactly these weights (strict: none missing, none left over).
 
-        Skips the random initialisation the weights would overwrite (1 s for a 23M-parameter BERT).
+        Skips the random initialisation the weights would overwrite.
         """
         model = cls(config, _random_init=False)
         model.load_state_dict(state_dict, strict=True)
@@ -362,20 +259,13 @@ class Transformer(nn.Module):
 
     def draw(self, *parts: nn.Module) -> Transformer:
         """Draw whatever is still on "meta" in ``parts`` (modules of this model, or a
-        :meth:`first_layers` view of it; all of it when none is given), in place; what was drawn
-        before stays as it is. Returns the model."""
+        :meth:`first_layers` view of it; all of it when none is given), in place, into memory from
+        ``core.weight_init.SLABS``; what was drawn before stays as it is. Returns the model."""
         holder = nn.ModuleList(parts or [self])  # a holder: the modules stay the model's
         if not any(t.is_meta for t in [*holder.parameters(), *holder.buffers()]):
             return self
-        inside = {id(m) for m in holder.modules()}
-        sides = [e for e in (self.src_embed, self.tgt_embed) if getattr(e, "pe", None) is not None]
-        waiting = [e for e in sides if e.pe.is_meta and id(e) in inside]
-        if waiting:  # one sinusoid table for both sides, as the whole model has
-            done = [e.pe for e in sides if not e.pe.is_meta]
-            table = done[0] if done else sinusoidal_encoding(self.config.max_len, self.config.d_model)
-            for embed in waiting:
-                embed.pe = table
-        fresh = _materialize_on_cpu(holder, pooled=True)
+        self._fill_sinusoids(holder.modules())
+        fresh = materialize_on_cpu(holder, pooled=True)
         self._init_weights(only={id(t) for t in fresh})
         return self
 
@@ -390,8 +280,9 @@ class Transformer(nn.Module):
         """
         if not 1 <= n <= self.config.num_layers:
             raise ValueError(f"n={n} must be between 1 and num_layers={self.config.num_layers}")
-        view = Transformer(dataclasses.replace(self.config, num_layers=n), _random_init=False,
-                           _materialize=False)
+        view = Transformer(
+            dataclasses.replace(self.config, num_layers=n), _random_init=False, _materialize=False
+        )
         view.src_embed, view.tgt_embed, view.generator = self.src_embed, self.tgt_embed, self.generator
         for mine, theirs in ((view.encoder, self.encoder), (view.decoder, self.decoder)):
             if theirs is not None:
@@ -400,42 +291,46 @@ class Transformer(nn.Module):
         return view.train(self.training)
 
     @torch.no_grad()
-    def _init_weights(self, only: set[int] | None = None) -> None:
-        """Glorot for every matrix (as in the Annotated Transformer); biases as torch's nn.Linear.
+    def load_torch_stack(self, ref: nn.Transformer) -> None:
+        """Copy the encoder/decoder weights of ``torch.nn.Transformer(d_model, nhead, N, N, d_ff,
+        dropout=0, batch_first=True)`` (post-norm, ReLU) into this model's stack: the proof against
+        torch (tests/core/test_model_vs_torch.py).
 
-        Each tensor draws from its own generator, seeded from ``config.seed`` and its place in the
-        registration order, so the tensors can be filled on INIT_THREADS threads and still come out
-        the same on any machine: drawing 46M numbers (d_model=512, 6 layers) is most of the time a
-        new model takes to appear in the app, and torch's CPU generator fills one tensor on one core
-        (and each draw gives four numbers: ``_uniform``).
-        ``only``: fill these tensors alone (by ``id``), with the numbers the whole model would get.
+        Embeddings and the output projection are not part of nn.Transformer and stay as they are.
         """
-        jobs: list[tuple[torch.Tensor, float]] = []  # (tensor, bound of U(-bound, bound))
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                fan_out, fan_in = m.weight.shape  # xavier_uniform_'s fans of a 2-D weight
-                jobs.append((m.weight, math.sqrt(6.0 / (fan_in + fan_out))))
-            if isinstance(m, nn.Linear) and m.bias is not None:
-                jobs.append((m.bias, 1 / math.sqrt(m.in_features)))
-            elif isinstance(m, nn.LayerNorm) and (only is None or id(m.weight) in only):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-        seeds = torch.Generator().manual_seed(self.config.seed)
-        streams = torch.randint(2**62, (len(jobs),), generator=seeds)  # one per tensor, filled or not
-        todo = [i for i, (t, _) in enumerate(jobs) if only is None or id(t) in only]
+        c = self.config
+        self._need_decoder()
+        if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
+            raise ValueError("reference has a different number of layers")
+        if ref.d_model != c.d_model or ref.nhead != c.num_heads:
+            raise ValueError(
+                f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}"
+            )
 
-        def fill(i: int) -> None:
-            tensor, bound = jobs[i]
-            with torch.no_grad():  # per thread: the pool's threads do not inherit the caller's mode
-                _uniform(tensor, bound, torch.Generator().manual_seed(int(streams[i])))
+        def attention(ours, theirs: nn.MultiheadAttention) -> None:
+            # torch stacks W_Q, W_K, W_V as one (3·d_model, d_model) in_proj matrix
+            stacked = zip(theirs.in_proj_weight.chunk(3), theirs.in_proj_bias.chunk(3), strict=True)
+            for ours_linear, (w, b) in zip((ours.w_q, ours.w_k, ours.w_v), stacked, strict=True):
+                ours_linear.weight.copy_(w)
+                ours_linear.bias.copy_(b)
+            ours.w_o.weight.copy_(theirs.out_proj.weight)
+            ours.w_o.bias.copy_(theirs.out_proj.bias)
 
-        order = sorted(todo, key=lambda i: -jobs[i][0].numel())  # big ones first: an even split
-        if INIT_THREADS > 1 and sum(jobs[i][0].numel() for i in todo) > 1_000_000:
-            with ThreadPoolExecutor(INIT_THREADS) as pool:
-                list(pool.map(fill, order))
-        else:
-            for i in order:
-                fill(i)
+        def ffn_and_norms(ours, theirs, n_norms: int) -> None:
+            ours.ffn.linear1.load_state_dict(theirs.linear1.state_dict())
+            ours.ffn.linear2.load_state_dict(theirs.linear2.state_dict())
+            for i in range(1, n_norms + 1):  # our sublayer{i}.norm is torch's norm{i}
+                getattr(ours, f"sublayer{i}").norm.load_state_dict(getattr(theirs, f"norm{i}").state_dict())
+
+        for ours, theirs in zip(self.encoder.layers, ref.encoder.layers, strict=True):
+            attention(ours.self_attn, theirs.self_attn)
+            ffn_and_norms(ours, theirs, 2)
+        for ours, theirs in zip(self.decoder.layers, ref.decoder.layers, strict=True):
+            attention(ours.self_attn, theirs.self_attn)
+            attention(ours.cross_attn, theirs.multihead_attn)
+            ffn_and_norms(ours, theirs, 3)
+        self.encoder.norm.load_state_dict(ref.encoder.norm.state_dict())
+        self.decoder.norm.load_state_dict(ref.decoder.norm.state_dict())
 
     # -- the three stages --------------------------------------------------------------------------
 
@@ -463,6 +358,7 @@ class Transformer(nn.Module):
         """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup)."""
         self._need_decoder()
         self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
+        # The causal mask, merged with the target's padding (core/masks.py): position t sees keys ≤ t.
         tgt_mask = decoder_mask(tgt_ids, self.config.pad_id)  # (B, 1, T, T)
         embedded, lookup = self.tgt_embed(tgt_ids)  # (B, T, d_model)
         out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask)
@@ -514,11 +410,15 @@ class Transformer(nn.Module):
             logits=logits.detach(),
         )
 
+    # -- greedy decoding ---------------------------------------------------------------------------
+
     @torch.no_grad()
     def greedy_decode(
         self, src_ids: torch.Tensor, max_new_tokens: int, bos_id: int = BOS_ID, eos_id: int = EOS_ID
     ) -> DecodeResult:
-        """Generate by taking the most probable token at each step (the paper uses beam search).
+        """Generate by taking the most probable token at each step (the paper uses beam search):
+
+            y_t = argmax_y P(y | y_<t, x)
 
         The encoder runs once. A sequence that has produced EOS is padded from then on; decoding
         stops when every sequence has. Learned positions stop at max_len tokens (no row beyond); the
@@ -529,10 +429,10 @@ class Transformer(nn.Module):
         token again), and since the decoder is causal, the prediction after a guessed token is right
         if that guess was. The guesses that match the model's own choices are kept; the first miss
         ends the run, its position's prediction is taken, and the next run starts from there. After a
-        run whose guesses all held, all the tokens still to come are guessed (a run of 16 positions
-        costs ~1.5 runs of 1 at d_model=512); after a miss, twice as many as held. An untrained
-        model mostly repeats one token: 14 tokens at d_model=512 took 14 runs (~0.43 s), now mostly
-        2 (~0.09 s). The steps' traces are views of the last run's (``target_prefix``).
+        run whose guesses all held, all the tokens still to come are guessed (a longer run costs
+        little more than a run of one position); after a miss, twice as many as held. An untrained
+        model mostly repeats one token, so most of its answers take two runs. The steps' traces are
+        views of the last run's (``target_prefix``).
         """
         self._need_decoder()
         if max_new_tokens < 0:
@@ -565,57 +465,6 @@ class Transformer(nn.Module):
                 guesses = max_new_tokens if j == guess.size(1) else 2 * max(j, 2)
             steps = [last.target_prefix(t + 1) for t in range(len(probs))]
             return DecodeResult(tokens=tokens, steps=steps, probs=probs)
-
-    # -- proof against torch -----------------------------------------------------------------------
-
-    @torch.no_grad()
-    def load_torch_stack(self, ref: nn.Transformer) -> None:
-        """Copy the encoder/decoder weights of ``torch.nn.Transformer(d_model, nhead, N, N, d_ff,
-        dropout=0, batch_first=True)`` (post-norm, ReLU) into this model's stack.
-
-        Embeddings and the output projection are not part of nn.Transformer and stay as they are.
-        """
-        c = self.config
-        self._need_decoder()
-        if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
-            raise ValueError("reference has a different number of layers")
-        if ref.d_model != c.d_model or ref.nhead != c.num_heads:
-            raise ValueError(
-                f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}"
-            )
-
-        def attention(ours, theirs: nn.MultiheadAttention) -> None:
-            # torch stacks W_Q, W_K, W_V as one (3·d_model, d_model) in_proj matrix
-            for ours_linear, w, b in zip(
-                (ours.w_q, ours.w_k, ours.w_v),
-                theirs.in_proj_weight.chunk(3),
-                theirs.in_proj_bias.chunk(3),
-                strict=True,
-            ):
-                ours_linear.weight.copy_(w)
-                ours_linear.bias.copy_(b)
-            ours.w_o.weight.copy_(theirs.out_proj.weight)
-            ours.w_o.bias.copy_(theirs.out_proj.bias)
-
-        def copy(dst: nn.Module, src: nn.Module) -> None:
-            dst.load_state_dict(src.state_dict())
-
-        for ours, theirs in zip(self.encoder.layers, ref.encoder.layers, strict=True):
-            attention(ours.self_attn, theirs.self_attn)
-            copy(ours.ffn.linear1, theirs.linear1)
-            copy(ours.ffn.linear2, theirs.linear2)
-            copy(ours.sublayer1.norm, theirs.norm1)
-            copy(ours.sublayer2.norm, theirs.norm2)
-        for ours, theirs in zip(self.decoder.layers, ref.decoder.layers, strict=True):
-            attention(ours.self_attn, theirs.self_attn)
-            attention(ours.cross_attn, theirs.multihead_attn)
-            copy(ours.ffn.linear1, theirs.linear1)
-            copy(ours.ffn.linear2, theirs.linear2)
-            copy(ours.sublayer1.norm, theirs.norm1)
-            copy(ours.sublayer2.norm, theirs.norm2)
-            copy(ours.sublayer3.norm, theirs.norm3)
-        copy(self.encoder.norm, ref.encoder.norm)
-        copy(self.decoder.norm, ref.decoder.norm)
 
 
 def _guess(tokens: torch.Tensor, k: int) -> torch.Tensor:

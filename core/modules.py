@@ -1,9 +1,9 @@
 """``nn.Linear`` and ``nn.LayerNorm`` that skip torch's default initialisation on the "meta" device.
 
 ``Transformer`` builds every module on "meta" (shapes only) and draws the weights once itself
-(``Transformer._init_weights``). torch's own ``reset_parameters`` still ran there, on tensors with no
-data: ``kaiming_uniform_`` and ``uniform_`` through Python decompositions, ~18 of the ~28 ms it took
-to build a d_model=512, 6-layer model's modules, on every new model (every seed or size change).
+(``core.weight_init.draw_glorot``). torch's own ``reset_parameters`` still ran there, on tensors with no
+data: ``kaiming_uniform_`` and ``uniform_`` through Python decompositions, most of the time it took
+to build a model's modules, on every new model (every seed or size change; docs/performance.md).
 On a real device these are ``nn.Linear`` and ``nn.LayerNorm`` exactly: same initialisation, same
 random numbers drawn, same state-dict keys.
 """

@@ -5,13 +5,14 @@
     run = run_pipeline(pipe, "注意力就是一切 Attention is all you need", target="")
     run.src_tokens, run.trace.encoder[0].self_attn.weights
 
-Kinds of weights:
+Which weights (``core.names.Weights``, one name everywhere):
 - "trained": the shipped 汉字→拼音 checkpoint (assets/pinyin.pt). Source tokens are characters,
   target tokens pinyin syllables; sizes come from the checkpoint. Its attention means something.
 - "random": a freshly initialised model of the chosen sizes over a byte-level BPE vocabulary
   learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
   attention is noise, and every view says so.
-- "minilm": the pretrained all-MiniLM-L6-v2 (``Pipeline.kind == "pretrained"``), an encoder only
+- "session": a model trained in the app (``pipeline_from_model``), on the task it names.
+- "minilm": the pretrained all-MiniLM-L6-v2, an encoder only
   (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
   target side (``Run.tgt_tokens == []``, ``trace.decoder == []``). An optional extra (see
   requirements-minilm.txt); its sizes are fixed, so the size settings are ignored.
@@ -34,6 +35,7 @@ from core.checkpoint import CheckpointError, load_checkpoint
 from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
+from core.names import Weights
 from core.trace import DecodeResult, ModelTrace, SourceTrace
 from core.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
@@ -47,10 +49,9 @@ CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
 MAX_DECODE_STEPS = 64
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
 MINILM_NAME = "all-MiniLM-L6-v2"
-WEIGHTS = ("trained", "random", "custom", "minilm")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PipelineSettings:
     """What the sidebar chooses; frozen and hashable so the app can cache a pipeline by it."""
 
@@ -60,20 +61,21 @@ class PipelineSettings:
     d_ff: int = 256
     seed: int = 0
     norm: str = "post"
-    weights: str = "trained"
+    weights: Weights = Weights.TRAINED
     positions: str = "sinusoidal"  # random weights: how positions reach attention (core.config.POSITIONS)
-    tag: str = ""  # "custom" weights (e.g. a model trained in the app): which ones; part of cache keys
+    tag: str = ""  # "session" weights (a model trained in the app): which ones; part of cache keys
 
     def __post_init__(self) -> None:
-        if self.weights not in WEIGHTS:
-            raise ValueError(f"weights={self.weights!r} must be one of {WEIGHTS}")
+        if self.weights not in tuple(Weights):
+            raise ValueError(f"weights={self.weights!r} must be one of {tuple(map(str, Weights))}")
+        object.__setattr__(self, "weights", Weights(self.weights))
 
 
 @dataclass
 class Pipeline:
     settings: PipelineSettings
     model: Transformer
-    kind: str  # "trained" or "random": what is really on screen (after any fallback)
+    weights: Weights  # what is really on screen (after any fallback: the settings may ask for other)
     label: str  # one line for the badge every page shows
     src_encode: Callable[[str], tuple[list[str], list[int]]]  # text -> (display tokens, ids)
     tgt_encode: Callable[[str], tuple[list[str], list[int]]]
@@ -81,7 +83,7 @@ class Pipeline:
     src_labels: list[str]
     warning: str | None = None  # set when the trained checkpoint could not be used
     metrics: dict = field(default_factory=dict)
-    task: str = ""  # what the trained weights learned ("pinyin", "reverse" ...)
+    task: str = ""  # what the weights learned ("pinyin", "copy", "reverse"); "" for random and MiniLM
     merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
     name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2")
@@ -121,7 +123,7 @@ class Pipeline:
 class RandomPipeline(Pipeline):
     """A pipeline of random weights drawn on first use of ``model``, not when it is made.
 
-    Its label, kind, tokenizers and ``config`` need no weights: the sidebar (on every page) and the
+    Its label, weights, tokenizers and ``config`` need no weights: the sidebar (on every page) and the
     Tokenization page use only those, so a new seed or size there no longer waits for 46M numbers to
     be drawn (d_model 512, 6 layers: ~0.25 s, with the browser competing for the same two cores).
     Made with the model's ``ModelConfig`` where a Pipeline takes the model. One model, made undrawn
@@ -179,7 +181,7 @@ class RandomPipeline(Pipeline):
         holding this pipeline keeps working, while the memory is free as soon as no run uses the model:
         pages keep their pipeline in their script's namespace, which only Python's cyclic collector
         frees (a script and the functions it defines refer to each other), and Streamlit's collection
-        after every run is off (.streamlit/config.toml). ``core.model.SLABS`` hands the memory to the
+        after every run is off (.streamlit/config.toml). ``core.weight_init.SLABS`` hands the memory to the
         next model drawn."""
         with self.__dict__["_lock"]:
             self.__dict__.update(_built=None, _lazy=None)
@@ -276,9 +278,9 @@ def corpus_labels() -> list[str]:
 
 
 def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH) -> Pipeline:
-    if settings.weights == "custom":
-        raise ValueError("custom weights are not loaded by settings: build them with pipeline_from_model")
-    if settings.weights == "trained":
+    if settings.weights == Weights.SESSION:
+        raise ValueError("session weights are not loaded by settings: build them with pipeline_from_model")
+    if settings.weights == Weights.TRAINED:
         try:
             return _trained_pipeline(settings, checkpoint)
         except CheckpointError as e:
@@ -286,7 +288,7 @@ def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH
             random.problem = str(e)
             random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
             return random
-    if settings.weights == "minilm":
+    if settings.weights == Weights.MINILM:
         try:
             return _minilm_pipeline(settings)
         except MinilmUnavailable as e:
@@ -322,7 +324,8 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
         f"Weights: random initialisation (seed {s.seed}), untrained — attention patterns are noise; "
         f"vocabulary: byte-level BPE, {len(tok.merges)} merges on the shipped corpus"
     )
-    return RandomPipeline(s, config, "random", label, encode, encode, labels, labels, merges=len(tok.merges))
+    return RandomPipeline(s, config, Weights.RANDOM, label, encode, encode, labels, labels,
+                          merges=len(tok.merges))
 
 
 def with_norm(pipe: Pipeline, norm: str) -> Pipeline:
@@ -382,7 +385,7 @@ def _minilm_pipeline(s: PipelineSettings) -> Pipeline:
         f"{c.num_layers} layers × {c.num_heads} heads, d_model {c.d_model}; "
         f"vocabulary: WordPiece (BERT, uncased), {len(tok):,} tokens"
     )
-    return Pipeline(s, model, "pretrained", label, encode, no_target, [], list(tok.itos), name=MINILM_NAME)
+    return Pipeline(s, model, Weights.MINILM, label, encode, no_target, [], list(tok.itos), name=MINILM_NAME)
 
 
 def pipeline_from_model(
@@ -393,9 +396,11 @@ def pipeline_from_model(
     metrics: dict,
     settings: PipelineSettings | None = None,
     label: str | None = None,
+    weights: Weights = Weights.TRAINED,
 ) -> Pipeline:
     """A pipeline around a trained model (the shipped checkpoint, or one just trained in the app).
 
+    ``weights``: TRAINED for the shipped checkpoint, SESSION for a model trained in the app.
     Source tokens are characters (whitespace dropped, unknown ones [UNK]); a target is
     whitespace-separated tokens (pinyin syllables, or digits for the toy tasks).
     """
@@ -415,9 +420,9 @@ def pipeline_from_model(
         name = {"pinyin": "汉字→拼音 (characters → pinyin)"}.get(task, f"{task!r} task")
         label = f"Weights: trained {name} checkpoint{quality}"
     return Pipeline(
-        settings or PipelineSettings(weights="trained"),
+        settings or PipelineSettings(weights=weights),
         model.eval(),
-        "trained",
+        weights,
         label,
         encode_src,
         encode_tgt,
@@ -468,7 +473,7 @@ def _teacher_input(pipe: Pipeline, src_labels: list[str], src_ids: list[int], ta
     the model's own output, at most ``limit``; None when they are (greedy decoding)."""
     given = bool(target.strip())
     tgt_labels, tgt_ids = pipe.tgt_encode(target) if given else ([], [])
-    if not given and pipe.kind == "random":
+    if not given and pipe.weights == Weights.RANDOM:
         # An untrained model's own output is noise ("q q q q ..."), and fed back it fills every decoder
         # view with junk; the sentence itself gives readable rows. The decoding page decodes on demand.
         tgt_labels, tgt_ids = src_labels, src_ids
@@ -532,6 +537,35 @@ def source_tokens(pipe: Pipeline, sentence: str) -> tuple[list[str], list[int]]:
     return pipe.src_encode(sentence) if sentence.strip() else ([], [])
 
 
+@dataclass(frozen=True)
+class Cut:
+    """The source as the model reads it: ``labels`` and ``ids``, the first of ``total`` tokens."""
+
+    labels: list[str]
+    ids: list[int]
+    total: int
+
+
+def cut(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Cut:
+    """The sentence's source tokens as ``run_pipeline`` reads them, without running anything.
+    ``EmptyInput`` when there are none."""
+    if not pipe.config.decoder:
+        return _cut_encoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
+    total, _, labels, ids = _cut_source(pipe, sentence, max_tokens)
+    return Cut(list(labels), list(ids), total)
+
+
+def _cut_encoder_only(labels: list[str], ids: list[int], max_len: int, max_tokens: int) -> Cut:
+    """[CLS] sentence [SEP], cut at the model's positions (512 for BERT) as Hugging Face truncates:
+    the end of the sentence goes, [CLS] and [SEP] stay, so a cut run still ends in [SEP]."""
+    if len(ids) <= 2:  # nothing between [CLS] and [SEP] (e.g. only control characters)
+        raise EmptyInput("The sentence has no tokens: type some text.")
+    limit = max(3, min(max_tokens, max_len))
+    if len(ids) > limit:
+        return Cut(labels[: limit - 1] + labels[-1:], ids[: limit - 1] + ids[-1:], len(ids))
+    return Cut(list(labels), list(ids), len(ids))
+
+
 def _cut_source(pipe: Pipeline, sentence: str, max_tokens: int):
     """-> (total, limit, labels, ids): an encoder-decoder's source as the model sees it, at most
     ``source_limit`` of its ``total`` tokens."""
@@ -577,26 +611,16 @@ def _encoder_side(pipe: Pipeline, norm: str) -> Transformer:
 
 
 def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> Run:
-    """An encoder-only model (BERT): [CLS] sentence [SEP] through the encoder; no target side.
-
-    Cut at the model's positions (512 for BERT) as Hugging Face truncates: the end of the sentence
-    goes, [CLS] and [SEP] stay, so a cut run still ends in [SEP].
-    """
-    if len(ids) <= 2:  # nothing between [CLS] and [SEP] (e.g. only control characters)
-        raise EmptyInput("The sentence has no tokens: type some text.")
-    total = len(ids)
-    limit = max(3, min(max_tokens, pipe.config.max_len))
-    if total > limit:
-        labels = labels[: limit - 1] + labels[-1:]
-        ids = ids[: limit - 1] + ids[-1:]
-    trace = pipe.model.trace(torch.tensor([ids], dtype=torch.long), None)  # (1, S): encoder only
+    """An encoder-only model (BERT): [CLS] sentence [SEP] through the encoder; no target side."""
+    source = _cut_encoder_only(labels, ids, pipe.config.max_len, max_tokens)
+    trace = pipe.model.trace(torch.tensor([source.ids], dtype=torch.long), None)  # (1, S): encoder only
     return Run(
-        src_tokens=list(labels),
+        src_tokens=source.labels,
         tgt_tokens=[],
         predicted=[],
         trace=trace,
-        truncated=total > limit,
-        total_tokens=total,
+        truncated=source.total > len(source.ids),
+        total_tokens=source.total,
         target_given=False,  # there is no decoder to read a target
         decoded=None,
     )
@@ -612,6 +636,6 @@ def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
     At most MAX_DECODE_STEPS steps are taken (each keeps its trace).
     """
     src = torch.tensor([src_ids], dtype=torch.long)
-    steps = len(src_ids) if pipe.kind == "trained" else len(src_ids) + 2
+    steps = len(src_ids) if pipe.task else len(src_ids) + 2
     steps = min(steps, limit, MAX_DECODE_STEPS)
     return pipe.model.greedy_decode(src, max_new_tokens=steps, bos_id=BOS_ID, eos_id=EOS_ID)

@@ -1,7 +1,9 @@
 """The trace: every intermediate tensor a view needs, detached, returned by ``Transformer.trace``.
 
 Modules keep no hidden state (unlike the Annotated Transformer's ``self.attn``): a view reads one
-trace object and nothing depends on call order. Shapes use B = batch, h = heads, S = source
+trace object and nothing depends on call order. The dataclasses have slots: a long run holds
+thousands of them, and an instance without a ``__dict__`` always takes the same bytes (the app's
+cache budget measures them). Shapes use B = batch, h = heads, S = source
 length, T = target length, L = the sequence at hand.
 """
 
@@ -14,7 +16,7 @@ import torch
 from torch import Tensor
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class AttentionTrace:
     query_input: Tensor  # (B, L_q, d_model) what W_Q saw
     key_input: Tensor  # (B, L_k, d_model) what W_K and W_V saw
@@ -48,7 +50,7 @@ class AttentionTrace:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class EncoderLayerTrace:
     input: Tensor  # (B, S, d_model)
     self_attn: AttentionTrace
@@ -58,7 +60,7 @@ class EncoderLayerTrace:
     output: Tensor  # (B, S, d_model)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class DecoderLayerTrace:
     input: Tensor  # (B, T, d_model)
     self_attn: AttentionTrace  # masked (causal) self-attention
@@ -83,7 +85,7 @@ class DecoderLayerTrace:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class SourceTrace:
     """The encoder's input alone: ModelTrace's first four fields, the same numbers, no layer run."""
 
@@ -93,7 +95,7 @@ class SourceTrace:
     positional: Tensor  # (S, d_model) the position rows added
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class ModelTrace:
     src_ids: Tensor  # (B, S)
     src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
@@ -135,7 +137,7 @@ class ModelTrace:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class DecodeResult:
     tokens: Tensor  # (B, 1 + n) the generated ids, starting with BOS
     steps: list[ModelTrace]  # one per generated token: the trace of the prefix that produced it

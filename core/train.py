@@ -133,22 +133,70 @@ def train(
                        label_smoothing, seed, log_every, eval_every, eval_limit, on_progress, verbose,
                        should_stop)
         model.eval()
-        cpu_seconds = time.process_time() - cpu_start
-        metrics = {f"val_{k}": v for k, v in evaluate(model, data, "val").items()}
-        metrics.update({f"test_{k}": v for k, v in evaluate(model, data, "test").items()})
-        last = history[-1] if history else {}
-        metrics.update(steps=last.get("step", 0), seconds=round(last.get("elapsed", 0.0), 1),
-                       cpu_seconds=round(cpu_seconds, 1), threads=torch.get_num_threads(),
-                       batch_size=batch_size, label_smoothing=label_smoothing,
+        metrics = _final_metrics(model, data, history, time.process_time() - cpu_start)
+        metrics.update(batch_size=batch_size, label_smoothing=label_smoothing,
                        schedule=_schedule_name(lr, warmup, factor, cooldown))
         return TrainResult(model, (data.src_vocab, data.tgt_vocab), metrics, history, task)
     finally:
         torch.set_num_threads(previous_threads)
 
 
+def _final_metrics(model, data, history: list[dict], cpu_seconds: float) -> dict:
+    """Validation and test metrics of the trained model, and the run's facts (steps, seconds, threads)."""
+    metrics = {f"val_{k}": v for k, v in evaluate(model, data, "val").items()}
+    metrics.update({f"test_{k}": v for k, v in evaluate(model, data, "test").items()})
+    last = history[-1] if history else {}
+    metrics.update(steps=last.get("step", 0), seconds=round(last.get("elapsed", 0.0), 1),
+                   cpu_seconds=round(cpu_seconds, 1), threads=torch.get_num_threads())
+    return metrics
+
+
 def _schedule_name(lr, warmup, factor, cooldown) -> str:
     name = f"noam(warmup={warmup}, factor={factor})" if lr is None else f"adam(lr={lr})"
     return name + (f", linear cooldown over the last {cooldown:.0%}" if cooldown else "")
+
+
+def label_smoothed_loss(logits: torch.Tensor, target: torch.Tensor, epsilon: float) -> torch.Tensor:
+    """Label smoothing (paper, section 5.4: ε_ls = 0.1). The model is scored against a target that puts
+    1 − ε on the right token y and spreads ε evenly over the whole vocabulary of V tokens:
+
+        q(w) = (1 − ε)·[w = y] + ε / V,        loss = − Σ_w q(w) · log p(w)
+
+    averaged over the target positions that are not [PAD]. "This hurts perplexity, as the model learns
+    to be more unsure, but improves accuracy and BLEU score." (torch's ``label_smoothing`` is this q.)
+
+    logits: (B, T, V); target: (B, T) token ids.
+    """
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1),  # (B·T, V), (B·T,)
+                           ignore_index=PAD_ID, label_smoothing=epsilon)
+
+
+def _rate(step, steps, budget_s, start, lr, d_model, warmup, factor, cooldown) -> float:
+    """The learning rate of ``step``: noam_lr (or a constant ``lr``), lowered over the cooldown."""
+    rate = lr if lr is not None else noam_lr(step, d_model, warmup, factor)
+    if cooldown:
+        spent = max((step - 1) / steps if steps else 0.0,
+                    (time.perf_counter() - start) / budget_s if budget_s else 0.0)
+        rate *= min(1.0, max(0.0, 1.0 - spent) / cooldown)
+    return rate
+
+
+def _train_step(model, opt, data, batch_size, rng, rate, label_smoothing):
+    """One step of teacher forcing: the decoder reads [BOS] y and is scored on y [EOS].
+    -> (loss, how many target tokens were not [PAD], how many of them the model got right)."""
+    for group in opt.param_groups:
+        group["lr"] = rate
+    model.train()
+    src, tgt = data.train_batch(batch_size, rng)
+    logits = model(src, tgt[:, :-1])  # (B, T, V)
+    target = tgt[:, 1:]  # (B, T)
+    loss = label_smoothed_loss(logits, target, label_smoothing)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # cheap insurance against a bad step
+    opt.step()
+    real = target != PAD_ID
+    return loss.item(), int(real.sum()), float(((logits.argmax(-1) == target) & real).sum())
 
 
 def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, cooldown, label_smoothing,
@@ -164,29 +212,9 @@ def _fit(model, data, config, steps, minutes, batch_size, lr, factor, warmup, co
     step = 0
     while True:
         step += 1
-        rate = lr if lr is not None else noam_lr(step, config.d_model, warmup, factor)
-        if cooldown:
-            spent = max((step - 1) / steps if steps else 0.0,
-                        (time.perf_counter() - start) / budget_s if budget_s else 0.0)
-            rate *= min(1.0, max(0.0, 1.0 - spent) / cooldown)
-        for group in opt.param_groups:
-            group["lr"] = rate
-        model.train()
-        src, tgt = data.train_batch(batch_size, rng)
-        logits = model(src, tgt[:, :-1])
-        target = tgt[:, 1:]
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1),
-                               ignore_index=PAD_ID, label_smoothing=label_smoothing)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # cheap insurance against a bad step
-        opt.step()
-
-        real = target != PAD_ID
-        n = int(real.sum())
-        loss_sum += loss.item() * n
-        acc_sum += float(((logits.argmax(-1) == target) & real).sum())
-        tokens += n
+        rate = _rate(step, steps, budget_s, start, lr, config.d_model, warmup, factor, cooldown)
+        loss, n, right = _train_step(model, opt, data, batch_size, rng, rate, label_smoothing)
+        loss_sum, acc_sum, tokens = loss_sum + loss * n, acc_sum + right, tokens + n
 
         elapsed = time.perf_counter() - start
         fraction = max(step / steps if steps else 0.0, elapsed / budget_s if budget_s else 0.0)

@@ -31,9 +31,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.positional import alibi_slopes
-from figures.attention import as_numpy, build_figure, domains, kind_label, matrix_figure
+from figures.attention import kind_label
 from figures.positional import slope_text
 from figures.style import escape_label, token_label
+from figures.toolbox import as_numpy, build_figure, domains, matrix_figure
 from i18n import t
 
 # One colour per head (up to 16 heads: the sidebar offers divisors of d_model up to 16), distinct
@@ -96,7 +97,7 @@ def head_view_data(
     q_tokens: Sequence[str],
     k_tokens: Sequence[str],
     *,
-    kind: str,
+    attn_kind: str,
     layer: int,
     row: int = 0,
     budget: int = LINE_BUDGET,
@@ -133,7 +134,7 @@ def head_view_data(
         "heads": heads,
         "keep": keep,
         "all_lines": keep >= n_k,
-        "title": t("attention.hv.js.title", lang, kind=kind_label(kind, lang), layer=layer + 1),
+        "title": t("attention.hv.js.title", lang, kind=kind_label(attn_kind, lang), layer=layer + 1),
         "texts": texts(
             "heads", "all", "none", "stretch", "zoom", "hint", "queries", "keys", "status_query",
             "status_key", "strongest", "nothing",
@@ -293,20 +294,48 @@ def neuron_figure(
     ``layout.meta`` (exact, for tests and downloads).
     """
     d_k = nums.d_k
-    dims = list(range(1, d_k + 1))
+    doms = list(reversed(domains(3, 0.14)))  # q on top
+    traces, layout, notes = [], {}, []
+    for r, (sym, values, colors, title) in enumerate(_neuron_rows(nums, q_token, k_token, lang)):
+        n = "" if r == 0 else str(r + 1)
+        traces.append(_neuron_bars(n, sym, values, colors, d_k, lang))
+        layout[f"xaxis{n}"] = _neuron_x_axis(n, r, d_k, lang)
+        top = float(np.abs(values).max()) if values.size else 1.0
+        layout[f"yaxis{n}"] = {
+            "anchor": f"x{n}",
+            "domain": doms[r],
+            "range": [-1.1 * (top or 1.0), 1.1 * (top or 1.0)],
+            "zeroline": True,
+            "zerolinecolor": "#888888",
+            "nticks": 4,
+        }
+        notes.append(_neuron_row_title(title, doms[r][1]))
+    layout["xaxis"].pop("matches")
+    layout.update(
+        height=height or 560,
+        annotations=notes,
+        bargap=0.15 if d_k <= 64 else 0,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        meta={"dot": nums.dot, "scaled": nums.scaled, "bias": nums.bias, "score": nums.score,
+              "weight": nums.weight, "d_k": d_k},
+    )
+    return build_figure(traces, layout, title=_neuron_summary(nums, lang))
+
+
+def _neuron_rows(nums: NeuronNumbers, q_token: str, k_token: str, lang: str) -> list[tuple]:
+    """(symbol, d_k values, bar colours, the row's title) of the rows q, k and q⊙k, top to bottom."""
     color = head_color(nums.head)
-    dim = escape_label(t("attention.nv.fig.dim", lang))
-    rows = [
+    return [
         (
             "q",
             nums.q,
-            [color] * d_k,
+            [color] * nums.d_k,
             t("attention.nv.fig.q", lang, token=plain_label(q_token), pos=nums.query),
         ),
         (
             "k",
             nums.k,
-            [color] * d_k,
+            [color] * nums.d_k,
             t("attention.nv.fig.k", lang, token=plain_label(k_token), pos=nums.key),
         ),
         (
@@ -316,75 +345,63 @@ def neuron_figure(
             t("attention.nv.fig.product", lang, dot=f"{nums.dot:.4f}"),
         ),
     ]
-    doms = list(reversed(domains(3, 0.14)))  # q on top
-    traces, layout, notes = [], {}, []
-    for r, (sym, values, colors, title) in enumerate(rows):
-        n = "" if r == 0 else str(r + 1)
-        traces.append(
-            {
-                "type": "bar",
-                "x": dims,
-                "y": values,
-                "marker": {"color": colors},
-                "xaxis": f"x{n}",
-                "yaxis": f"y{n}",
-                "name": sym,
-                "showlegend": False,
-                "hovertemplate": f"{dim} %{{x}}<br>{sym}: %{{y:.7g}}<extra></extra>",
-            }
-        )
-        top = float(np.abs(values).max()) if values.size else 1.0
-        layout[f"xaxis{n}"] = {
-            "anchor": f"y{n}",
-            "domain": [0, 1],
-            "matches": "x" if r else None,
-            "showticklabels": r == 2,
-            "tickmode": "auto",
-            "nticks": min(d_k, 16),
-            "showgrid": False,
-            "range": [0.4, d_k + 0.6],
-            **(
-                {"title": {"text": escape_label(t("attention.nv.fig.dims", lang, d_k=d_k))}} if r == 2 else {}
-            ),
-        }
-        layout[f"yaxis{n}"] = {
-            "anchor": f"x{n}",
-            "domain": doms[r],
-            "range": [-1.1 * (top or 1.0), 1.1 * (top or 1.0)],
-            "zeroline": True,
-            "zerolinecolor": "#888888",
-            "nticks": 4,
-        }
-        notes.append(
-            {
-                "text": escape_label(title),  # the token is in it: escaped, never markup
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0,
-                "y": doms[r][1],
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 17},
-            }
-        )
-    layout["xaxis"].pop("matches")
-    summary = t(
+
+
+def _neuron_bars(n: str, sym: str, values: np.ndarray, colors: list[str], d_k: int, lang: str) -> dict:
+    """One row's bar trace, dimension 1…d_k, on the axes ``x{n}``, ``y{n}``."""
+    dim = escape_label(t("attention.nv.fig.dim", lang))
+    return {
+        "type": "bar",
+        "x": list(range(1, d_k + 1)),
+        "y": values,
+        "marker": {"color": colors},
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "name": sym,
+        "showlegend": False,
+        "hovertemplate": f"{dim} %{{x}}<br>{sym}: %{{y:.7g}}<extra></extra>",
+    }
+
+
+def _neuron_x_axis(n: str, r: int, d_k: int, lang: str) -> dict:
+    """Row ``r``'s dimension axis: shared with the first row's, numbered and titled under the last."""
+    return {
+        "anchor": f"y{n}",
+        "domain": [0, 1],
+        "matches": "x" if r else None,
+        "showticklabels": r == 2,
+        "tickmode": "auto",
+        "nticks": min(d_k, 16),
+        "showgrid": False,
+        "range": [0.4, d_k + 0.6],
+        **({"title": {"text": escape_label(t("attention.nv.fig.dims", lang, d_k=d_k))}} if r == 2 else {}),
+    }
+
+
+def _neuron_row_title(title: str, y: float) -> dict:
+    """A row's title, left-aligned just above the row (``y``: the row's top, paper units)."""
+    return {
+        "text": escape_label(title),  # the token is in it: escaped, never markup
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0,
+        "y": y,
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 17},
+    }
+
+
+def _neuron_summary(nums: NeuronNumbers, lang: str) -> str:
+    """The figure's title: q·k, q·k/√d_k (+ the bias), the score and the weight, to 4 decimals."""
+    return t(
         "attention.nv.fig.summary" if nums.bias is None else "attention.nv.fig.summary_bias",
         lang,
         dot=f"{nums.dot:.4f}",
-        d_k=d_k,
+        d_k=nums.d_k,
         scaled=f"{nums.scaled:.4f}",
         bias=f"{(nums.bias or 0.0) + 0.0:.4f}",
         score=f"{nums.score:.4f}",
         weight=f"{nums.weight:.4f}",
     )
-    layout.update(
-        height=height or 560,
-        annotations=notes,
-        bargap=0.15 if d_k <= 64 else 0,
-        margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        meta={"dot": nums.dot, "scaled": nums.scaled, "bias": nums.bias, "score": nums.score,
-              "weight": nums.weight, "d_k": d_k},
-    )
-    return build_figure(traces, layout, title=summary)

@@ -19,13 +19,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.vocab import PAD
-from figures.attention import as_numpy, build_figure, domains, hover_template, token_axis
 from figures.style import FONT_FAMILY, MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, escape_label, token_label
+from figures.toolbox import as_numpy, build_figure, domains, hover_template, token_axis
 from i18n import t
 
 # This page's figures sit side by side in narrow columns or hold three panels: 15 px labels and a
 # 19 px title (the app's 18 / 22 px would collide). Drawn with our style, not Streamlit's theme,
-# which restyled all six in the browser on every rerun (~50 ms of Chromium per rerun, paired runs).
+# which restyled all six in the browser on every rerun.
 FONT_SIZE, TITLE_SIZE = 15, 19
 
 
@@ -36,13 +36,12 @@ def _build(
     return build_figure(traces, layout, title=title, title_size=TITLE_SIZE)
 
 MASK_KINDS = ("encoder", "decoder", "cross")  # the three attentions; kind_label names them
-DECODER_KINDS = ("decoder", "cross")  # absent from an encoder-only model
 CELL_TEXT_MAX = 20  # write ids into the cells of the id matrix up to this many columns
 
 
-def kind_label(kind: str, lang: str = "en") -> str:
+def kind_label(attn_kind: str, lang: str = "en") -> str:
     """"Encoder self-attention (padding)" …: what the page calls an attention."""
-    return t(f"masks.kind.{kind}", lang)
+    return t(f"masks.kind.{attn_kind}", lang)
 
 
 def mask_colorbar(
@@ -196,32 +195,12 @@ def merged_figure(
     col_dom = domains(B, 0.08)
     traces, layout, notes = [], {}, []
     show_ticks = max(L_q, L_k) <= 20
-    query, key, may = (t(f"masks.fig.{k}", lang) for k in ("query", "key", "may_attend"))
     for b in range(B):
         n = "" if b == 0 else str(b + 1)
         sentence = t("masks.fig.sentence", lang, n=b + 1)
         ys, y_axis = token_axis(q_rows[b], autorange="reversed")
         xs, x_axis = token_axis(k_rows[b], tickangle=-90)
-        traces.append(
-            {
-                "type": "heatmap",
-                "z": m[b],
-                "x": xs,
-                "y": ys,
-                "xaxis": f"x{n}",
-                "yaxis": f"y{n}",
-                "colorscale": MASK_SCALE,
-                "zmin": 0,
-                "zmax": 1,
-                "xgap": 1,
-                "ygap": 1,
-                "showscale": b == 0,
-                "colorbar": mask_colorbar(lang),
-                "hovertemplate": (
-                    f"{sentence}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{may}: %{{z}}<extra></extra>"
-                ),
-            }
-        )
+        traces.append(_sentence_mask(m[b], xs, ys, n, sentence, show_scale=b == 0, lang=lang))
         layout[f"xaxis{n}"] = {
             **x_axis,
             "domain": col_dom[b],
@@ -229,20 +208,46 @@ def merged_figure(
             "showticklabels": show_ticks,
         }
         layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks}
-        notes.append(
-            {
-                "text": escape_label(sentence),
-                "x": sum(col_dom[b]) / 2,
-                "y": 1,
-                "xref": "paper",
-                "yref": "paper",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": TITLE_SIZE - 2},
-            }
-        )
+        notes.append(_panel_title(escape_label(sentence), col_dom[b], TITLE_SIZE - 2))
     layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return _build(traces, layout)
+
+
+def _sentence_mask(z: np.ndarray, xs, ys, n: str, sentence: str, *, show_scale: bool, lang: str) -> dict:
+    """One batch row's (L_q, L_k) mask as a heatmap trace on the axes ``x{n}``, ``y{n}``."""
+    query, key, may = (t(f"masks.fig.{k}", lang) for k in ("query", "key", "may_attend"))
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": xs,
+        "y": ys,
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "colorscale": MASK_SCALE,
+        "zmin": 0,
+        "zmax": 1,
+        "xgap": 1,
+        "ygap": 1,
+        "showscale": show_scale,
+        "colorbar": mask_colorbar(lang),
+        "hovertemplate": (
+            f"{sentence}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{may}: %{{z}}<extra></extra>"
+        ),
+    }
+
+
+def _panel_title(text: str, dom, size: int) -> dict:
+    """A panel's heading: an annotation centred above the panel's column ``dom`` (paper units)."""
+    return {
+        "text": text,
+        "x": sum(dom) / 2,
+        "y": 1,
+        "xref": "paper",
+        "yref": "paper",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": size},
+    }
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:
@@ -275,49 +280,13 @@ def masking_figure(
     ys, y_axis = token_axis(q_tokens, autorange="reversed")
     xs, x_axis = token_axis(k_tokens, tickangle=-90)
     show_ticks = max(len(ys), len(xs)) <= 20
-    top = float(np.abs(scores).max()) or 1.0
-    cross = [["×" if not ok else "" for ok in row] for row in mask]
-    score, weight = t("masks.fig.score", lang), t("masks.fig.weight", lang)
-    query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
-    scores_title = t("masks.fig.panel.scores" if bias is None else "masks.fig.panel.scores_alibi", lang)
-    panels = [
-        (scores_title, scores, SIGNED_SCALE, -top, top, score),
-        (t("masks.fig.panel.without", lang), softmax_rows(scores), WEIGHTS_SCALE, 0, 1, weight),
-        (t("masks.fig.panel.with", lang), weights, WEIGHTS_SCALE, 0, 1, weight),
-    ]
     col_dom = [(0.0, 0.27), (0.38, 0.65), (0.71, 0.98)]  # room for the score colour bar after panel 1
     traces, layout, notes = [], {}, []
-    for p, (name, z, scale, lo, hi, value) in enumerate(panels):
+    for p, panel in enumerate(_masking_panels(scores, weights, bias, lang)):
         n = "" if p == 0 else str(p + 1)
-        bar = {"title": {"text": escape_label(value)}, "thickness": 12, "len": 0.8, "y": 0.4}
+        trace = _masking_panel(p, panel, xs, ys, col_dom[0][1], lang)
         if p == 0:
-            bar.update(x=col_dom[0][1] + 0.01, xanchor="left")
-        trace = {
-            "type": "heatmap",
-            "z": z,
-            "x": xs,
-            "y": ys,
-            "xaxis": f"x{n}",
-            "yaxis": f"y{n}",
-            "colorscale": scale,
-            "zmin": lo,
-            "zmax": hi,
-            "showscale": p != 1,
-            "colorbar": bar,
-            "hovertemplate": hover_template(
-                name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}", value=value
-            ),
-        }
-        if p == 0:
-            trace.update(text=cross, texttemplate="%{text}", textfont={"size": 14, "color": "#222222"})
-        if p == 0 and bias is not None:  # the two terms of each score: Q Kᵀ/√d_k and the bias
-            terms = np.stack([scores.astype(np.float64) - bias, bias.astype(np.float64)], axis=-1)
-            trace["customdata"] = terms.tolist()
-            trace["hovertemplate"] = hover_template(
-                name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}",
-                "QKᵀ/√d_k: %{customdata[0]:.4f}", f"{escape_label(t('masks.fig.alibi_bias', lang))}: "
-                "%{customdata[1]:.4f}", value=value,
-            )
+            _score_terms(trace, panel, scores, mask, bias, lang)
         traces.append(trace)
         layout[f"xaxis{n}"] = {
             **x_axis,
@@ -326,20 +295,67 @@ def masking_figure(
             "showticklabels": show_ticks,
         }
         layout[f"yaxis{n}"] = {**y_axis, "anchor": f"x{n}", "showticklabels": show_ticks and p == 0}
-        notes.append(
-            {
-                "text": name,  # our own text (with <br>)
-                "x": sum(col_dom[p]) / 2,
-                "y": 1,
-                "xref": "paper",
-                "yref": "paper",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": font_size},
-            }
-        )
+        notes.append(_panel_title(panel[0], col_dom[p], font_size))  # our own text (with <br>)
     layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 70, "b": 10})
     return _build(traces, layout, font_size=font_size)
+
+
+def _masking_panels(scores: np.ndarray, weights: np.ndarray, bias, lang: str) -> list[tuple]:
+    """(name, z, colour scale, zmin, zmax, value's name) of the three panels: the scores, softmax
+    without the mask, softmax with it."""
+    top = float(np.abs(scores).max()) or 1.0
+    score, weight = t("masks.fig.score", lang), t("masks.fig.weight", lang)
+    scores_title = t("masks.fig.panel.scores" if bias is None else "masks.fig.panel.scores_alibi", lang)
+    return [
+        (scores_title, scores, SIGNED_SCALE, -top, top, score),
+        (t("masks.fig.panel.without", lang), softmax_rows(scores), WEIGHTS_SCALE, 0, 1, weight),
+        (t("masks.fig.panel.with", lang), weights, WEIGHTS_SCALE, 0, 1, weight),
+    ]
+
+
+def _masking_panel(p: int, panel: tuple, xs, ys, bar_x: float, lang: str) -> dict:
+    """Panel ``p`` as a heatmap trace; the scores' colour bar sits right after the first panel
+    (``bar_x``), the weights' at the figure's right (the middle panel shares it)."""
+    name, z, scale, lo, hi, value = panel
+    n = "" if p == 0 else str(p + 1)
+    query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
+    bar = {"title": {"text": escape_label(value)}, "thickness": 12, "len": 0.8, "y": 0.4}
+    if p == 0:
+        bar.update(x=bar_x + 0.01, xanchor="left")
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": xs,
+        "y": ys,
+        "xaxis": f"x{n}",
+        "yaxis": f"y{n}",
+        "colorscale": scale,
+        "zmin": lo,
+        "zmax": hi,
+        "showscale": p != 1,
+        "colorbar": bar,
+        "hovertemplate": hover_template(
+            name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}", value=value
+        ),
+    }
+
+
+def _score_terms(trace: dict, panel: tuple, scores: np.ndarray, mask: np.ndarray, bias, lang: str) -> None:
+    """The scores panel (in place): × on the masked cells and, with a bias, both terms in the hover."""
+    name, value = panel[0], panel[-1]
+    cross = [["×" if not ok else "" for ok in row] for row in mask]
+    trace.update(text=cross, texttemplate="%{text}", textfont={"size": 14, "color": "#222222"})
+    if bias is None:
+        return
+    # the two terms of each score: Q Kᵀ/√d_k and the bias, (L_q, L_k, 2)
+    terms = np.stack([scores.astype(np.float64) - bias, bias.astype(np.float64)], axis=-1)
+    trace["customdata"] = terms.tolist()
+    query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
+    trace["hovertemplate"] = hover_template(
+        name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}",
+        "QKᵀ/√d_k: %{customdata[0]:.4f}", f"{escape_label(t('masks.fig.alibi_bias', lang))}: "
+        "%{customdata[1]:.4f}", value=value,
+    )
 
 
 def token_table(tokens: Sequence[Sequence[str]], width: int, lang: str = "en") -> dict[str, list[str]]:

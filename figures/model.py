@@ -15,7 +15,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 import i18n
-from figures.attention import build_figure
 from figures.style import (
     SIGNED_SCALE,
     WEIGHTS_SCALE,
@@ -25,6 +24,7 @@ from figures.style import (
     heatmap,
     token_label,
 )
+from figures.toolbox import as_numpy, build_figure
 
 # Kinds of rows in the residual diagram, and their colours (names: i18n "model.fig.kind.<kind>").
 STREAM, SUBLAYER, NORMED = "stream", "sublayer", "normed"
@@ -41,9 +41,7 @@ MAX_TICKS = 24  # token labels on one axis: an axis of ≤ 620 px fits about thi
 
 def _np(x) -> np.ndarray:
     """A (detached, CPU) tensor or array as float64 numpy."""
-    if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    return np.asarray(x, dtype=np.float64)
+    return np.asarray(as_numpy(x), dtype=np.float64)
 
 
 def _style(fig: go.Figure, **kwargs) -> go.Figure:
@@ -116,56 +114,76 @@ def residual_figure(
 ) -> go.Figure:
     """Left: ‖v‖ of each stage's vector; right: its first ``dims`` dimensions (signed colours).
 
-    Built from plain dicts (``figures.attention.build_figure``): ``make_subplots`` and plotly's
-    validation took ~30 of the ~35 ms this figure cost per rerun of the Full model page.
+    Built from plain dicts (``figures.toolbox.build_figure``): ``make_subplots`` and plotly's
+    validation cost most of what this figure cost per rerun of the Full model page.
     """
     stages = residual_stages(layer, token, norm, lang=lang)
     names = [escape_label(s.name) for s in stages]
     kinds = {kind: _tr(f"kind.{kind}", lang) for kind in (STREAM, SUBLAYER, NORMED)}
-    rows = list(range(len(stages)))
     d = stages[0].vector.shape[0]
     dims = min(dims, d)
-    z = np.stack([s.vector[:dims] for s in stages])
+    traces = [
+        _stage_norm_bars(stages, names, kinds),
+        _stage_dims_heatmap(stages, names, dims, lang),
+        *_stage_kind_legend(stages, kinds),
+    ]
+    titles = (_tr("residual.length", lang), _tr("residual.dims", lang, dims=dims, d=d))
+    return build_figure(traces, _residual_layout(names, titles, height, lang))
+
+
+def _stage_norm_bars(stages: list[Stage], names: list[str], kinds: dict[str, str]) -> dict:
+    """The left panel: one horizontal bar per stage, its length ‖v‖, coloured by the stage's kind."""
+    return {
+        "type": "bar",
+        "x": [s.norm for s in stages],
+        "y": list(range(len(stages))),
+        "orientation": "h",
+        "marker": {"color": [KIND_COLORS[s.kind] for s in stages]},
+        "customdata": [[n, kinds[s.kind]] for n, s in zip(names, stages, strict=True)],
+        "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>‖v‖ = %{x:.4f}<extra></extra>",
+        "texttemplate": "%{x:.2f}",
+        "textposition": "auto",
+        "showlegend": False,
+    }
+
+
+def _stage_dims_heatmap(stages: list[Stage], names: list[str], dims: int, lang: str) -> dict:
+    """The right panel: each stage's first ``dims`` entries, a signed scale centred on 0."""
+    z = np.stack([s.vector[:dims] for s in stages])  # (stages, dims)
     lim = float(np.abs(z).max()) or 1.0
     value, dimension = _tr("value", lang), _tr("dimension", lang)
-    traces = [
-        {
-            "type": "bar",
-            "x": [s.norm for s in stages],
-            "y": rows,
-            "orientation": "h",
-            "marker": {"color": [KIND_COLORS[s.kind] for s in stages]},
-            "customdata": [[n, kinds[s.kind]] for n, s in zip(names, stages, strict=True)],
-            "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>‖v‖ = %{x:.4f}<extra></extra>",
-            "texttemplate": "%{x:.2f}",
-            "textposition": "auto",
-            "showlegend": False,
-        },
-        {
-            "type": "heatmap",
-            "z": z,
-            "x": list(range(dims)),
-            "y": rows,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "colorscale": SIGNED_SCALE,
-            "zmin": -lim,
-            "zmax": lim,
-            "colorbar": {"title": {"text": value}, "len": 0.9},
-            "customdata": [[n] * dims for n in names],
-            "hovertemplate": f"%{{customdata}}<br>{dimension} %{{x}}<br>{value} %{{z:.4f}}<extra></extra>",
-        },
-    ]
-    # Legend entries for the three kinds of rows (dummy traces, no data).
-    traces += [
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": list(range(dims)),
+        "y": list(range(len(stages))),
+        "xaxis": "x2",
+        "yaxis": "y2",
+        "colorscale": SIGNED_SCALE,
+        "zmin": -lim,
+        "zmax": lim,
+        "colorbar": {"title": {"text": value}, "len": 0.9},
+        "customdata": [[n] * dims for n in names],
+        "hovertemplate": f"%{{customdata}}<br>{dimension} %{{x}}<br>{value} %{{z:.4f}}<extra></extra>",
+    }
+
+
+def _stage_kind_legend(stages: list[Stage], kinds: dict[str, str]) -> list[dict]:
+    """Legend entries for the kinds of rows drawn (dummy traces, no data)."""
+    return [
         {"type": "bar", "x": [None], "y": [None], "marker": {"color": KIND_COLORS[kind]}, "name": kinds[kind]}
         for kind in (STREAM, SUBLAYER, NORMED)
         if any(s.kind == kind for s in stages)
     ]
+
+
+def _residual_layout(names: list[str], titles: tuple[str, str], height: int, lang: str) -> dict:
+    """Two panels side by side sharing the stage rows (names on the left), a title above each."""
+    rows = list(range(len(names)))
+    dimension = _tr("dimension", lang)
     # make_subplots(1, 2, column_widths=[0.42, 0.58], horizontal_spacing=0.03, shared_yaxes=True)
     left, right = (0.0, 0.42 * 0.97), (0.42 * 0.97 + 0.03, 1.0)
-    titles = (_tr("residual.length", lang), _tr("residual.dims", lang, dims=dims, d=d))
-    layout = {
+    return {
         "height": height,
         "xaxis": {"domain": left, "anchor": "y"},
         "xaxis2": {"domain": right, "anchor": "y2", "title": {"text": dimension, "standoff": 4}},
@@ -184,7 +202,6 @@ def residual_figure(
         "margin": {"l": 20, "r": 20, "t": 40, "b": 70},
         "bargap": 0.25,
     }  # fmt: skip
-    return build_figure(traces, layout)
 
 
 def stream_norms(trace, *, lang: str = "en", final_norm: bool = False) -> tuple[list[str], np.ndarray]:
@@ -333,7 +350,7 @@ def zero_fraction_figure(
         "hovertemplate": _tr("zero.hover", lang) + "<extra></extra>",
     }
     # the share over all units: a dotted line across the plot, its label at the top, inside a narrow
-    # chart (what add_vline(annotation_position="top left"/"top right") draws, without its ~15 ms)
+    # chart (what add_vline(annotation_position="top left"/"top right") draws, without its cost)
     left = overall > 0.5
     line = {"type": "line", "xref": "x", "yref": "y domain", "x0": overall, "x1": overall, "y0": 0, "y1": 1,
             "line": {"dash": "dot", "color": "#c05621"}}
@@ -390,37 +407,10 @@ def topk_figure(
     """
     ids, p = top_k(probs, k)
     rows = list(range(len(ids)))
-    names = [escape_label(labels[i]) for i in ids]
-    colors = ["#2f855a" if chosen is not None and i == chosen else "#2b6cb0" for i in ids]
     probability = _tr("probability", lang)
-    fig = go.Figure(
-        go.Bar(
-            x=p,
-            y=rows,
-            orientation="h",
-            marker_color=colors,
-            name=probability,
-            customdata=np.stack([np.array(names, dtype=object), ids.astype(object)], axis=-1),
-            hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>p = %{x:.4f}<extra></extra>",
-            texttemplate="%{x:.3g}",
-            textposition="outside",
-            textfont={"size": 16},  # not shrunk to the bar's height (plotly's default: ~13 px here)
-            constraintext="none",
-            cliponaxis=False,
-        )
-    )
+    fig = go.Figure(_topk_bars(ids, p, labels, chosen, probability))
     if reference is not None:
-        ref = _np(reference)[ids]
-        fig.add_trace(
-            go.Scatter(
-                x=ref,
-                y=rows,
-                mode="markers",
-                marker={"symbol": "line-ns", "size": 22, "line": {"width": 3, "color": "#c05621"}},
-                name=escape_label(reference_name),
-                hovertemplate=f"{escape_label(reference_name)}: p = %{{x:.4f}}<extra></extra>",
-            )
-        )
+        fig.add_trace(_reference_marks(_np(reference)[ids], reference_name))
     fig.update_yaxes(
         tickmode="array",
         tickvals=rows,
@@ -437,6 +427,40 @@ def topk_figure(
                       legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
                       margin={"r": 80})  # room for the value printed after the longest bar
     return fig
+
+
+def _topk_bars(
+    ids: np.ndarray, p: np.ndarray, labels: Sequence[str], chosen: int | None, name: str
+) -> go.Bar:
+    """One bar per token, its probability written after it; the ``chosen`` token's bar in green."""
+    names = [escape_label(labels[i]) for i in ids]
+    colors = ["#2f855a" if chosen is not None and i == chosen else "#2b6cb0" for i in ids]
+    return go.Bar(
+        x=p,
+        y=list(range(len(ids))),
+        orientation="h",
+        marker_color=colors,
+        name=name,
+        customdata=np.stack([np.array(names, dtype=object), ids.astype(object)], axis=-1),  # (k, 2)
+        hovertemplate="%{customdata[0]} (id %{customdata[1]})<br>p = %{x:.4f}<extra></extra>",
+        texttemplate="%{x:.3g}",
+        textposition="outside",
+        textfont={"size": 16},  # not shrunk to the bar's height (plotly's default: ~13 px here)
+        constraintext="none",
+        cliponaxis=False,
+    )
+
+
+def _reference_marks(ref: np.ndarray, reference_name: str) -> go.Scatter:
+    """A vertical tick on each bar at the same token's probability in the reference distribution."""
+    return go.Scatter(
+        x=ref,
+        y=list(range(len(ref))),
+        mode="markers",
+        marker={"symbol": "line-ns", "size": 22, "line": {"width": 3, "color": "#c05621"}},
+        name=escape_label(reference_name),
+        hovertemplate=f"{escape_label(reference_name)}: p = %{{x:.4f}}<extra></extra>",
+    )
 
 
 # -- greedy decoding -------------------------------------------------------------------------------

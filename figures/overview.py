@@ -177,18 +177,29 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     """sentence → tokens → embeddings + PE → N× encoder → (memory) → N× decoder → probabilities."""
     shp = shapes_text(s)
     fig = go.Figure()
-    c = COLUMNS
-    e, d = ROW_ENCODER, ROW_DECODER
-    src_v = t("overview.diagram.vocab", lang, n=s.src_vocab) if s.src_vocab is not None else "BPE"
-    tgt_v = t("overview.diagram.vocab", lang, n=s.tgt_vocab) if s.tgt_vocab is not None else "BPE"
-    tokens = t("overview.diagram.n_tokens", lang, n=s.S)
-    embed, embed_name = embed_detail(s, lang), embed_title(s, lang)
+    _encoder_row(fig, s, shp, lang)
+    key = _decoder_row(fig, s, shp, lang) if s.decoder else _encoder_output(fig, s, shp, lang)
+    # right-aligned to the edge: long sizes (d_model = 384, h = 12) never run into the encoder box
+    fig.add_annotation(x=99.5, y=ROW_ENCODER, text=key, showarrow=False, xanchor="right", align="left",
+                       font={"size": 16})
 
+    fig.update_xaxes(visible=False, range=[0, 100], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[2, 38], fixedrange=True)
+    apply_style(fig, height=440)
+    fig.update_layout(showlegend=False, dragmode=False)
+    return fig
+
+
+def _encoder_row(fig: go.Figure, s: DiagramSizes, shp: dict[str, str], lang: str) -> None:
+    """The top row, in place: sentence → tokens → embedding → N× encoder, with arrows between."""
+    c, e = COLUMNS, ROW_ENCODER
+    src_v = t("overview.diagram.vocab", lang, n=s.src_vocab) if s.src_vocab is not None else "BPE"
+    tokens = t("overview.diagram.n_tokens", lang, n=s.S)
     _box(fig, c[0], e, t("overview.diagram.sentence", lang), t("overview.diagram.encoder_input", lang),
          tokens, COLORS["text"])
     _box(fig, c[1], e, t("overview.diagram.tokens_ids", lang), escape_label(src_v), shp["src_ids"],
          COLORS["tokens"])
-    _box(fig, c[2], e, embed_name, embed, shp["src_embedded"], COLORS["embed"])
+    _box(fig, c[2], e, embed_title(s, lang), embed_detail(s, lang), shp["src_embedded"], COLORS["embed"])
     _box(
         fig,
         c[3],
@@ -201,58 +212,59 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     for a, b in zip(c[:3], c[1:4], strict=True):
         _arrow(fig, a + BOX_W / 2, e, b - BOX_W / 2, e)
 
-    if s.decoder:
-        source = s.target_source
-        if source in TARGET_SOURCES:
-            source = t(f"overview.diagram.target.{source}", lang)
-        else:
-            source = escape_label(source)
-        _box(fig, c[0], d, t("overview.diagram.target", lang), source,
-             t("overview.diagram.n_tokens", lang, n=s.T), COLORS["text"])
-        _box(fig, c[1], d, t("overview.diagram.tokens_ids", lang), escape_label(tgt_v), shp["tgt_ids"],
-             COLORS["tokens"])
-        _box(fig, c[2], d, embed_name, embed, shp["tgt_embedded"], COLORS["embed"])
-        _box(
-            fig,
-            c[3],
-            d,
-            t("overview.diagram.decoder", lang, n=s.num_layers),
-            t("overview.diagram.decoder_detail" + (".final_norm" if s.final_norm else ""), lang),
-            shp["decoder_output"],
-            COLORS["decoder"],
-        )
-        _box(fig, c[4], d, t("overview.diagram.output", lang), t("overview.diagram.output_detail", lang),
-             shp["probs"], COLORS["output"])
-        for a, b in zip(c[:3], c[1:4], strict=True):
-            _arrow(fig, a + BOX_W / 2, d, b - BOX_W / 2, d)
-        _arrow(fig, c[3] + BOX_W / 2, d, c[4] - BOX_W / 2, d)
-        memory = t("overview.diagram.memory_norm" if s.final_norm else "overview.diagram.memory", lang,
-                   shape=shp["memory"])
-        _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2, memory)
-        key = t("overview.diagram.key", lang, S=s.S, T=s.T, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
-                d_ff=s.d_ff)
-    else:
-        _box(fig, c[3], d, t("overview.diagram.vectors", lang), t("overview.diagram.vectors_detail", lang),
-             shp["memory"], COLORS["output"])
-        _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2)
-        fig.add_annotation(
-            x=(c[0] + c[2]) / 2,
-            y=d,
-            text=t("overview.diagram.no_decoder", lang),
-            showarrow=False,
-            font={"size": 17, "color": "#8a1c1c"},
-            bordercolor="#8a1c1c",
-            borderwidth=1,
-            borderpad=6,
-        )
-        key = t("overview.diagram.key_encoder", lang, S=s.S, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
-                d_ff=s.d_ff)
-    # right-aligned to the edge: long sizes (d_model = 384, h = 12) never run into the encoder box
-    fig.add_annotation(x=99.5, y=e, text=key, showarrow=False, xanchor="right", align="left",
-                       font={"size": 16})
 
-    fig.update_xaxes(visible=False, range=[0, 100], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[2, 38], fixedrange=True)
-    apply_style(fig, height=440)
-    fig.update_layout(showlegend=False, dragmode=False)
-    return fig
+def _decoder_row(fig: go.Figure, s: DiagramSizes, shp: dict[str, str], lang: str) -> str:
+    """The bottom row, in place: target → tokens → embedding → N× decoder → probabilities, and the
+    memory's arrow down from the encoder. Returns the key to the symbols."""
+    c, e, d = COLUMNS, ROW_ENCODER, ROW_DECODER
+    tgt_v = t("overview.diagram.vocab", lang, n=s.tgt_vocab) if s.tgt_vocab is not None else "BPE"
+    source = s.target_source
+    if source in TARGET_SOURCES:
+        source = t(f"overview.diagram.target.{source}", lang)
+    else:
+        source = escape_label(source)
+    _box(fig, c[0], d, t("overview.diagram.target", lang), source,
+         t("overview.diagram.n_tokens", lang, n=s.T), COLORS["text"])
+    _box(fig, c[1], d, t("overview.diagram.tokens_ids", lang), escape_label(tgt_v), shp["tgt_ids"],
+         COLORS["tokens"])
+    _box(fig, c[2], d, embed_title(s, lang), embed_detail(s, lang), shp["tgt_embedded"], COLORS["embed"])
+    _box(
+        fig,
+        c[3],
+        d,
+        t("overview.diagram.decoder", lang, n=s.num_layers),
+        t("overview.diagram.decoder_detail" + (".final_norm" if s.final_norm else ""), lang),
+        shp["decoder_output"],
+        COLORS["decoder"],
+    )
+    _box(fig, c[4], d, t("overview.diagram.output", lang), t("overview.diagram.output_detail", lang),
+         shp["probs"], COLORS["output"])
+    for a, b in zip(c[:3], c[1:4], strict=True):
+        _arrow(fig, a + BOX_W / 2, d, b - BOX_W / 2, d)
+    _arrow(fig, c[3] + BOX_W / 2, d, c[4] - BOX_W / 2, d)
+    memory = t("overview.diagram.memory_norm" if s.final_norm else "overview.diagram.memory", lang,
+               shape=shp["memory"])
+    _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2, memory)
+    return t("overview.diagram.key", lang, S=s.S, T=s.T, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
+             d_ff=s.d_ff)
+
+
+def _encoder_output(fig: go.Figure, s: DiagramSizes, shp: dict[str, str], lang: str) -> str:
+    """An encoder only (BERT), in place: its vectors are the output, and a note says there is no
+    decoder. Returns the key to the symbols."""
+    c, e, d = COLUMNS, ROW_ENCODER, ROW_DECODER
+    _box(fig, c[3], d, t("overview.diagram.vectors", lang), t("overview.diagram.vectors_detail", lang),
+         shp["memory"], COLORS["output"])
+    _arrow(fig, c[3], e - BOX_H / 2, c[3], d + BOX_H / 2)
+    fig.add_annotation(
+        x=(c[0] + c[2]) / 2,
+        y=d,
+        text=t("overview.diagram.no_decoder", lang),
+        showarrow=False,
+        font={"size": 17, "color": "#8a1c1c"},
+        bordercolor="#8a1c1c",
+        borderwidth=1,
+        borderpad=6,
+    )
+    return t("overview.diagram.key_encoder", lang, S=s.S, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
+             d_ff=s.d_ff)

@@ -25,13 +25,12 @@ from plotly.subplots import make_subplots
 
 from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
 from figures.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
-from figures.text import literal  # URL values in notices (Markdown): inert inside a code span
+from figures.toolbox import MAX_TICKS  # token ticks on an axis; with more tokens every n-th is labelled
 from i18n import t
 
 DIM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 TRAINED_COLOR = "#2ca02c"
 MISSING_COLOR = "#d62728"
-MAX_TICKS = 40  # token ticks on an axis; with more tokens only every n-th is labelled
 MAX_TABLE_ROWS = 256  # a heatmap of a table shows at most this many rows (every n-th beyond)
 # Labels drawn inside a plot (training range, end of the sentence) sit on the curves: a light box
 # keeps them legible on a projector.
@@ -223,14 +222,6 @@ def offset_curves(curves: Mapping[int, np.ndarray], *, y_title: str, height: int
     return fig
 
 
-def offset_dot_curves(d_model: int, starts: Sequence[int] = (0, 10, 25, 50), max_offset: int = 60, *,
-                      height: int | None = None, lang: str = "en") -> go.Figure:
-    """PE(p)·PE(p+k) against k for several p: the curves lie on top of each other."""
-    pe = pe_table(max(starts) + max_offset + 1, d_model)
-    dots = offset_dots(pe, starts, max_offset)
-    return offset_curves(dots, y_title="PE(p)·PE(p+k)", height=height, lang=lang)
-
-
 def rotation_matrix(d_model: int, k: int) -> np.ndarray:
     """M_k (d, d): block-diagonal 2×2 rotations by k·ω_i, so that PE(p + k) = M_k · PE(p) (even d)."""
     m = np.zeros((d_model, d_model))
@@ -403,18 +394,6 @@ class AlibiRule:
 
 def alibi_rule(num_heads: int) -> AlibiRule:
     return AlibiRule(num_heads, 2 ** int(math.floor(math.log2(num_heads))))
-
-
-def alibi_rule_slopes(rule: AlibiRule) -> np.ndarray:
-    """The slopes the stated rule gives (float64, (H,)): the formula on the page, evaluated here.
-
-    For heads ``low`` + r (r = 1 … H − low) the rule's 2^(−8(2r − 1)/(2·low)) is the (2r − 1)-th slope
-    of a 2·low-head model.
-    """
-    low = rule.low
-    first = [2.0 ** (-8.0 * h / low) for h in range(1, low + 1)]
-    rest = [2.0 ** (-8.0 * (2 * r - 1) / (2 * low)) for r in range(1, rule.heads - low + 1)]
-    return np.array(first + rest)
 
 
 def _heads_range(first: int, last: int) -> str:
@@ -663,49 +642,8 @@ def training_length(kind: str, metrics: dict | None, task: str = "pinyin") -> in
     return (TOY_MAX_LEN if task in ("copy", "reverse") else PINYIN_MAX_LEN) + 1
 
 
-# -- validating the page's URL parameters (plain strings in, no Streamlit) -------------------------
+# -- the curves' widgets: their limits (ui.widgets.check_dims / check_max_pos check URL values) -----
 
 MAX_DIMS_SHOWN = 8
 MAX_POS_RANGE = (16, 2048)
 DEFAULT_MAX_POS = 128
-
-
-def _shorten(values: Sequence[str], limit: int = 40) -> str:
-    return ", ".join(literal(v, limit) for v in values[:5]) + (", …" if len(values) > 5 else "")
-
-
-def check_dims(raw: Sequence[str], d_model: int, lang: str = "en") -> tuple[list[int], str | None]:
-    """``?pe_dims=…`` values -> (dimensions to show, notice or None).
-
-    Accepted exactly as Streamlit's bound multiselect accepts them: the decimal text of a dimension
-    0 … d_model − 1, duplicates dropped, at most MAX_DIMS_SHOWN. Nothing valid -> the defaults.
-    """
-    options = {str(j): j for j in range(d_model)}
-    valid: list[int] = []
-    bad: list[str] = []
-    for value in raw:
-        if value in options:
-            if options[value] not in valid:
-                valid.append(options[value])
-        else:
-            bad.append(value)
-    notice = None
-    if len(valid) > MAX_DIMS_SHOWN:
-        notice = _t("notice.too_many_dims", lang, n=len(valid), limit=MAX_DIMS_SHOWN)
-        valid = valid[:MAX_DIMS_SHOWN]
-    if bad:
-        using = valid or default_dims(d_model)
-        notice = _t("notice.bad_dims", lang, values=_shorten(bad), last=d_model - 1, dims=using)
-    return (valid or default_dims(d_model)), notice
-
-
-def check_max_pos(raw: str | None, lang: str = "en") -> tuple[int, str | None]:
-    """``?pe_max_pos=…`` -> (number of positions to draw, notice or None); bad values -> the default."""
-    if raw is None:
-        return DEFAULT_MAX_POS, None
-    lo, hi = MAX_POS_RANGE
-    text = str(raw).strip()
-    if text.isascii() and text.isdigit() and lo <= int(text) <= hi:
-        return int(text), None
-    return DEFAULT_MAX_POS, _t("notice.bad_max_pos", lang, value=literal(text), lo=lo, hi=hi,
-                               default=DEFAULT_MAX_POS)

@@ -12,11 +12,8 @@ anything it cannot compare by value counts as changed and makes it draw the whol
 - an axis with ``autorange="reversed"`` (a heatmap's first row on top).
 
 :func:`draw_once` changes a finished figure, in place, so the copy compares equal: what is drawn is
-the same (every chart of every page compared pixel by pixel), and the react on the copy costs a few
-ms instead of a full drawing. Measured: the Attention page's four charts, newPlot + react in a bare
-page, 281 → 183 ms (benchmarks/redraw.py); in the app, a cached slider change on that page keeps
-Chromium's main thread busy 548-570 ms instead of 720-756 ms, and is on screen in 450-500 ms instead
-of 590-740 ms (Chrome traces, four changes each, the two versions alternating).
+the same (every chart of every page compared pixel by pixel), and the react on the copy is a
+comparison instead of a full drawing (benchmarks/redraw.py measures it).
 
 Pure plotly and numpy, no Streamlit: ``ui.show_figure`` calls it for every chart drawn in our style.
 """
@@ -28,6 +25,8 @@ import hashlib
 
 import numpy as np
 import plotly.graph_objects as go
+
+from figures.toolbox import figure_parts
 
 RANGED_TYPES = ("heatmap", "bar")  # cells and bars centred on their coordinate, ±half a step
 
@@ -122,10 +121,7 @@ def draw_once(fig: go.Figure) -> go.Figure:
     """
     if getattr(fig, "_drawn_once", False):  # done already (a figure kept between reruns)
         return fig
-    # plotly.py's own dicts behind fig.data / fig.layout: what to_json serialises, without re-validating
-    # every array through the property setters (a copy of the figure would cost more than it saves)
-    data: list[dict] = fig._data
-    layout: dict = fig._layout
+    data, layout, _ = figure_parts(fig)  # changed in place: a copy would cost more than it saves
     digest = hashlib.blake2b(digest_size=8)
     for trace in data:
         for key, value in list(trace.items()):

@@ -83,8 +83,7 @@ def apply_style(fig: go.Figure, *, height: int | None = None, title: str | None 
     """Projector defaults: large CJK-capable font, white background, light grid, room for labels.
 
     The look of plotly's "plotly_white", set by hand: naming a template deep-copies it, which
-    cost 30-170 ms per figure here, more than drawing the figure, and pages redraw several per
-    slider step.
+    cost more than drawing the figure, and pages redraw several per slider step.
     """
     # automargin: long tick labels and axis titles push the plot in instead of being cut off
     axis = {"gridcolor": GRID_COLOR, "zerolinecolor": GRID_COLOR, "linecolor": GRID_COLOR, "automargin": True}
@@ -114,8 +113,8 @@ def _merge(into: dict, update: dict) -> dict:
 
 def _merge_layout(fig: go.Figure, update: dict, axis: dict | None = None) -> go.Figure:
     """``fig.update_layout(update)`` and ``update_xaxes/update_yaxes(axis)`` merged as plain dicts,
-    then one assignment of the whole layout: the same layout, ~2 ms instead of ~10 ms a figure
-    (plotly's update calls parse a property path and validate for every key they are handed)."""
+    then one assignment of the whole layout: the same layout, at a fraction of the cost (plotly's
+    update calls parse a property path and validate for every key they are handed)."""
     layout = _merge(fig.layout.to_plotly_json(), update)
     if axis:
         for name in {"xaxis", "yaxis"} | {k for k in layout if k.startswith(("xaxis", "yaxis"))}:
@@ -177,30 +176,57 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
     turn upright, how many rows a legend above or below the plot takes).
 
     Plotly's ``automargin`` finds the same room only after drawing, then draws the whole figure a
-    second time (the 8-head figure took ~100 ms instead of ~55 ms in Chromium); with the room reserved
-    up front it measures and keeps the first drawing. automargin stays on as the safety net.
+    second time; with the room reserved up front it measures and keeps the first drawing. automargin
+    stays on as the safety net.
     """
     size = (layout.get("font") or {}).get("size", BASE_FONT_SIZE)
     margin = dict(layout.get("margin") or {})
-    heading = layout.get("title") or {}
-    heading = heading if isinstance(heading, dict) else {"text": heading}
-    # a figure title sits in the top margin, above whatever the top axes put there
-    above = ((heading.get("font") or {}).get("size", TITLE_FONT_SIZE) + 14) if heading.get("text") else 0
+    above = _title_room(layout)
     if above:
         margin["t"] = max(margin.get("t", 0), above + 10)
+    under = _reserve_axes(margin, _drawn_axes(layout, traces), traces, size, above, width)
+    right = _reserve_legend(margin, layout, traces, size, width, under, _colorbar_room(layout, traces, size))
+    if right:
+        margin["r"] = max(margin.get("r", 0), math.ceil(right))
+    return margin
+
+
+def _title_room(layout: dict) -> int:
+    """The px a figure title takes in the top margin, above whatever the top axes put there (0: none)."""
+    heading = layout.get("title") or {}
+    heading = heading if isinstance(heading, dict) else {"text": heading}
+    return ((heading.get("font") or {}).get("size", TITLE_FONT_SIZE) + 14) if heading.get("text") else 0
+
+
+def _drawn_axes(layout: dict, traces: list[dict]) -> dict[str, dict]:
+    """{axis name: its layout entry}: the layout's axes, and those only the traces name (also drawn)."""
     axes = {n: a for n, a in layout.items() if n.startswith(("xaxis", "yaxis"))}
-    for trace in traces:  # axes only the traces name (no entry in the layout) are drawn too
+    for trace in traces:
         if trace.get("type", "scatter") in CARTESIAN:
             for letter in "xy":
                 axes.setdefault(trace.get(f"{letter}axis", letter).replace(letter, f"{letter}axis", 1), {})
+    return axes
+
+
+def _axis_text(name: str, axis: dict, traces: list[dict], size: int) -> tuple[list, int, float, bool]:
+    """(labels, their font size, the widest one's px, whether any is wide): what an axis writes."""
+    labels = _axis_labels(name, axis, traces)
+    tick_size = (axis.get("tickfont") or {}).get("size") or size
+    widest = max((label_px(x, tick_size) for x in labels), default=0.0)
+    wide = any(_wide(x) for x in labels)  # CJK: Noto Sans CJK's glyphs run a little over one em
+    widest *= 1.05 if wide else 1.0
+    return labels, tick_size, widest, wide
+
+
+def _reserve_axes(
+    margin: dict, axes: dict[str, dict], traces: list[dict], size: int, above: int, width: float
+) -> int:
+    """Grow ``margin`` (in place) for each axis at the figure's edge: its labels and title. Returns
+    what the x axes at the bottom need, whatever margin the figure came with."""
     domains = {n: a.get("domain", [0, 1]) for n, a in axes.items()}
-    under = 0  # what the x axes at the bottom need, whatever margin the figure came with
+    under = 0
     for name, axis in axes.items():
-        labels = _axis_labels(name, axis, traces)
-        tick_size = (axis.get("tickfont") or {}).get("size") or size
-        widest = max((label_px(x, tick_size) for x in labels), default=0.0)
-        wide = any(_wide(x) for x in labels)  # CJK: Noto Sans CJK's glyphs run a little over one em
-        widest *= 1.05 if wide else 1.0
+        labels, tick_size, widest, wide = _axis_text(name, axis, traces, size)
         title = axis.get("title")
         title = title.get("text") if isinstance(title, dict) else title
         room = (math.ceil(1.2 * size) + 8 if title else 0) + 12  # a title's line, its gap, the ticks
@@ -213,26 +239,9 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
         else:
             side = "t" if axis.get("side") == "top" else "b"
             at_edge = across[1] >= 0.99 if side == "t" else across[0] <= 0.01
-            angle = axis.get("tickangle")
-            lo, hi = axis.get("domain") or (0, 1)
-            if angle in (None, "auto"):  # plotly turns labels that would overlap upright
-                angle = 90 if len(labels) * (widest + 0.5 * tick_size) > width * (hi - lo) else 0
-            angle = math.radians(abs(angle))
-            # a label's height: CJK (Noto Sans CJK) and accented letters (pinyin's tone marks) draw a
-            # taller line than plain ASCII
-            tall = wide or any(not str(x).isascii() for x in labels)
-            line = (1.3 if tall else 1.15) * tick_size
-            label_h = (widest + 6) * math.sin(angle) + line * math.cos(angle)
-            need = (label_h if labels else 0) + room
-            # The end labels are centred on the axis' ends (half of each sticks out; turned ones end at
-            # their tick, half a line's height past it), except over heatmap cells: half a cell inside.
-            kinds = {tr.get("type", "scatter") for tr in traces if tr.get("xaxis", "x") == "x" + name[5:]}
-            if labels and kinds != {"heatmap"} and angle < 0.1:
-                for end, at_end, label in (("l", lo <= 0.01, labels[0]), ("r", hi >= 0.99, labels[-1])):
-                    if at_end:
-                        margin[end] = max(margin.get(end, 0), math.ceil(label_px(label, tick_size) / 2 + 12))
-            elif labels and kinds != {"heatmap"} and hi >= 0.99:
-                margin["r"] = max(margin.get("r", 0), math.ceil(0.6 * tick_size) + 3)
+            angle = _x_label_angle(axis, labels, widest, tick_size, width)
+            need = (_x_label_height(labels, widest, wide, tick_size, angle) if labels else 0) + room
+            _reserve_end_labels(margin, name, axis, traces, labels, tick_size, angle)
         if at_edge and (labels or title):
             margin[side] = max(margin.get(side, 0), math.ceil(need + 10 + (above if side == "t" else 0)))
             if side == "b":
@@ -240,8 +249,47 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
             if name.startswith("yaxis") and labels:  # the top and bottom labels stick out by half a line
                 half = math.ceil(1.5 * size)
                 margin["t"], margin["b"] = max(margin.get("t", 0), half), max(margin.get("b", 0), half)
+    return under
+
+
+def _x_label_angle(axis: dict, labels: list, widest: float, tick_size: int, width: float) -> float:
+    """How far an x axis' labels are turned, in radians: its tickangle, else plotly's guess."""
+    angle = axis.get("tickangle")
+    lo, hi = axis.get("domain") or (0, 1)
+    if angle in (None, "auto"):  # plotly turns labels that would overlap upright
+        angle = 90 if len(labels) * (widest + 0.5 * tick_size) > width * (hi - lo) else 0
+    return math.radians(abs(angle))
+
+
+def _x_label_height(labels: list, widest: float, wide: bool, tick_size: int, angle: float) -> float:
+    """The px an x axis' labels take across the axis, turned by ``angle`` (radians)."""
+    # a label's height: CJK (Noto Sans CJK) and accented letters (pinyin's tone marks) draw a taller
+    # line than plain ASCII
+    tall = wide or any(not str(x).isascii() for x in labels)
+    line = (1.3 if tall else 1.15) * tick_size
+    return (widest + 6) * math.sin(angle) + line * math.cos(angle)
+
+
+def _reserve_end_labels(
+    margin: dict, name: str, axis: dict, traces: list[dict], labels: list, tick_size: int, angle: float
+) -> None:
+    """Grow ``margin`` (in place) for an x axis' first and last labels, which stick out sideways."""
+    lo, hi = axis.get("domain") or (0, 1)
+    # The end labels are centred on the axis' ends (half of each sticks out; turned ones end at their
+    # tick, half a line's height past it), except over heatmap cells: half a cell inside.
+    kinds = {tr.get("type", "scatter") for tr in traces if tr.get("xaxis", "x") == "x" + name[5:]}
+    if labels and kinds != {"heatmap"} and angle < 0.1:
+        for end, at_end, label in (("l", lo <= 0.01, labels[0]), ("r", hi >= 0.99, labels[-1])):
+            if at_end:
+                margin[end] = max(margin.get(end, 0), math.ceil(label_px(label, tick_size) / 2 + 12))
+    elif labels and kinds != {"heatmap"} and hi >= 0.99:
+        margin["r"] = max(margin.get("r", 0), math.ceil(0.6 * tick_size) + 3)
+
+
+def _colorbar_room(layout: dict, traces: list[dict], size: int) -> float:
+    """The px the widest colour bar needs at the right (a trace's own, or a shared colour axis'); 0: none."""
     right = 0.0
-    bars = [trace.get("colorbar") or {} for trace in traces  # a trace's own, or a shared colour axis'
+    bars = [trace.get("colorbar") or {} for trace in traces
             if trace.get("type") in ("heatmap", "contour") and trace.get("showscale", True)
             and not trace.get("coloraxis")]
     bars += [axis.get("colorbar") or {} for name, axis in layout.items()
@@ -255,31 +303,39 @@ def reserve_margins(layout: dict, traces: list[dict], width: float = AUTO_ANGLE_
         else:
             words = max(words, label_px(bar_title.get("text", ""), size))
         right = max(right, bar.get("thickness", 30) + 48 + words)
+    return right
+
+
+def _reserve_legend(
+    margin: dict, layout: dict, traces: list[dict], size: int, width: float, under: int, right: float
+) -> float:
+    """Room for the legend: a column at the right (returns ``right`` grown to hold it), or a row of
+    entries above or below the plot (grows ``margin`` in place; returns ``right`` as it was)."""
     legend = layout.get("legend") or {}
     names = [trace.get("name") or "" for trace in traces if trace.get("showlegend") is not False]
     shown = layout.get("showlegend", len(names) > 1)
     if shown and legend.get("orientation") != "h":
-        right = max(right, 50 + max((label_px(n, size) for n in names), default=0.0))
-    elif shown:  # a row of entries above or below the plot (rows: entries of a set fraction's width)
-        y = legend.get("y", -0.1)
-        entries = [n for n in names if n]
-        if legend.get("entrywidthmode") == "fraction" and legend.get("entrywidth"):
-            rows = math.ceil(len(entries) / max(1, int(1 / legend["entrywidth"])))
-        else:  # entries side by side (a symbol, the name, a gap) wrap at the plot's width
-            room = max(100.0, width - margin.get("l", 0) - margin.get("r", 0))
-            rows = max(1, math.ceil(sum(label_px(n, size) + 50 for n in entries) / room))
-        more = (rows - 1) * math.ceil(1.65 * size)  # a row of entries: ~30 px at 18 px
-        if legend.get("yref") == "container" and y < 0.5:  # at the figure's bottom edge (presenter)
-            margin["b"] = max(margin.get("b", 0), under + size + 18 + more)
-        elif y >= 1:
-            margin["t"] = max(margin.get("t", 0), math.ceil(3.0 * size) + more)
-        elif y < 0:  # under the axis' labels, and |y| of the plot's height down (plotly: paper units)
-            tall = size + 18 + more
-            plot = (layout.get("height") or 450) - margin.get("t", 0) - margin.get("b", 0)
-            margin["b"] = max(margin.get("b", 0) + tall, math.ceil(-y * max(plot, 0) + tall + 6))
-    if right:
-        margin["r"] = max(margin.get("r", 0), math.ceil(right))
-    return margin
+        return max(right, 50 + max((label_px(n, size) for n in names), default=0.0))
+    if not shown:
+        return right
+    # a row of entries above or below the plot (rows: entries of a set fraction's width)
+    y = legend.get("y", -0.1)
+    entries = [n for n in names if n]
+    if legend.get("entrywidthmode") == "fraction" and legend.get("entrywidth"):
+        rows = math.ceil(len(entries) / max(1, int(1 / legend["entrywidth"])))
+    else:  # entries side by side (a symbol, the name, a gap) wrap at the plot's width
+        room = max(100.0, width - margin.get("l", 0) - margin.get("r", 0))
+        rows = max(1, math.ceil(sum(label_px(n, size) + 50 for n in entries) / room))
+    more = (rows - 1) * math.ceil(1.65 * size)  # a row of entries: ~30 px at 18 px
+    if legend.get("yref") == "container" and y < 0.5:  # at the figure's bottom edge (presenter)
+        margin["b"] = max(margin.get("b", 0), under + size + 18 + more)
+    elif y >= 1:
+        margin["t"] = max(margin.get("t", 0), math.ceil(3.0 * size) + more)
+    elif y < 0:  # under the axis' labels, and |y| of the plot's height down (plotly: paper units)
+        tall = size + 18 + more
+        plot = (layout.get("height") or 450) - margin.get("t", 0) - margin.get("b", 0)
+        margin["b"] = max(margin.get("b", 0) + tall, math.ceil(-y * max(plot, 0) + tall + 6))
+    return right
 
 
 MIN_TICK_SIZE = 10
@@ -344,26 +400,14 @@ def heatmap(
 
     Axes are integer positions with the (escaped) tokens as tick text, so repeated tokens keep
     their own rows; the hover names row and column tokens with their index and the exact value.
-    Above HOVER_TOKENS_MAX_CELLS cells the hover gives positions only: a token pair per cell
-    would be 262,144 strings at 512 × 512, slower to build and send than the figure itself.
     """
     z = np.asarray(z, dtype=float)
     if z.shape != (len(y_tokens), len(x_tokens)):
         raise ValueError(f"z has shape {z.shape}, labels need ({len(y_tokens)}, {len(x_tokens)})")
     xs = [escape_label(t) for t in x_tokens]
     ys = [escape_label(t) for t in y_tokens]
-    row = escape_label(y_title) or t("style.row", lang)
-    column = escape_label(x_title) or t("style.column", lang)
+    custom, hover = _cell_hover(z, xs, ys, x_title, y_title, lang)
     value = t("style.value", lang)
-    if z.size <= HOVER_TOKENS_MAX_CELLS:
-        custom = np.empty(z.shape + (2,), dtype=object)
-        for i, y in enumerate(ys):
-            for j, x in enumerate(xs):
-                custom[i, j] = (f"{y} ·{i}", f"{x} ·{j}")
-        hover = f"{row}: %{{customdata[0]}}<br>{column}: %{{customdata[1]}}<br>"
-    else:
-        custom = None
-        hover = f"{row}: ·%{{y}}<br>{column}: ·%{{x}}<br>"
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -378,9 +422,36 @@ def heatmap(
             hovertemplate=f"{hover}{value}: %{{z:{value_format}}}<extra></extra>",
         )
     )
+    _token_axes(fig, x_tokens, y_tokens, x_title, y_title)
+    return apply_style(fig, height=height, title=title)
+
+
+def _cell_hover(
+    z: np.ndarray, xs: list[str], ys: list[str], x_title: str, y_title: str, lang: str
+) -> tuple[np.ndarray | None, str]:
+    """(customdata, the hover's first lines): each cell's row and column token with its index.
+
+    Above HOVER_TOKENS_MAX_CELLS cells the hover gives positions only: a token pair per cell
+    would be 262,144 strings at 512 × 512, slower to build and send than the figure itself.
+    """
+    row = escape_label(y_title) or t("style.row", lang)
+    column = escape_label(x_title) or t("style.column", lang)
+    if z.size > HOVER_TOKENS_MAX_CELLS:
+        return None, f"{row}: ·%{{y}}<br>{column}: ·%{{x}}<br>"
+    custom = np.empty(z.shape + (2,), dtype=object)  # (rows, columns, 2): row token ·i, column token ·j
+    for i, y in enumerate(ys):
+        for j, x in enumerate(xs):
+            custom[i, j] = (f"{y} ·{i}", f"{x} ·{j}")
+    return custom, f"{row}: %{{customdata[0]}}<br>{column}: %{{customdata[1]}}<br>"
+
+
+def _token_axes(
+    fig: go.Figure, x_tokens: Sequence[str], y_tokens: Sequence[str], x_title: str, y_title: str
+) -> None:
+    """Integer axes with the tokens as tick text (x on top, first row at the top), in place."""
     fig.update_xaxes(
         tickmode="array",
-        tickvals=list(range(len(xs))),
+        tickvals=list(range(len(x_tokens))),
         ticktext=[token_label(t) for t in x_tokens],
         title=escape_label(x_title) or None,
         side="top",
@@ -388,10 +459,9 @@ def heatmap(
     )
     fig.update_yaxes(
         tickmode="array",
-        tickvals=list(range(len(ys))),
+        tickvals=list(range(len(y_tokens))),
         ticktext=[token_label(t) for t in y_tokens],
         title=escape_label(y_title) or None,
         autorange="reversed",
         showgrid=False,
     )
-    return apply_style(fig, height=height, title=title)

@@ -7,9 +7,9 @@ Row helpers return stable column keys (tests and the page read them); :func:`col
 the translated headers.
 
 The token-box figure is one horizontal ``Bar`` trace (one bar per token: the boxes, their colours
-and the hover) plus one ``Scatter`` text trace for the labels and one for the ids. Three traces
-whatever the number of tokens, so a slider step redraws in a few milliseconds. The tokens flow
-left to right and wrap into rows like text; a box is as wide as its label (a Chinese character or
+and the hover) plus one ``Scatter`` text trace for the labels and one for the ids: three traces
+whatever the number of tokens, so a slider step redraws three traces, not one per token. The tokens
+flow left to right and wrap into rows like text; a box is as wide as its label (a Chinese character or
 an emoji counts as two Latin letters).
 """
 
@@ -274,6 +274,9 @@ def _box_width(text: str, token_id: int | None) -> float:
     return max(display_width(visible), id_width, 1.0) + 1.4
 
 
+BOX_GAP, ROW_HEIGHT = 0.5, 1.0  # between two boxes of a row; from one row to the next (x, y units)
+
+
 def token_boxes(
     tokens: Sequence[str],
     *,
@@ -302,11 +305,58 @@ def token_boxes(
     hl = list(highlight)[:n] if highlight is not None else [False] * n
     texts = list(labels)[:n] if labels is not None else tokens
     widths = [_box_width(x, ids[i] if ids is not None else None) for i, x in enumerate(texts)]
-    labels = [box_label(x) for x in texts]
-    gap = 0.5
-    places = _layout(widths, row_units, gap)
+    places = _layout(widths, row_units, BOX_GAP)
     rows = (places[-1][1] + 1) if places else 1
+    xs = [x for x, _ in places]
+    ys = [-r * ROW_HEIGHT for _, r in places]
+    fig = go.Figure()
+    fig.add_trace(_box_bars(tokens, ids, readable, hl, specials, widths, xs, ys, lang))
+    centres = [x + w / 2 for x, w in zip(xs, widths, strict=True)]
+    label_y = [y + (0.08 if ids is not None else 0.0) for y in ys]
+    fig.add_trace(_box_text(centres, label_y, [box_label(x) for x in texts], 18, "#111111", "labels"))
+    if ids is not None:
+        fig.add_trace(_box_text(centres, [y - 0.42 for y in ys], [str(i) for i in ids], 16, "#1a3d7c", "ids"))
+    fig.update_xaxes(visible=False, range=[-0.3, row_units + 0.3], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-(rows - 1) * ROW_HEIGHT - 0.7, 0.55], fixedrange=True)
+    if n < n_all:
+        title = (title or "") + t("tokenization.fig.first_n", lang, n=n, total=n_all)
+    per_row = 62 if ids is not None else 50
+    apply_style(fig, height=rows * per_row + (70 if title else 30), title=title)
+    fig.update_layout(barmode="overlay", bargap=0, dragmode=False, showlegend=False)
+    return fig
 
+
+def _box_bars(
+    tokens: list[str],
+    ids: list[int] | None,
+    readable: list[str] | None,
+    hl: list[bool],
+    specials: Sequence[str],
+    widths: list[float],
+    xs: list[float],
+    ys: list[float],
+    lang: str,
+) -> go.Bar:
+    """The boxes: horizontal bars ``widths`` long from ``xs``, one per token, with its hover."""
+    colors, line_colors, line_widths = _box_colors(tokens, ids, hl, specials)
+    return go.Bar(
+        orientation="h",
+        y=[y + (0.08 if ids is not None else 0.0) for y in ys],
+        x=widths,
+        base=xs,
+        width=0.56 if ids is not None else 0.7,  # lower with an id written under it
+        marker={"color": colors, "line": {"color": line_colors, "width": line_widths}},
+        customdata=_box_hovers(tokens, ids, readable, lang),
+        hovertemplate="%{customdata}<extra></extra>",
+        name="tokens",
+        showlegend=False,
+    )
+
+
+def _box_colors(
+    tokens: list[str], ids: list[int] | None, hl: list[bool], specials: Sequence[str]
+) -> tuple[list[str], list[str], list[int]]:
+    """(fill, edge colour, edge width) of each box: highlighted, special, by id, or alternating."""
     special = set(specials)
     colors, line_colors, line_widths = [], [], []
     for i, tok in enumerate(tokens):
@@ -320,11 +370,11 @@ def token_boxes(
             colors.append(PALETTE[i % 2])
         line_colors.append(HIGHLIGHT_LINE if hl[i] else EDGE)
         line_widths.append(4 if hl[i] else 1)
+    return colors, line_colors, line_widths
 
-    row_h = 1.0
-    ys = [-r * row_h for _, r in places]
-    xs = [x for x, _ in places]
-    centres = [x + w / 2 for x, w in zip(xs, widths, strict=True)]
+
+def _box_hovers(tokens: list[str], ids: list[int] | None, readable: list[str] | None, lang: str) -> list[str]:
+    """Each box's hover: the whole token (a box may shorten it), how it reads, its id."""
     hover = []
     for i, tok in enumerate(tokens):
         parts = [escape_label(t("tokenization.fig.hover.token", lang, i=i, token=tok))]
@@ -333,66 +383,23 @@ def token_boxes(
         if ids is not None:
             parts.append(t("tokenization.fig.hover.id", lang, id=ids[i]))
         hover.append("<br>".join(parts))
+    return hover
 
-    box_h = 0.56 if ids is not None else 0.7
-    label_y = [y + (0.08 if ids is not None else 0.0) for y in ys]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
-            orientation="h",
-            y=label_y,
-            x=widths,
-            base=xs,
-            width=box_h,
-            marker={"color": colors, "line": {"color": line_colors, "width": line_widths}},
-            customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>",
-            name="tokens",
-            showlegend=False,
-        )
+
+def _box_text(
+    x: list[float], y: list[float], text: list[str], size: int, color: str, name: str
+) -> go.Scatter:
+    """Text written at (x, y) over the boxes (the labels, or the ids under them); no hover of its own."""
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="text",
+        text=text,
+        textfont={"family": FONT_FAMILY, "size": size, "color": color},
+        hoverinfo="skip",
+        name=name,
+        showlegend=False,
     )
-    fig.add_trace(
-        go.Scatter(
-            x=centres,
-            y=label_y,
-            mode="text",
-            text=labels,
-            textfont={"family": FONT_FAMILY, "size": 18, "color": "#111111"},
-            hoverinfo="skip",
-            name="labels",
-            showlegend=False,
-        )
-    )
-    if ids is not None:
-        fig.add_trace(
-            go.Scatter(
-                x=centres,
-                y=[y - 0.42 for y in ys],
-                mode="text",
-                text=[str(i) for i in ids],
-                textfont={"family": FONT_FAMILY, "size": 16, "color": "#1a3d7c"},
-                hoverinfo="skip",
-                name="ids",
-                showlegend=False,
-            )
-        )
-    fig.update_xaxes(visible=False, range=[-0.3, row_units + 0.3], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[-(rows - 1) * row_h - 0.7, 0.55], fixedrange=True)
-    if n < n_all:
-        title = (title or "") + t("tokenization.fig.first_n", lang, n=n, total=n_all)
-    per_row = 62 if ids is not None else 50
-    apply_style(fig, height=rows * per_row + (70 if title else 30), title=title)
-    fig.update_layout(barmode="overlay", bargap=0, dragmode=False, showlegend=False)
-    return fig
-
-
-def figure_tokens(fig: go.Figure) -> list[str]:
-    """The box labels of a :func:`token_boxes` figure, in order (tests, browser checks)."""
-    return list(next(d for d in fig.data if d.name == "labels").text or [])
-
-
-def figure_ids(fig: go.Figure) -> list[int]:
-    return [int(s) for s in next(d for d in fig.data if d.name == "ids").text or []]
 
 
 # ----------------------------------------------------------------------------------------------------

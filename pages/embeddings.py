@@ -8,6 +8,7 @@ A pretrained BERT encoder (all-MiniLM-L6-v2) does not scale: section 2 then show
 import streamlit as st
 
 import ui
+from core.names import Weights
 from figures.embeddings import (
     TOKEN_TICKS_MAX,
     cosine_heatmap,
@@ -24,8 +25,8 @@ from ui.tables import show_table
 settings = ui.page_setup("nav.embeddings.title")
 lang = settings.lang
 intro = st.container()  # the caption depends on the model, known only after the run
-run = ui.get_run(settings, source_only=True)  # the embeddings only: no layer is run
-pipe = ui.get_pipeline(settings) if run is not None else None
+run = ui.get_run(settings)
+pipe = run.pipe if run is not None else None
 paper = pipe is None or getattr(pipe.config, "scale_embeddings", True)
 positions = getattr(pipe.config, "positions", "sinusoidal") if pipe is not None else "sinusoidal"
 CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
@@ -33,8 +34,7 @@ CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.l
 intro.caption(ui.t(CAPTIONS[positions] if paper else "embeddings.caption.bert"))
 if run is None:
     st.stop()
-kind = pipe.kind  # "random", "trained" (the checkpoint or this session's model), "pretrained" (MiniLM)
-arrays = embedding_arrays(run.trace, pipe.config)
+arrays = embedding_arrays(run.source, pipe.config)
 tokens = list(run.src_tokens)
 d = arrays.d_model
 vocab = pipe.config.src_vocab_size
@@ -58,12 +58,12 @@ show_table(lookup_rows(tokens, arrays.ids.tolist(), arrays.lookup, n_tokens=8, n
 st.subheader(ui.t("embeddings.rows.header"))
 ui.show_figure(embedding_heatmap(arrays.lookup, tokens, lang=lang), key="emb_heatmap",
                name="embeddings-lookup")
-if kind == "pretrained":
+if pipe.weights == Weights.MINILM:
     st.caption(ui.t("embeddings.rows.pretrained", vocab=f"{vocab:,}"))
-elif kind == "trained" and pipe.task == "pinyin":
+elif pipe.task == "pinyin":
     st.caption(ui.t("embeddings.rows.trained"))
-elif kind == "trained":
-    st.caption(ui.t("embeddings.rows.trained_task", task=pipe.task or "?"))
+elif pipe.task:  # learned on another task (a model trained on the Training page)
+    st.caption(ui.t("embeddings.rows.trained_task", task=pipe.task))
 else:
     st.caption(ui.t("embeddings.rows.random", seed=settings.seed))
 if many:
@@ -125,9 +125,9 @@ with c2:
 st.header(ui.t("embeddings.similarity.header"))
 st.latex(r"\cos(a, b) = \frac{E[a]\cdot E[b]}{\lVert E[a]\rVert\,\lVert E[b]\rVert}")
 st.markdown(ui.t("embeddings.similarity.explain"))
-if kind == "pretrained":
+if pipe.weights == Weights.MINILM:
     st.info(ui.t("embeddings.similarity.pretrained"), icon=":material/school:")
-elif kind == "trained":
+elif pipe.task:
     st.info(ui.t("embeddings.similarity.trained"), icon=":material/school:")
 else:
     st.warning(ui.t("embeddings.similarity.random", d=d, spread=f"{1 / arrays.scale:.2f}"),

@@ -33,8 +33,9 @@ import streamlit as st
 
 import figures.positional as fp
 import ui
-import ui.budget
-from figures.attention import attention_of, head_steps, heads_figure
+from core.names import Weights
+from core.run import LazyRun
+from figures.attention import head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
 from figures.model import (
@@ -151,12 +152,26 @@ def draw(fn: Callable, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-@ui.budget.cached(max_entries=16)  # one shared object, in the server's cache budget (ui/cache.py)
-def _greedy(_pipe, key, sentence: str, max_tokens: int):
-    """Greedy decoding on demand (random weights, or a target given): as the Full model page does."""
-    from core.pipeline import greedy_sentence
+@dataclass(frozen=True)
+class Context:
+    """What every slide reads: the run (each part computed when a slide first reads it), the
+    sentence as typed and the page's language."""
 
-    return greedy_sentence(_pipe, sentence, max_tokens)
+    run: LazyRun
+    sentence: str
+    lang: str
+
+    @property
+    def pipe(self):
+        return self.run.pipe
+
+    @property
+    def config(self):
+        return self.run.config
+
+    @property
+    def decoder(self) -> bool:
+        return self.run.has_decoder
 
 
 # -- the steps: each returns its slide ---------------------------------------------------------------
@@ -177,16 +192,16 @@ def heads_slide_figure(attn, q_tokens, k_tokens, lang: str):
     return fig
 
 
-def answer(c) -> dict:
+def answer(c: Context) -> dict:
     """The model's answer for a slide whose rows are the decoder's tokens (Slide's code and its label)."""
     run = c.run
     shown = " ".join(run.answer) if run.answer_kind == "greedy" else " ".join(f"[{a}]" for a in run.answer)
     return {"code": shown, "code_label": ui.t(f"answer.{run.answer_kind}")}
 
 
-def overview_slide(c) -> Slide:
+def overview_slide(c: Context) -> Slide:
     cfg = c.config
-    target_source = "given" if c.run.target_given else "greedy" if c.run.decoded is not None else "sentence"
+    target_source = {"target": "given", "own": "greedy"}.get(c.run.decoder_reads, "sentence")
     sizes = DiagramSizes(
         d_model=cfg.d_model,
         num_heads=cfg.num_heads,
@@ -208,16 +223,16 @@ def overview_slide(c) -> Slide:
     return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
 
 
-def tokens_slide(c) -> Slide:
-    ids = [int(i) for i in c.run.trace.src_ids[0]]
-    boxes = wordpiece_figure if c.pipe.kind == "pretrained" else token_boxes
+def tokens_slide(c: Context) -> Slide:
+    ids = [int(i) for i in c.run.source.src_ids[0]]
+    boxes = wordpiece_figure if c.pipe.weights == Weights.MINILM else token_boxes
     fig = draw(boxes, c.run.src_tokens, ids=ids, lang=c.lang)
     text = ui.t("lecture.tokens.text")
-    return Slide(fig, text, LATEX["tokens"], c.settings.sentence, ui.t("lecture.sentence"))
+    return Slide(fig, text, LATEX["tokens"], c.sentence, ui.t("lecture.sentence"))
 
 
-def embeddings_slide(c) -> Slide:
-    lookup = embedding_arrays(c.run.trace).lookup
+def embeddings_slide(c: Context) -> Slide:
+    lookup = embedding_arrays(c.run.source).lookup
     scaled = getattr(c.config, "scale_embeddings", True)
     return Slide(
         draw(embedding_heatmap, lookup, c.run.src_tokens, lang=c.lang),
@@ -226,67 +241,81 @@ def embeddings_slide(c) -> Slide:
     )
 
 
-def positional_slide(c) -> Slide:
+def positional_slide(c: Context) -> Slide:
     """What this model's positions do (config.positions): the sinusoid table or the learned rows that are
     added, or, for RoPE and ALiBi, which add nothing, the rotation or the bias in every self-attention."""
     positions = getattr(c.config, "positions", "sinusoidal")
     if positions == "learned":
-        pe = embedding_arrays(c.run.trace).pe  # the learned rows this sentence used
+        pe = embedding_arrays(c.run.source).pe  # the learned rows this sentence used
         # table_heatmap scales its colours to the table (learned rows are small); pe_heatmap is ±1
         table = getattr(fp, "table_heatmap", fp.pe_heatmap)
         if getattr(c.config, "scale_embeddings", True):
             equation = "learned_scaled"
         else:
             equation = "learned_bert" if getattr(c.config, "embed_norm", False) else "learned"
-        return Slide(draw(table, pe, lang=c.lang), ui.t("lecture.positional.text_learned"),
-                     LATEX[f"positional_{equation}"])
+        return Slide(
+            draw(table, pe, lang=c.lang),
+            ui.t("lecture.positional.text_learned"),
+            LATEX[f"positional_{equation}"],
+        )
     if positions == "rope":
         d_k = c.config.d_k
         pairs = fp.rope_pairs(d_k)
         if not pairs:  # d_k = 1: no pair of dimensions to turn, so nothing carries the position
-            embedded = embedding_arrays(c.run.trace).embedded
-            return Slide(draw(embedding_heatmap, embedded, c.run.src_tokens, lang=c.lang),
-                         ui.t("lecture.positional.text_rope_none", d_k=d_k), LATEX["positional_none"])
-        return Slide(draw(fp.rope_rotation_figure, d_k, pairs, ROPE_POSITIONS, lang=c.lang),
-                     ui.t("lecture.positional.text_rope"), LATEX["positional_rope"], wide=True)
+            embedded = embedding_arrays(c.run.source).embedded
+            return Slide(
+                draw(embedding_heatmap, embedded, c.run.src_tokens, lang=c.lang),
+                ui.t("lecture.positional.text_rope_none", d_k=d_k),
+                LATEX["positional_none"],
+            )
+        return Slide(
+            draw(fp.rope_rotation_figure, d_k, pairs, ROPE_POSITIONS, lang=c.lang),
+            ui.t("lecture.positional.text_rope"),
+            LATEX["positional_rope"],
+            wide=True,
+        )
     if positions == "alibi":
         heads = c.config.num_heads
         length = min(max(len(c.run.src_tokens), 2), ALIBI_LEN)  # this sentence's query × key positions
         fig = draw(fp.alibi_heatmaps, heads, length, fp.alibi_heads(heads), lang=c.lang)
         return Slide(fig, ui.t("lecture.positional.text_alibi"), LATEX["positional_alibi"], wide=True)
     rows = max(PE_ROWS, len(c.run.src_tokens))
-    return Slide(draw(fp.pe_heatmap, fp.pe_table(rows, c.config.d_model), lang=c.lang),
-                 ui.t("lecture.positional.text"), LATEX["positional"])
+    return Slide(
+        draw(fp.pe_heatmap, fp.pe_table(rows, c.config.d_model), lang=c.lang),
+        ui.t("lecture.positional.text"),
+        LATEX["positional"],
+    )
 
 
-def self_attention(c, kind: str) -> str:
+def self_attention(c: Context, attn_kind: str) -> str:
     """The LATEX key of a self-attention slide: with the bias term B when the model's positions add one."""
-    return f"{kind}_alibi" if getattr(c.config, "positions", "sinusoidal") == "alibi" else kind
+    return f"{attn_kind}_alibi" if getattr(c.config, "positions", "sinusoidal") == "alibi" else attn_kind
 
 
-def encoder_slide(c) -> Slide:
-    attn = attention_of(c.run.trace, "encoder", 0)
+def encoder_slide(c: Context) -> Slide:
+    attn = c.run.attention("encoder", 0)
     src = c.run.src_tokens
     fig = heads_slide_figure(attn, src, src, c.lang)
-    return Slide(fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX[self_attention(c, "encoder")],
-                 **HEADS)
+    return Slide(
+        fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX[self_attention(c, "encoder")], **HEADS
+    )
 
 
-def decoder_slide(c) -> Slide:
-    attn = attention_of(c.run.trace, "decoder", 0)
+def decoder_slide(c: Context) -> Slide:
+    attn = c.run.attention("decoder", 0)
     tgt = c.run.tgt_tokens
     fig = heads_slide_figure(attn, tgt, tgt, c.lang)
     return Slide(fig, ui.t("lecture.decoder.text"), LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
 
 
-def cross_slide(c) -> Slide:
-    attn = attention_of(c.run.trace, "cross", len(c.run.trace.decoder) - 1)
+def cross_slide(c: Context) -> Slide:
+    attn = c.run.attention("cross", len(c.run.trace.decoder) - 1)
     fig = heads_slide_figure(attn, c.run.tgt_tokens, c.run.src_tokens, c.lang)
     return Slide(fig, ui.t("lecture.cross.text"), LATEX["cross"], **answer(c), **HEADS)
 
 
-def masks_slide(c) -> Slide:
-    s = head_steps(attention_of(c.run.trace, "decoder", 0), 0)
+def masks_slide(c: Context) -> Slide:
+    s = head_steps(c.run.attention("decoder", 0), 0)
     tgt = c.run.tgt_tokens
     # The top-left corner of a causal attention is exact: row t < n only has weights on keys ≤ t.
     n = min(len(tgt), MASK_MAX)
@@ -300,50 +329,56 @@ def masks_slide(c) -> Slide:
     return Slide(fig, text, LATEX["masks"], font_scale=1.15, wide=True)
 
 
-def residual_slide(c) -> Slide:
+def residual_slide(c: Context) -> Slide:
     norm = c.config.norm
-    layer = c.run.trace.encoder[0]
+    layer = c.run.encoder[0]
     fig = draw(residual_figure, layer, 0, norm, lang=c.lang)
     # The text states the numbers of the rows it speaks of (drawn on the slide): the LayerNorms' outputs
     # (post-norm), whose variance is 1 only before γ and β, or the stream, never normalised (pre-norm).
     rows = [s for s in residual_stages(layer, 0, norm) if s.kind == (NORMED if norm == "post" else STREAM)]
     d = c.config.d_model
-    text = ui.t(f"lecture.residual.text_{norm}", d=d, root=f"{d ** 0.5:.2f}",
-                variances=" / ".join(f"{float(s.vector.var()):.2f}" for s in rows),
-                lengths=" / ".join(f"{s.norm:.2f}" for s in rows))
-    return Slide(fig, text, LATEX[f"residual_{norm}"],
-                 c.run.src_tokens[0], ui.t("lecture.token"), font_scale=1.15, wide=True)
+    text = ui.t(
+        f"lecture.residual.text_{norm}",
+        d=d,
+        root=f"{d**0.5:.2f}",
+        variances=" / ".join(f"{float(s.vector.var()):.2f}" for s in rows),
+        lengths=" / ".join(f"{s.norm:.2f}" for s in rows),
+    )
+    return Slide(
+        fig,
+        text,
+        LATEX[f"residual_{norm}"],
+        c.run.src_tokens[0],
+        ui.t("lecture.token"),
+        font_scale=1.15,
+        wide=True,
+    )
 
 
-def ffn_slide(c) -> Slide:
+def ffn_slide(c: Context) -> Slide:
     activation = getattr(c.config, "activation", "relu")
-    hidden = c.run.trace.encoder[0].ffn_hidden[0]
+    hidden = c.run.encoder[0].ffn_hidden[0]
     fig = draw(ffn_hidden_figure, hidden, c.run.src_tokens, activation=activation, lang=c.lang)
     cfg = c.config
     text = ui.t("lecture.ffn.text", d_model=cfg.d_model, d_ff=cfg.d_ff, activation=activation.upper())
     return Slide(fig, text, LATEX.get(f"ffn_{activation}"))
 
 
-def output_slide(c) -> Slide:
+def output_slide(c: Context) -> Slide:
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
     fig = draw(topk_figure, probs, c.pipe.tgt_labels, TOP_K, lang=c.lang)
     return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
 
 
-def greedy_slide(c) -> Slide:
-    decoded, src = c.run.decoded, c.run.src_tokens
-    text = ui.t("lecture.greedy.text")
-    if decoded is None:  # decoded here, from at most ui.MAX_TOKENS tokens, as the Full model page does
-        limit = min(c.settings.max_tokens, ui.MAX_TOKENS)
-        decoded = _greedy(c.pipe, c.settings.pipeline_settings(), c.settings.sentence, limit)
-        if len(src) > limit:
-            src = src[:limit]
-            text += " " + ui.t("lecture.greedy.cut", n=limit, total=len(c.run.src_tokens))
+def greedy_slide(c: Context) -> Slide:
+    decoded = c.run.decoding  # the run's own, or made for this slide (random weights, a target given)
     labels = [c.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
     n = len(decoded.steps)
     # Row i of the last step is the position that chose token i + 1: labelled with what it wrote.
-    fig = draw(cross_attention_figure, decoded.steps[-1], src, labels[1 : n + 1], lang=c.lang)
-    return Slide(fig, text, LATEX["greedy"], " ".join(labels[1 : n + 1]), ui.t("lecture.output"))
+    fig = draw(cross_attention_figure, decoded.steps[-1], c.run.src_tokens, labels[1 : n + 1], lang=c.lang)
+    return Slide(
+        fig, ui.t("lecture.greedy.text"), LATEX["greedy"], " ".join(labels[1 : n + 1]), ui.t("lecture.output")
+    )
 
 
 # (id, needs a decoder, slide): the lecture's order.
@@ -363,65 +398,34 @@ STEPS: list[tuple[str, bool, Callable[..., Slide]]] = [
 ]
 
 
-@dataclass(frozen=True)
-class Context:
-    settings: object
-    run: object
-    pipe: object
-    lang: str
-
-    @property
-    def config(self):
-        return self.pipe.config
-
-    @property
-    def decoder(self) -> bool:
-        return bool(getattr(self.config, "decoder", True)) and bool(self.run.trace.decoder)
-
-
 def _move(delta: int) -> None:
     st.session_state[STEP] = st.session_state.get(STEP, 1) + delta
 
 
-# -- the page ----------------------------------------------------------------------------------------
+def current_step(total: int, lang: str) -> int:
+    """The step to show, 1 … total: a ``?step=`` this page did not write (a link, a bookmark) is
+    followed, else the session's; a tampered one falls back with a message. The URL says the step."""
+    state = st.session_state
+    raw = st.query_params.get("step")
+    notice = None
+    if raw is not None and raw != state.get(URL_SEEN):
+        step, notice = check_step(raw, total, lang)
+    else:
+        step = state.get(STEP, 1)
+    step = min(max(int(step), 1), total)
+    state[STEP] = step
+    state[URL_SEEN] = str(step)
+    if raw != state[URL_SEEN]:
+        st.query_params["step"] = state[URL_SEEN]
+    if notice:
+        st.warning(notice, icon=":material/warning:")
+    return step
 
-st.set_page_config(initial_sidebar_state="collapsed")
-settings = ui.page_setup("nav.lecture.title")
-st.html(STYLE)
-run = ui.get_run(settings)
-pipe = ui.get_pipeline(settings) if run is not None else None
-if run is None or pipe is None:
-    st.stop()
-ctx = Context(settings, run, pipe, settings.lang)
-steps = [(name, slide) for name, needs_decoder, slide in STEPS if ctx.decoder or not needs_decoder]
-total = len(steps)
 
-state = st.session_state
-raw = st.query_params.get("step")
-notice = None
-if raw is not None and raw != state.get(URL_SEEN):
-    step, notice = check_step(raw, total, settings.lang)
-else:
-    step = state.get(STEP, 1)
-step = min(max(int(step), 1), total)
-state[STEP] = step
-state[URL_SEEN] = str(step)
-if raw != state[URL_SEEN]:
-    st.query_params["step"] = state[URL_SEEN]
-if notice:
-    st.warning(notice, icon=":material/warning:")
-
-name, make = steps[step - 1]
-with st.container(key="lecture_slide"):
-    head, nav = st.columns([2, 1], vertical_alignment="center")
-    with head:
-        title = ui.t(f"lecture.{name}.title")
-        st.header(ui.t("lecture.heading", step=step, total=total, title=title), anchor=False)
-    with nav:
-        step_buttons(step, total, _move)
-    slide = make(ctx)
-    # Side by side: text, equation and notes left, the figure right. Wide (several panels): text
-    # left and equation right on one row, the figure under them at full width.
+def show_slide(slide: Slide, name: str, step: int, skipped_note: str | None) -> None:
+    """The slide under its heading. Side by side: text, equation and notes left, the figure right.
+    Wide (several panels): text left and equation right on one row, the figure under them at full
+    width. ``skipped_note``: said under the text when steps were left out for this model."""
     if slide.wide:
         text_box, eq_box = st.columns([2, 1], gap="medium", vertical_alignment="center")
         figure_box = st.container()
@@ -430,9 +434,8 @@ with st.container(key="lecture_slide"):
         eq_box = text_box
     with text_box, st.container(key="lecture_text"):
         st.markdown(slide.text)
-        if not ctx.decoder:
-            skipped = sum(needs_decoder for _, needs_decoder, _ in STEPS)
-            st.caption(ui.t("lecture.skipped", model=getattr(pipe, "name", "") or "MiniLM", n=skipped))
+        if skipped_note:
+            st.caption(skipped_note)
     with eq_box:
         if slide.latex:
             st.latex(slide.latex)
@@ -444,3 +447,29 @@ with st.container(key="lecture_slide"):
         height = WIDE_HEIGHT if slide.wide else PRESENTER_HEIGHT
         fig = presenter_style(slide.fig, scale=slide.font_scale, height=height)
         ui.show_figure(fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}")
+
+
+# -- the page ----------------------------------------------------------------------------------------
+
+st.set_page_config(initial_sidebar_state="collapsed")
+settings = ui.page_setup("nav.lecture.title")
+st.html(STYLE)
+run = ui.get_run(settings)
+if run is None:
+    st.stop()
+ctx = Context(run, settings.sentence, settings.lang)
+steps = [(name, slide) for name, needs_decoder, slide in STEPS if ctx.decoder or not needs_decoder]
+skipped = None
+if not ctx.decoder:
+    left_out = sum(needs_decoder for _, needs_decoder, _ in STEPS)
+    skipped = ui.t("lecture.skipped", model=getattr(run.pipe, "name", "") or "MiniLM", n=left_out)
+step = current_step(len(steps), settings.lang)
+name, make = steps[step - 1]
+with st.container(key="lecture_slide"):
+    head, nav = st.columns([2, 1], vertical_alignment="center")
+    with head:
+        title = ui.t(f"lecture.{name}.title")
+        st.header(ui.t("lecture.heading", step=step, total=len(steps), title=title), anchor=False)
+    with nav:
+        step_buttons(step, len(steps), _move)
+    show_slide(make(ctx), name, step, skipped)

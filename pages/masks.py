@@ -9,9 +9,9 @@ import streamlit as st
 import figures.attention as fa
 import figures.masks as fm
 import ui
-import ui.budget
 import ui.widgets
-from ui.cache import cache_key, get_sentence_pipeline, show_failure
+from core.names import Weights
+from ui.cache import batch_of, get_sentence_pipeline, show_failure
 from ui.settings import clean_text
 from ui.tables import show_table
 
@@ -26,8 +26,8 @@ MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
 
 settings = ui.page_setup("nav.masks.title")
 lang = settings.lang
-# The sidebar sentence is row 1 of the batch below, which is all this page runs: no trace of it alone
-# (ui.get_run), ~70 ms of a new model's time at d_model=512.
+# The sidebar sentence is row 1 of the batch below: the page draws the batch's trace (and reads the
+# sentence's own run only for the model's answer).
 pipe = get_sentence_pipeline(settings)
 if pipe is None:
     st.stop()
@@ -37,20 +37,6 @@ encoder_only = not getattr(pipe.config, "decoder", True)
 model_name = getattr(pipe, "name", "") or ui.t("masks.this_model")
 notices: list[str] = []
 notice_box = st.container()
-
-
-# One shared object (ui/cache.py), in the server's cache budget (ui.budget), not st.cache_data: the
-# page only reads the batch, and cache_data pickled it when stored (~55 ms at d_model=512, 6 layers, a
-# sixth of a new model's time on this page) and unpickled a copy on every rerun.
-@ui.budget.cached(max_entries=16)
-def batch_of(_pipe, key, sentences: tuple[str, ...], encoder: bool, layers: int | None):
-    from core.batch import run_batch  # encoder-only models get an empty decoder side (``encoder``: cache key)
-
-    return run_batch(_pipe, list(sentences), max_tokens=MAX_BATCH_TOKENS, layers=layers)
-
-
-def choose(widget, label: str, key: str, options: list, default, what: str = "", fmt=str, **kw):
-    return ui.widgets.choose(widget, label, key, options, default, notices, what, fmt, **kw)
 
 
 # ?mask_kind=<kind> (ui/widgets.py); links made before carry its label, in either language
@@ -74,15 +60,13 @@ for col, key, default in ((a, "mask_extra_1", "你好"), (b, "mask_extra_2", "Hi
 sentences = [settings.sentence] + [t for t in extras if t.strip()]
 if len(sentences) < len(extras) + 1:
     st.caption(ui.t("masks.batch.left_out"))
-# The page shows the first layer's attention: of the encoder and the decoder's masked self-attention,
-# nothing past that layer is read, so the batch runs through the first layer only (random weights draw
-# ~20 % of the numbers at d_model=512, 6 layers); cross-attention reads the whole encoder's memory.
+# The page shows the first layer's attention of the kind chosen below (the radio's value, known now).
 kinds = ["encoder"] if encoder_only else list(fm.MASK_KINDS)
 DEFAULT_KIND = kinds[0] if encoder_only else "decoder"
-layers = None if ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND, aliases=KIND_ALIASES) == "cross" else 1
+shown_kind = ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND, aliases=KIND_ALIASES)
 try:
     with st.spinner(ui.t("masks.batch.running")):
-        batch = batch_of(pipe, cache_key(settings), tuple(sentences), encoder_only, layers)
+        batch = batch_of(settings, pipe, sentences, shown_kind, MAX_BATCH_TOKENS)
 except EmptyInput as empty:  # a sentence with no token (e.g. only control characters for the model)
     st.info(ui.t("run.no_tokens" if empty.index == 0 else "masks.batch.cannot_run"))
     st.stop()
@@ -106,7 +90,7 @@ answered = None  # the sentence's own run, for the model's answer beside the dec
 if encoder_only:
     st.info(ui.t("masks.encoder_only.batch", model=model_name), icon=":material/info:")
 else:
-    random_weights = pipe.kind == "random"
+    random_weights = pipe.weights == Weights.RANDOM  # the decoder reads the sentence itself (core.batch)
     decoder_in = ui.t("masks.batch.decoder_random" if random_weights else "masks.batch.decoder_trained")
     st.caption(ui.t("masks.batch.decoder", B=B, T=T, what=decoder_in))
     ui.show_figure(
@@ -144,12 +128,13 @@ with b:
 
 # -- 3. merged and broadcast ----------------------------------------------------------------------
 st.subheader(ui.t("masks.merged.header"))
-kind = choose(
+kind = ui.widgets.choose(
     st.radio,
     ui.t("masks.kind.label"),
     "mask_kind",
     kinds,
     DEFAULT_KIND,
+    notices,
     fmt=lambda k: fm.kind_label(k, lang),
     aliases=KIND_ALIASES,
     horizontal=True,
@@ -158,8 +143,8 @@ if encoder_only:
     st.caption(ui.t("masks.encoder_only.kinds", model=model_name))
 st.latex(MERGED_LATEX[kind])
 st.markdown(ui.t("masks.merged.explain"))
-if kind == "cross" and batch.layers is not None:  # chosen() guessed otherwise: the whole model after all
-    batch = batch_of(pipe, cache_key(settings), tuple(sentences), encoder_only, None)
+if kind == "cross" and batch.layers is not None:  # chosen() guessed otherwise: the whole encoder after all
+    batch = batch_of(settings, pipe, sentences, kind, MAX_BATCH_TOKENS)
 attn = fa.attention_of(batch.trace, kind, 0)
 q_rows = batch.src_tokens if kind == "encoder" else batch.tgt_tokens
 k_rows = batch.tgt_tokens if kind == "decoder" else batch.src_tokens
@@ -183,11 +168,11 @@ st.latex(
 st.markdown(ui.t("masks.effect.explain"))
 a, b = st.columns(2)
 with a:
-    row = choose(st.selectbox, ui.t("masks.effect.sentence"), "mask_row", list(range(1, B + 1)), 1,
-                 ui.t("masks.what.sentence")) - 1
+    row = ui.widgets.choose(st.selectbox, ui.t("masks.effect.sentence"), "mask_row", list(range(1, B + 1)), 1,
+                            notices, ui.t("masks.what.sentence")) - 1
 with b:
-    head = choose(st.selectbox, ui.t("masks.effect.head"), "mask_head", list(range(1, h + 1)), 1,
-                  ui.t("masks.what.head")) - 1
+    head = ui.widgets.choose(st.selectbox, ui.t("masks.effect.head"), "mask_head", list(range(1, h + 1)), 1,
+                             notices, ui.t("masks.what.head")) - 1
 steps = fa.head_steps(attn, head, row=row)
 q_tok = fm.padded_tokens(q_rows, steps.mask.shape[0])[row]
 k_tok = fm.padded_tokens(k_rows, steps.mask.shape[1])[row]
@@ -205,7 +190,7 @@ ui.show_figure(
 masked_max, row_error = fm.mask_check(steps.weights, steps.mask)
 st.caption(ui.t("masks.effect.check", row=row + 1, head=head + 1, masked=f"{masked_max:g}",
                 error=f"{row_error:.1e}"))
-if pipe.kind == "random":
+if pipe.weights == Weights.RANDOM:
     st.caption(ui.t("masks.effect.random"))
 if kind != "encoder" and row == 0 and answered is not None:
     ui.show_answer(answered, key="masks_effect_answer")

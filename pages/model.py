@@ -1,6 +1,6 @@
 """Whole model & decoding: residual + LayerNorm, the feed-forward layer, the output softmax and
 greedy decoding step by step, each with the real numbers of the sentence in the sidebar; one
-section at a time, in tabs (``?model_view=<its label>``).
+section at a time, in tabs (``?model_view=<its id>``).
 
 An encoder-only model (the pretrained all-MiniLM-L6-v2) shows sections 1–3 (its encoder) and says
 why sections 4–5 (decoder, output layer, decoding) have nothing to show."""
@@ -8,13 +8,14 @@ why sections 4–5 (decoder, output layer, decoding) have nothing to show."""
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
 
 import streamlit as st
 
 import ui
-import ui.budget
 import ui.widgets
+from core.names import Weights
+from core.run import LazyRun
 from figures.model import (
     cross_attention_figure,
     decoded_ids,
@@ -30,129 +31,59 @@ from figures.model import (
     zero_fraction_figure,
 )
 from i18n import t
-from ui.cache import get_encoder_trace, run_target
-from ui.settings import literal
+from ui.sliders import url_slider
 
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
 TEMP_RANGE, TEMP_DEFAULT = (0.1, 3.0), 1.0
 STEP_TOPK = 10  # bars per decoding step
+VIEWS = ("residual_ffn", "stream", "output", "decoding")  # the tabs' ids (?model_view=<id>)
 
 
-# -- URL-bound sliders: a tampered ?model_…= falls back with a message, never a traceback ----------
+@dataclass(frozen=True)
+class Model:
+    """What every section reads: the run (each part computed when a section first reads it), the
+    page's language and the seed of random weights (said under their stream)."""
 
+    run: LazyRun
+    lang: str
+    seed: int
 
-def _shown(raw: str) -> str:
-    """A URL value safe to put in a message (messages are Markdown): odd values are not repeated,
-    plain ones go in a code span (``_a_`` would otherwise be italic)."""
-    return literal(raw) if re.fullmatch(r"[\w.+-]{1,20}", raw) else ui.t("model.url.invalid")
+    @property
+    def pipe(self):
+        return self.run.pipe
 
+    @property
+    def config(self):
+        return self.run.config
 
-def _parse(raw: str, integer: bool) -> float | None:
-    try:
-        value = float(raw)
-    except ValueError:
-        return None
-    if not math.isfinite(value) or (integer and value != int(value)):
-        return None
-    return value
+    @property
+    def random(self) -> bool:
+        return self.pipe.weights == Weights.RANDOM
 
+    @property
+    def gelu(self) -> bool:
+        return getattr(self.config, "activation", "relu") == "gelu"
 
-def url_slider(label: str, key: str, lo, hi, default, *, step=None, help: str | None = None):
-    """A slider bound to ?key=…, validated first; a stored value out of range (the sidebar's
-    sizes shrank) is clamped. With a single possible value no slider is drawn."""
-    integer = isinstance(lo, int)
-    state = st.session_state
-    default = min(max(default, lo), hi)
-    if lo == hi:
-        state.pop(key, None)
-        return lo
-    why = None
-    raw = st.query_params.get(key)
-    if raw is not None:
-        value = _parse(raw, integer)
-        if value is None:
-            state[key] = default
-            why = ui.t("model.url.whole" if integer else "model.url.number", lo=lo, hi=hi)
-        elif not lo <= value <= hi:
-            state[key] = type(lo)(min(max(value, lo), hi))
-            why = ui.t("model.url.range", lo=lo, hi=hi)
-    if key in state and not lo <= state[key] <= hi:
-        state[key] = min(max(state[key], lo), hi)
-    value = st.slider(label, lo, hi, key=key, step=step, help=help, bind="query-params",
-                      **({} if key in state else {"value": default}))
-    if why is not None:
-        st.warning(ui.t("model.url.ignored", key=key, raw=_shown(raw), why=why, value=value),
-                   icon=":material/warning:")
-    return value
+    @property
+    def reads(self) -> str:
+        """What the decoder reads: "target", "sentence" or "own" (``LazyRun.decoder_reads``)."""
+        return self.run.decoder_reads
 
-
-# -- cached extra computations (``_pipe`` is not part of the key) ----------------------------------
-# One shared object, as for every run (ui/cache.py), in the server's cache budget (ui.budget): not
-# st.cache_data, which unpickled a copy on every call, and a pickled decoding (a copy of the trace so far
-# per step) was 4.5 MB at d_model=64, 53 MB at 512: 0.2–0.7 s per slider move. It is only read
-# (tests/app/conftest.py checks).
-
-
-@ui.budget.cached(max_entries=16)
-def _greedy(_pipe, key, sentence: str, max_tokens: int):
-    from core.pipeline import greedy_sentence
-
-    return greedy_sentence(_pipe, sentence, max_tokens)
-
-
-def encoder_side():
-    """The run's trace, or with only the tokens run (random weights), the encoder's own trace
-    (``core.pipeline.encoder_trace``: the same numbers, no decoder drawn or run)."""
-    if tokens_only:
-        return get_encoder_trace(settings, pipe)
-    return run.trace
-
-
-# -- the page ----------------------------------------------------------------------------------------
-
-settings = ui.page_setup("nav.model.title")
-lang = settings.lang
-st.caption(ui.t("model.intro"))
-# The open tab decides what runs. Random weights never decode the sentence in the run (their decoder
-# reads the sentence itself), so their decoding tab needs no run: only the sentence's tokens, then
-# greedy decoding. At d_model=512, 6 layers the run and its cache copy took ~0.2 s of a new model's
-# ~1 s on a busy machine (benchmarks/app.py). Their first two tabs show the encoder alone: the
-# encoder's trace, with only the source side of the weights drawn (the rest when another view needs it).
-known = ui.get_pipeline(settings, quiet=True)  # cached; get_run below says why when there is none
-has_decoder = known is None or getattr(known.config, "decoder", True)
-TABS = ["residual_ffn", "stream"] + (["output", "decoding"] if has_decoder else [])
-labels = [ui.t(f"model.tab.{name}") for name in TABS]
-# ?model_view=<its name>; links made before carry the tab's label, in either language
-VIEW_ALIASES = ui.widgets.aliases(("residual_ffn", "stream", "output", "decoding"),
-                                  lambda name, lang: t(f"model.tab.{name}", lang))
-if "model_decode" in st.query_params:  # links made before the tabs: the decoding section was opened so
-    if st.query_params["model_decode"] == "true" and has_decoder and "model_view" not in st.query_params:
-        st.session_state["model_view"] = labels[-1]
-    del st.query_params["model_decode"]
-tokens_only = (known is not None and known.kind == "random" and has_decoder
-               and ui.widgets.open_tab(labels, "model_view", TABS, VIEW_ALIASES)
-               in (labels[0], labels[1], labels[-1]))
-run = ui.get_run(settings, source_only=tokens_only)
-if run is None:
-    st.stop()
-pipe = ui.get_pipeline(settings)
-if pipe is None:
-    st.stop()
-config = pipe.config
-trained = pipe.kind == "trained"
-random_weights = pipe.kind == "random"
-decoded_in_run = getattr(run, "decoded", None)  # the trained model's own output (None: decode here)
-target_given = bool(run_target(settings).strip())  # as the run reads it (SourceRun has no target_given)
-gelu = getattr(config, "activation", "relu") == "gelu"
-NOISE = ui.t("model.noise")
 
 # 1. Residual + LayerNorm, 2. feed-forward (one fragment: both follow the chosen layer) ------------
 # Each section is an st.fragment: moving one of its sliders reruns and redraws that section only.
 
 
 @st.fragment
-def residual_and_ffn() -> None:
+def residual_and_ffn(m: Model) -> None:
+    layer_no, layer = residual(m)
+    feed_forward(m, layer_no, layer)
+
+
+def residual(m: Model):
+    """Section 1; -> (the chosen layer's number, its trace), which section 2 shows too."""
+    config, src = m.config, m.run.src_tokens
     st.header(ui.t("model.residual.header"))
     left, right = st.columns([1, 1])
     with left:
@@ -172,16 +103,30 @@ def residual_and_ffn() -> None:
     with c1:
         layer_no = url_slider(ui.t("model.residual.layer"), "model_layer", 1, config.num_layers, 1)
     with c2:
-        token = url_slider(ui.t("model.residual.token"), "model_token", 0, len(run.src_tokens) - 1, 0,
-                           help=ui.t("model.residual.token.help"))
-    layer = encoder_side().encoder[layer_no - 1]
-    st.caption(ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm,
-                    token=token))
-    st.code(run.src_tokens[token], language=None, wrap_lines=True)
-    ui.show_figure(residual_figure(layer, token, config.norm, lang=lang), "model_residual",
-                   f"residual-layer{layer_no}-token{token}")
+        token = url_slider(
+            ui.t("model.residual.token"),
+            "model_token",
+            0,
+            len(src) - 1,
+            0,
+            help=ui.t("model.residual.token.help"),
+        )
+    layer = m.run.encoder[layer_no - 1]
+    st.caption(
+        ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm, token=token)
+    )
+    st.code(src[token], language=None, wrap_lines=True)
+    ui.show_figure(
+        residual_figure(layer, token, config.norm, lang=m.lang),
+        "model_residual",
+        f"residual-layer{layer_no}-token{token}",
+    )
     st.caption(ui.t("model.residual.reading", root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model))
+    return layer_no, layer
 
+
+def feed_forward(m: Model, layer_no: int, layer) -> None:
+    config, src, gelu = m.config, m.run.src_tokens, m.gelu
     st.header(ui.t("model.ffn.header"))
     hidden = layer.ffn_hidden[0]
     left, right = st.columns([1, 1])
@@ -190,19 +135,25 @@ def residual_and_ffn() -> None:
         if gelu:
             st.latex(r"\mathrm{FFN}_{\mathrm{BERT}}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2")
             st.latex(r"\mathrm{GELU}(z) = z\,\Phi(z)")
-        st.markdown(ui.t("model.ffn.gelu" if gelu else "model.ffn.relu", d_model=config.d_model,
-                         d_ff=config.d_ff, layer=layer_no))
+        st.markdown(
+            ui.t(
+                "model.ffn.gelu" if gelu else "model.ffn.relu",
+                d_model=config.d_model,
+                d_ff=config.d_ff,
+                layer=layer_no,
+            )
+        )
     overall, _ = relu_zero_fraction(hidden)
     with right:
         st.metric(ui.t("model.ffn.metric"), f"{overall:.1%}", help=ui.t("model.ffn.metric.help"))
         if gelu:
             st.caption(ui.t("model.ffn.gelu_zero"))
-        elif random_weights:
+        elif m.random:
             st.caption(ui.t("model.ffn.random_half"))
-    units = ffn_units_shown(len(run.src_tokens), config.d_ff)
+    units = ffn_units_shown(len(src), config.d_ff)
     if units < config.d_ff:
-        st.caption(ui.t("model.ffn.part", units=units, d_ff=config.d_ff, n=len(run.src_tokens)))
-    heat = ffn_hidden_figure(hidden, run.src_tokens, activation="gelu" if gelu else "relu", lang=lang)
+        st.caption(ui.t("model.ffn.part", units=units, d_ff=config.d_ff, n=len(src)))
+    heat = ffn_hidden_figure(hidden, src, activation="gelu" if gelu else "relu", lang=m.lang)
     if gelu:  # hardly any unit is exactly 0: the per-token bars would all be empty
         ui.show_figure(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
         return
@@ -210,11 +161,18 @@ def residual_and_ffn() -> None:
     with c1:
         ui.show_figure(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
     with c2:
-        ui.show_figure(zero_fraction_figure(hidden, run.src_tokens, lang=lang), "model_ffn_zero",
-                       f"ffn-zero-fraction-layer{layer_no}")
+        ui.show_figure(
+            zero_fraction_figure(hidden, src, lang=m.lang),
+            "model_ffn_zero",
+            f"ffn-zero-fraction-layer{layer_no}",
+        )
 
 
-def stream_through_layers() -> None:
+# 3. The residual stream through the layers ------------------------------------------------------------
+
+
+def stream_through_layers(m: Model) -> None:
+    config = m.config
     st.header(ui.t("model.stream.header"))
     left, right = st.columns([1, 1])
     with left:
@@ -223,27 +181,33 @@ def stream_through_layers() -> None:
         st.latex(r"\text{post: } x_{l+1} = \mathrm{LayerNorm}\big(x_l + F(x_l)\big)")
         st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
         st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
-    traces = {config.norm: encoder_side()}
-    if trained:
+    traces = {config.norm: m.run.encoder_trace()}
+    if m.pipe.task:  # learned on a task: its own arrangement only
         st.caption(ui.t("model.stream.trained", norm=config.norm))
-    elif not random_weights:
+    elif not m.random:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
         other = "pre" if config.norm == "post" else "post"
         with st.spinner(ui.t("model.spinner.other_norm")):
-            # the same weights, the encoder alone: the stream below is the encoder's (no decoder pass)
-            traces[other] = get_encoder_trace(settings, pipe, other)
+            traces[other] = m.run.encoder_trace(other)  # the same weights, the other arrangement
         traces = {k: traces[k] for k in ("post", "pre")}
-        st.caption(ui.t("model.stream.random", seed=settings.seed))
+        st.caption(ui.t("model.stream.random", seed=m.seed))
     final_norm = getattr(config, "final_norm", False)
-    ui.show_figure(stream_norms_figure(traces, config.d_model, lang=lang, final_norm=final_norm),
-                   "model_stream", "residual-stream-norms")
+    ui.show_figure(
+        stream_norms_figure(traces, config.d_model, lang=m.lang, final_norm=final_norm),
+        "model_stream",
+        "residual-stream-norms",
+    )
     if final_norm:  # the memory is not the last layer's output: say whose LayerNorm makes the last step
         st.caption(ui.t("model.stream.final_norm"))
 
 
+# 4. The output probabilities ----------------------------------------------------------------------------
+
+
 @st.fragment
-def output_probabilities() -> None:
+def output_probabilities(m: Model) -> None:
+    run = m.run
     st.header(ui.t("model.output.header"))
     left, right = st.columns([1, 1])
     with left:
@@ -253,66 +217,76 @@ def output_probabilities() -> None:
     with right:
         position = url_slider(ui.t("model.output.position"), "model_position", 0, len(run.tgt_tokens) - 1, 0)
         k = url_slider(ui.t("model.output.topk"), "model_topk", *TOPK_RANGE, TOPK_DEFAULT)
-        temperature = url_slider(ui.t("model.output.temperature"), "model_temperature", *TEMP_RANGE,
-                                 TEMP_DEFAULT, step=0.1)
-    if run.target_given:
-        reads = ui.t("model.output.reads.target")
-    elif run.decoded is not None:
-        reads = ui.t("model.output.reads.own")
-    else:
-        reads = ui.t("model.output.reads.sentence")
+        temperature = url_slider(
+            ui.t("model.output.temperature"), "model_temperature", *TEMP_RANGE, TEMP_DEFAULT, step=0.1
+        )
+    reads = ui.t(f"model.output.reads.{m.reads}")
     st.caption(ui.t("model.output.caption", reads=reads, position=position))
     st.code(" ".join(run.tgt_tokens[: position + 1]), language=None, wrap_lines=True)
     ui.show_answer(run, key="model_output_answer")
     logits = position_logits(run.trace, position)
     ui.show_figure(
-        topk_figure(softmax_t(logits, temperature), pipe.tgt_labels, k, reference=softmax_t(logits, 1.0),
-                    reference_name="T = 1", lang=lang),
-        "model_output", f"output-probabilities-position{position}",
+        topk_figure(
+            softmax_t(logits, temperature),
+            m.pipe.tgt_labels,
+            k,
+            reference=softmax_t(logits, 1.0),
+            reference_name="T = 1",
+            lang=m.lang,
+        ),
+        "model_output",
+        f"output-probabilities-position{position}",
     )
-    if random_weights:
-        st.caption(NOISE)
+    if m.random:
+        st.caption(ui.t("model.noise"))
+
+
+# 5. Greedy decoding -----------------------------------------------------------------------------------
 
 
 @st.fragment
-def greedy_decoding() -> None:
+def greedy_decoding(m: Model) -> None:
     st.header(ui.t("model.greedy.header"))
     left, right = st.columns([1, 1])
     with left:
         st.latex(r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)")
     with right:
         st.markdown(ui.t("model.greedy.intro"))
-    if decoded_in_run is not None:
+    if m.reads == "own":
         st.caption(ui.t("model.greedy.own"))
-        decoding_steps(decoded_in_run)
+        decoding_steps(m, m.run.decoding)
         return
-    # Not decoded yet (random weights, or a target was given): decoded when this tab is opened (only
-    # the open tab is drawn), then kept per model and sentence.
+    # Not the run's own (random weights, or a target was given): decoded when this tab is opened,
+    # then kept per model and sentence.
     with st.spinner(ui.t("model.spinner.greedy")):
-        decoded = _greedy(pipe, settings.pipeline_settings(), settings.sentence, settings.max_tokens)
-    why = "target" if target_given else "random"
+        decoded = m.run.decoding
+    why = "target" if m.reads == "target" else "random"
     st.caption(ui.t(f"model.greedy.on_demand_{why}"))
-    decoding_steps(decoded)
+    decoding_steps(m, decoded)
 
 
-def decoding_steps(decoded) -> None:
+def decoding_steps(m: Model, decoded) -> None:
     """The decoded tokens step by step: each step's probabilities and cross-attention, then the output."""
     from core.pipeline import MAX_DECODE_STEPS  # decoding stops there (why: core.pipeline)
 
-    if random_weights:
+    src, pipe = m.run.src_tokens, m.pipe
+    if m.random:
         st.warning(ui.t("model.greedy.noise"), icon=":material/casino:")
     ids = decoded_ids(decoded)
     labels = [pipe.tgt_labels[i] for i in ids]
     n_steps = len(decoded.steps)
-    natural = len(run.src_tokens) + (0 if trained else 2)  # as core.pipeline.greedy decides
-    if decoded_in_run is None and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
+    natural = len(src) + (0 if pipe.task else 2)  # as core.pipeline.greedy decides
+    if m.reads != "own" and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
         st.caption(ui.t("model.greedy.capped", steps=MAX_DECODE_STEPS))
     c1, c2 = st.columns(2)
     with c1:
-        step = url_slider(ui.t("model.greedy.step"), "model_step", 1, n_steps, n_steps,
-                          help=ui.t("model.greedy.step.help"))
+        step = url_slider(
+            ui.t("model.greedy.step"), "model_step", 1, n_steps, n_steps, help=ui.t("model.greedy.step.help")
+        )
     with c2:
-        head = url_slider(ui.t("model.greedy.head", h=config.num_heads), "model_head", 0, config.num_heads, 0)
+        head = url_slider(
+            ui.t("model.greedy.head", h=m.config.num_heads), "model_head", 0, m.config.num_heads, 0
+        )
     prefix = labels[:step]
     c1, c2 = st.columns(2)
     with c1:
@@ -321,54 +295,103 @@ def decoding_steps(decoded) -> None:
     with c2:
         st.caption(ui.t("model.greedy.chosen"))
         st.code(labels[step], language=None, wrap_lines=True)
+    decoding_step(m, decoded, step, head, ids, prefix)
+    decoded_output(src, labels)
+
+
+def decoding_step(m: Model, decoded, step: int, head: int, ids: list[int], prefix: list[str]) -> None:
+    """One step: the probabilities of the next token, and the cross-attention that chose it."""
+    src = m.run.src_tokens
     # side by side while the source is short; a long one gets the full width for its columns
-    side_by_side = len(run.src_tokens) <= 12
+    side_by_side = len(src) <= 12
     c1, c2 = st.columns([2, 3]) if side_by_side else (st.container(), st.container())
     with c1:
         ui.show_figure(
-            topk_figure(step_probs(decoded, step - 1), pipe.tgt_labels, STEP_TOPK, chosen=ids[step],
-                        title=ui.t("model.greedy.bars_title", step=step), lang=lang),
-            "model_step_probs", f"greedy-step{step}-probabilities", column=0.4 if side_by_side else 1.0,
+            topk_figure(
+                step_probs(decoded, step - 1),
+                m.pipe.tgt_labels,
+                STEP_TOPK,
+                chosen=ids[step],
+                title=ui.t("model.greedy.bars_title", step=step),
+                lang=m.lang,
+            ),
+            "model_step_probs",
+            f"greedy-step{step}-probabilities",
+            column=0.4 if side_by_side else 1.0,
         )
     with c2:
         which = ui.t("model.greedy.heads_mean") if head == 0 else ui.t("model.greedy.head_no", head=head)
         st.caption(ui.t("model.greedy.cross_caption", step=step, which=which))
         ui.show_figure(
-            cross_attention_figure(decoded.steps[step - 1], run.src_tokens, prefix,
-                                   None if head == 0 else head - 1, lang=lang),
-            "model_step_cross", f"greedy-step{step}-cross-attention", column=0.6 if side_by_side else 1.0,
+            cross_attention_figure(
+                decoded.steps[step - 1], src, prefix, None if head == 0 else head - 1, lang=m.lang
+            ),
+            "model_step_cross",
+            f"greedy-step{step}-cross-attention",
+            column=0.6 if side_by_side else 1.0,
         )
-    st.caption(ui.t("model.greedy.rows") + " "
-               + (ui.t("model.greedy.diagonal") if trained and pipe.task == "pinyin"
-                  else NOISE if random_weights else ""))
+    st.caption(
+        ui.t("model.greedy.rows")
+        + " "
+        + (
+            ui.t("model.greedy.diagonal")
+            if m.pipe.task == "pinyin"
+            else ui.t("model.noise")
+            if m.random
+            else ""
+        )
+    )
 
+
+def decoded_output(src: list[str], labels: list[str]) -> None:
+    """The source and what the decoding wrote, side by side in words."""
     st.subheader(ui.t("model.greedy.output.header"))
     output = [tok for tok in labels[1:] if tok not in SPECIAL]
-    st.caption(ui.t("model.greedy.source", n=len(run.src_tokens)))
-    st.code(" ".join(run.src_tokens), language=None, wrap_lines=True)
+    st.caption(ui.t("model.greedy.source", n=len(src)))
+    st.code(" ".join(src), language=None, wrap_lines=True)
     st.caption(ui.t("model.greedy.output_eos" if "[EOS]" in labels else "model.greedy.output", n=len(output)))
     st.code(" ".join(output) if output else ui.t("model.greedy.nothing"), language=None, wrap_lines=True)
 
 
-# One section at a time, in tabs; which one is in the URL (?model_view=<its name>, the first by
-# default). With the five sections always drawn, a new model (seed, d_model) took 1.1-1.7 s to appear
-# at d_model=512, 8 heads, 6 layers (benchmarks/app.py): Chromium redrew all five charts, and the
-# page ran the other LayerNorm placement's encoder for section 3 even when nobody looked at it.
-SECTIONS = {"residual_ffn": residual_and_ffn, "stream": stream_through_layers,
-            "output": output_probabilities, "decoding": greedy_decoding}
-if not has_decoder:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
-    st.info(ui.t("model.encoder_only", model=getattr(pipe, "name", "") or "all-MiniLM-L6-v2"),
-            icon=":material/info:")
+def open_old_decode_link(decoding_label: str | None) -> None:
+    """Links made before the tabs said ``?model_decode=true`` to open the decoding section: open its
+    tab (``decoding_label``; None: this model has none), unless the link names a tab too."""
+    if "model_decode" not in st.query_params:
+        return
+    if st.query_params["model_decode"] == "true" and decoding_label and "model_view" not in st.query_params:
+        st.session_state["model_view"] = decoding_label
+    del st.query_params["model_decode"]
+
+
+# -- the page ----------------------------------------------------------------------------------------
+
+settings = ui.page_setup("nav.model.title")
+st.caption(ui.t("model.intro"))
+run = ui.get_run(settings)
+if run is None:
+    st.stop()
+model = Model(run, settings.lang, settings.seed)
+names = list(VIEWS if run.has_decoder else VIEWS[:2])
+labels = [ui.t(f"model.tab.{name}") for name in names]
+open_old_decode_link(labels[-1] if run.has_decoder else None)
+if not run.has_decoder:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
+    st.info(
+        ui.t("model.encoder_only", model=getattr(run.pipe, "name", "") or "all-MiniLM-L6-v2"),
+        icon=":material/info:",
+    )
+# ?model_view=<its id>; links made before carry the tab's label, in either language
+aliases = ui.widgets.aliases(VIEWS, lambda name, lang: t(f"model.tab.{name}", lang))
 notices: list[str] = []
-tabs = ui.widgets.tabs(labels, "model_view", notices, TABS, VIEW_ALIASES)
+tabs = ui.widgets.tabs(labels, "model_view", notices, names, aliases)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
-if tokens_only and tabs[2].open:  # open_tab guessed wrong (the output tab reads the run): the run after all
-    tokens_only = False
-    run = ui.get_run(settings)
-    if run is None:
-        st.stop()
-for tab, name in zip(tabs, TABS, strict=True):
-    if tab.open:
+sections = {
+    "residual_ffn": residual_and_ffn,
+    "stream": stream_through_layers,
+    "output": output_probabilities,
+    "decoding": greedy_decoding,
+}
+for tab, name in zip(tabs, names, strict=True):
+    if tab.open:  # one section at a time: only the open tab is drawn
         with tab:
-            SECTIONS[name]()
+            sections[name](model)

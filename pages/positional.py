@@ -3,7 +3,9 @@ four schemes side by side (sinusoidal, learned, RoPE, ALiBi): how each reaches t
 score depends only on the distance, and what happens past the training length."""
 
 import math
+from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 import ui
@@ -19,49 +21,82 @@ EXAMPLE_LEN = 64  # the training length drawn when the weights were not trained 
 RANDOM_TABLE_ROWS = 64  # the freshly initialised learned table shown without MiniLM
 ALIBI_PANEL_LEN = 12  # query/key positions in the ALiBi bias panels
 
+
+@dataclass(frozen=True)
+class Model:
+    """What the sections read of the model on screen (without one: the sidebar's sizes)."""
+
+    d: int  # d_model
+    heads: int
+    scheme: str  # how positions reach attention (ModelConfig.positions)
+    learned_table: np.ndarray | None  # (max_len, d): the model's learned position rows, if it has them
+    train_len: int  # positions seen in training; an example length when ``example``
+    example: bool
+    lang: str
+
+    @property
+    def d_k(self) -> int:
+        return self.d // self.heads
+
+    @property
+    def no_pair(self) -> bool:
+        """RoPE turns pairs of dimensions (core.positional.apply_rope): a head of d_k = 1 has none."""
+        return self.d_k < 2
+
+    @property
+    def blind(self) -> bool:
+        """This model has no position information in its encoder at all."""
+        return self.scheme == "rope" and self.no_pair
+
+    @property
+    def n_beyond(self) -> int:
+        return max(2 * self.train_len, 32)
+
+
 settings = ui.page_setup("nav.positional.title")
 lang = settings.lang
 st.caption(ui.t("positional.caption"))
-# The encoder's input only (no layer is run); the sections below without a sentence still draw, a
-# message says why.
-run = ui.get_run(settings, source_only=True)
-pipe = ui.get_pipeline(settings, quiet=True) if ui.pipeline_available() else None
+# The sections below without a sentence (no run: a message says why) still draw, from the model's sizes.
+run = ui.get_run(settings)
+pipe = run.pipe if run is not None else ui.get_pipeline(settings, quiet=True)
 config = pipe.config if pipe is not None else None
 d = config.d_model if config is not None else settings.d_model  # trained/pretrained: the checkpoint's
 heads = config.num_heads if config is not None else settings.num_heads
 d_k = d // heads
 scheme = getattr(config, "positions", "sinusoidal")
-kind = pipe.kind if pipe is not None else "random"
-trained = kind == "trained"
-trained_len = fp.training_length(kind, pipe.metrics, pipe.task) if pipe is not None else None
+trained = pipe is not None and bool(pipe.task)  # learned on a task: the checkpoint or a session model
+trained_len = fp.training_length("trained", pipe.metrics, pipe.task) if trained else None
 learned_table = None
 if scheme == "learned" and pipe is not None:
-    # (max_len, d); random weights draw their embedding alone for it, not the whole model
-    learned_table = pipe.src_embedding.position.weight.detach().double().numpy()
+    learned_table = pipe.src_embedding.position.weight.detach().double().numpy()  # (max_len, d)
+if trained_len:
+    train_len, example = trained_len, False
+elif learned_table is not None:
+    train_len, example = learned_table.shape[0], False
+else:
+    train_len, example = EXAMPLE_LEN, True
+model = Model(d, heads, scheme, learned_table, train_len, example, lang)
 state = st.session_state
 
 
-rotation_error = st.cache_data(max_entries=32)(fp.rotation_error)  # a float per d_model: ~15 ms to compute
+rotation_error = st.cache_data(max_entries=32)(fp.rotation_error)  # a float per d_model
 
 
 def _clear_notices() -> None:
-    state[NOTICES] = []
+    st.session_state[NOTICES] = []
 
 
 if scheme != "sinusoidal":
-    model_name = getattr(pipe, "name", "") or kind
+    model_name = getattr(pipe, "name", "") or pipe.weights
     st.info(ui.t("positional.not_sinusoidal", model=model_name, scheme=ui.t(f"positional.tab.{scheme}")))
-# RoPE turns pairs of dimensions (core.positional.apply_rope): a head of d_k = 1 has none, nothing turns
-no_pair = d_k < 2
-blind = scheme == "rope" and no_pair  # this model has no position information in its encoder at all
-if blind:
+if model.blind:
     st.warning(ui.t("positional.rope.no_pair.model", d_model=d, h=heads), icon=":material/warning:")
 
 # Page widgets bound to the URL: Streamlit drops an invalid ?pe_dims / ?pe_max_pos silently, so the
 # raw values are checked here first (on the first run of the page) and a replaced value is announced.
 notices = list(state.get(NOTICES, []))
 if "pe_dims" not in state:
-    dims, note = fp.check_dims(st.query_params.get_all("pe_dims"), d, lang)
+    dims, note = ui.widgets.check_dims(st.query_params.get_all("pe_dims"), d, lang)
     state["pe_dims"] = dims
     notices += [note] if note else []
 else:
@@ -70,9 +105,9 @@ else:
     if kept != current:
         dropped = [j for j in current if j not in kept]
         notices.append(ui.t("positional.notice.dims_removed", d=d, dropped=dropped))
-        state["pe_dims"] = kept or fp.check_dims([], d, lang)[0]
+        state["pe_dims"] = kept or ui.widgets.check_dims([], d, lang)[0]
 if "pe_max_pos" not in state:
-    max_pos, note = fp.check_max_pos(st.query_params.get("pe_max_pos"), lang)
+    max_pos, note = ui.widgets.check_max_pos(st.query_params.get("pe_max_pos"), lang)
     state["pe_max_pos"] = max_pos
     notices += [note] if note else []
 state[NOTICES] = notices
@@ -87,7 +122,7 @@ st.markdown(ui.t("positional.curves.explain", d=d, slowest=fp.period(d - 1, d)))
 
 
 @st.fragment
-def curves_section(d: int, trained_len: int | None, sentence_len: int | None) -> None:
+def curves_section(d: int, trained_len: int | None, sentence_len: int | None, lang: str) -> None:
     """The widgets and the curves: a fragment, so moving the slider redraws this chart only."""
     left, right = st.columns([2, 1])
     with left:
@@ -118,7 +153,7 @@ def curves_section(d: int, trained_len: int | None, sentence_len: int | None) ->
         st.info(ui.t("positional.curves.none"))
 
 
-curves_section(d, trained_len, len(run.src_tokens) if run is not None else None)
+curves_section(d, trained_len, len(run.src_tokens) if run is not None else None, lang)
 if trained_len:
     # what the model was trained on is its task's: phrases of characters, or digit sequences
     toy = pipe.task in ("copy", "reverse")
@@ -162,12 +197,14 @@ st.latex(r"x_{pos} = " + embedding_sum(
     normed=getattr(config, "embed_norm", False), symbol=r"\text{id}_{pos}", pos="pos"))
 
 
-def encoder_input_section() -> None:
-    """The token rows, the position rows and what the encoder reads, for this sentence."""
+def encoder_input_section(run, m: Model, scales: bool, trained: bool) -> None:
+    """The token rows, the position rows and what the encoder reads, for this sentence (``scales``: the
+    model scales its token rows by √d_model; ``trained``: its weights learned a task)."""
+    d, scheme, lang = m.d, m.scheme, m.lang
     if run is None:
         st.info(ui.t("positional.sum.no_sentence"))
         return
-    if blind:
+    if m.blind:
         st.info(ui.t("positional.sum.no_positions"))
         return
     if scheme in ("rope", "alibi"):
@@ -175,13 +212,13 @@ def encoder_input_section() -> None:
         return
     tokens = list(run.src_tokens)
     if scales:
-        arrays = embedding_arrays(run.trace)
+        arrays = embedding_arrays(run.source)
         first, titles = arrays.scaled, None
         position_rows, embedded = arrays.pe, arrays.embedded
         if scheme == "learned":  # the model's own learned rows, not the sinusoid table above
             titles = [f"E[id]·√{d}", ui.t("positional.sum.title.learned"), ui.t("positional.fig.sum.input")]
     else:  # BERT: the lookup itself, the learned rows and LayerNorm(E + P + T)
-        tr = run.trace
+        tr = run.source
         first = tr.src_token_embedding[0].double().numpy()
         position_rows = tr.positional[: len(tokens)].double().numpy()
         embedded = tr.src_embedded[0].double().numpy()
@@ -201,18 +238,11 @@ def encoder_input_section() -> None:
         st.caption(ui.t("positional.sum.caption.learned"))
 
 
-encoder_input_section()
+encoder_input_section(run, model, scales, trained)
 
 # -- 5. four schemes ------------------------------------------------------------------------------
 st.header(ui.t("positional.schemes.header"))
 st.markdown(ui.t("positional.schemes.intro"))
-if trained_len:
-    train_len, example = trained_len, False
-elif learned_table is not None:
-    train_len, example = learned_table.shape[0], False
-else:
-    train_len, example = EXAMPLE_LEN, True
-n_beyond = max(2 * train_len, 32)
 st.caption(ui.t("positional.schemes.sizes", d=d, h=heads, d_k=d_k, L=train_len,
                 example=ui.t("positional.schemes.example") if example else ""))
 st.dataframe(
@@ -233,7 +263,7 @@ st.dataframe(
 )
 
 
-def tab_label(s: str) -> str:
+def tab_label(s: str, scheme: str) -> str:
     name = ui.t(f"positional.tab.{s}")
     return ui.t("positional.tab.current", name=name) if s == scheme else name
 
@@ -251,7 +281,8 @@ def spread_metric(curves: dict) -> None:
               help=ui.t("positional.metric.spread.help"))
 
 
-def sinusoidal_tab() -> None:
+def sinusoidal_tab(m: Model) -> None:
+    d, train_len, n_beyond, example, lang = m.d, m.train_len, m.n_beyond, m.example, m.lang
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"q_i\cdot k_j = \big((x_i + PE_i)W_Q\big)\cdot\big((x_j + PE_j)W_K\big)")
     st.markdown(ui.t("positional.sin.reach"))
@@ -269,7 +300,8 @@ def sinusoidal_tab() -> None:
     st.caption(ui.t("positional.sin.beyond"))
 
 
-def learned_tab() -> None:
+def learned_tab(m: Model) -> None:
+    d, learned_table, lang = m.d, m.learned_table, m.lang
     table = learned_table if learned_table is not None else fp.random_learned_table(RANDOM_TABLE_ROWS, d)
     table_rows = table.shape[0]
     st.subheader(ui.t("positional.part.reach"))
@@ -298,7 +330,9 @@ def learned_tab() -> None:
     st.caption(ui.t("positional.learned.beyond"))
 
 
-def rope_tab() -> None:
+def rope_tab(m: Model) -> None:
+    d, heads, d_k, no_pair, blind, lang = m.d, m.heads, m.d_k, m.no_pair, m.blind, m.lang
+    train_len, n_beyond, example = m.train_len, m.n_beyond, m.example
     if no_pair:  # the rotation panels and the angles past the training length need a pair: none here
         nothing = (ui.t("positional.rope.no_pair.model", d_model=d, h=heads) if blind
                    else ui.t("positional.rope.no_pair.other"))
@@ -332,7 +366,8 @@ def rope_tab() -> None:
     st.caption(ui.t("positional.rope.beyond"))
 
 
-def alibi_tab() -> None:
+def alibi_tab(m: Model) -> None:
+    heads, train_len, n_beyond, example, lang = m.heads, m.train_len, m.n_beyond, m.example, m.lang
     st.subheader(ui.t("positional.part.reach"))
     st.latex(r"\text{score}_{ij} = \frac{q_i\cdot k_j}{\sqrt{d_k}} - m_h\,|i-j|")
     st.markdown(ui.t("positional.alibi.reach"))
@@ -359,14 +394,12 @@ def alibi_tab() -> None:
     st.caption(ui.t("positional.alibi.beyond"))
 
 
-# Only the open tab is computed and drawn; which one is in the URL (?pe_tab=…, its scheme). With the
-# four tabs always drawn the page held 15 charts, and a slider move at d_model=512 took ~1 s to
-# settle in Chromium (benchmarks/app.py); the top of the page and one tab hold 6.
+# Only the open tab is drawn (ui.widgets.tabs); which one is in the URL (?pe_tab=…, its scheme).
 tab_notices: list[str] = []
-tabs = ui.widgets.tabs([tab_label(s) for s in SCHEMES], "pe_tab", tab_notices, SCHEMES, TAB_ALIASES)
+tabs = ui.widgets.tabs([tab_label(s, scheme) for s in SCHEMES], "pe_tab", tab_notices, SCHEMES, TAB_ALIASES)
 for notice in tab_notices:
     st.warning(notice, icon=":material/warning:")
 for tab, draw in zip(tabs, (sinusoidal_tab, learned_tab, rope_tab, alibi_tab), strict=True):
     if tab.open:
         with tab:
-            draw()
+            draw(model)

@@ -5,6 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 import ui
+from core.names import Weights
 from figures import training as fig
 from ui.settings import checkpoint_available, literal
 from ui.sidebar import SESSION_MODEL, SESSION_TAG, use_session_model
@@ -74,7 +75,7 @@ with right:
     st.markdown(ui.t("training.loss.text"))
 
 
-def show_job() -> None:
+def show_job(lang: str) -> None:
     job = st.session_state.get("train_job")
     if job is None:
         st.info(ui.t("training.none"))
@@ -112,7 +113,7 @@ def show_job() -> None:
 
 
 st.session_state["train_was_running"] = running
-st.fragment(run_every=1.0 if running else None)(show_job)()
+st.fragment(run_every=1.0 if running else None)(show_job)(lang)
 
 if job is not None and not job.running and job.result is not None:
     if use_col.button(ui.t("training.use"), key="train_use"):
@@ -143,10 +144,10 @@ st.header(ui.t("training.compare.header"))
 st.markdown(ui.t("training.compare.text"))
 trained_settings, trained_task = None, "pinyin"
 if st.session_state.get(SESSION_MODEL) is not None:
-    trained_settings = replace(settings, weights="session", session_tag=st.session_state[SESSION_TAG])
+    trained_settings = replace(settings, weights=Weights.SESSION, session_tag=st.session_state[SESSION_TAG])
     trained_task = st.session_state[SESSION_MODEL].task
 elif checkpoint_available():
-    trained_settings = replace(settings, weights="trained")
+    trained_settings = replace(settings, weights=Weights.TRAINED)
 if trained_settings is None:
     st.info(ui.t("training.compare.none"))
 else:
@@ -155,7 +156,7 @@ else:
                          key="train_compare")
     if trained_pipe is not None:
         cfg = trained_pipe.config
-        random_settings = replace(settings, weights="random", session_tag="", d_model=cfg.d_model,
+        random_settings = replace(settings, weights=Weights.RANDOM, session_tag="", d_model=cfg.d_model,
                                   num_heads=cfg.num_heads, num_layers=cfg.num_layers, d_ff=cfg.d_ff,
                                   norm=cfg.norm)
         columns = st.columns(2)

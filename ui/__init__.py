@@ -11,10 +11,11 @@ import ui.preload  # noqa: F401  (first: heavy imports and process settings befo
 import ui.transport  # noqa: F401  (the browser's messages: a lone surrogate no longer drops a rerun)
 from ui.cache import get_pipeline, get_run, pipeline_available
 from ui.figure import memo_figure, show_figure, show_themed_figure
+from ui.lang import current_lang, t
 from ui.nav import PAGES, page_links
 from ui.safe import show_answer, show_text, show_tokens
 from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
-from ui.sidebar import current_lang, page_setup, t, weights_caption
+from ui.sidebar import page_setup, weights_caption
 
 __all__ = [
     "DEFAULTS",

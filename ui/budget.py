@@ -14,7 +14,7 @@ entries used longest ago, from whichever cache holds them, until the total fits 
     def run_of(_pipe, key, sentence: str): ...
 
 The budget bounds what the caches hold, not the process: the server's own code and libraries
-(~0.5 GB with every page visited), ``core.model.SLABS``' spare memory (at most 400 MB), the value
+(~0.5 GB with every page visited), ``core.weight_init.SLABS``' spare memory (at most 400 MB), the value
 being computed (it is measured once it exists) and what sessions still hold come on top
 (docs/deploy.md). The newest entry is kept even when it alone is over the limit (it is what the page
 asked for, and the next rerun asks again); everything older goes.
@@ -51,7 +51,7 @@ log = logging.getLogger("glassbox.budget")
 MB = 2**20
 ENV_VAR = "GLASSBOX_CACHE_MB"
 # A 4 GB server: ~0.5 GB of code and libraries with every page visited, up to 0.4 GB of spare model
-# memory (core.model.SLABS), the caches, and the run being computed with what sessions hold.
+# memory (core.weight_init.SLABS), the caches, and the run being computed with what sessions hold.
 DEFAULT_MB = 1536
 # Below this the largest model (d_model 512, 6 layers: 176 MB of weights) and a short run of it would
 # not stay cached between two reruns: a smaller value is raised to it, with a message.
@@ -119,13 +119,7 @@ def nbytes(obj) -> int:
         elif isinstance(o, _SKIPPED):
             continue
         elif _is_tensor(o):
-            if o.device.type != "meta":
-                try:
-                    storage = o.untyped_storage()
-                except (RuntimeError, NotImplementedError):  # no storage of its own (sparse ...)
-                    buffers[("tensor", id(o))] = o.numel() * o.element_size()
-                else:
-                    buffers[("tensor", o.device.type, storage.data_ptr())] = storage.nbytes()
+            _tensor_buffer(o, buffers)
         elif _is_ndarray(o):
             base = o
             while _is_ndarray(base.base):
@@ -134,35 +128,55 @@ def nbytes(obj) -> int:
             seen.add(id(base))
             if o.dtype.kind == "O":
                 stack.extend(o.ravel().tolist())
-        elif _is_module(o):
-            stack.extend(o.parameters())
-            stack.extend(o.buffers())
-        elif _is_figure(o):
-            stack.append(getattr(o, "_data", None))
-            stack.append(getattr(o, "_layout", None))
-            stack.extend(getattr(f, "_props", None) for f in getattr(o, "_frame_objs", ()))
-        elif isinstance(o, dict):
-            total += sys.getsizeof(o)
-            stack.extend(o.keys())
-            stack.extend(o.values())
-        elif isinstance(o, (list, tuple, set, frozenset)):
-            total += sys.getsizeof(o)
-            kinds = set(map(type, o))
-            if kinds <= {float, int, bool}:  # a row of numbers: no need to visit each
-                total += len(o) * _FLOAT_BYTES
-            elif kinds <= _LEAVES:  # labels: measured without a visit each (a vocabulary: 30k)
-                total += sum(map(sys.getsizeof, o))
-            else:
-                stack.extend(o)
         else:
-            total += sys.getsizeof(o)
-            if dataclasses.is_dataclass(o) or type(o).__module__.startswith(_OURS):
-                if hasattr(o, "__dict__"):
-                    total += sys.getsizeof(vars(o))
-                    stack.extend(vars(o).values())
-                if dataclasses.is_dataclass(o) and not hasattr(o, "__dict__"):  # slots
-                    stack.extend(getattr(o, f.name, None) for f in dataclasses.fields(o))
+            total += _walk_into(o, stack)
     return total + sum(buffers.values())
+
+
+def _tensor_buffer(o, buffers: dict[tuple, int]) -> None:
+    """The storage behind tensor ``o``, keyed so that its views count it once (nothing on "meta")."""
+    if o.device.type == "meta":
+        return
+    try:
+        storage = o.untyped_storage()
+    except (RuntimeError, NotImplementedError):  # no storage of its own (sparse ...)
+        buffers[("tensor", id(o))] = o.numel() * o.element_size()
+    else:
+        buffers[("tensor", o.device.type, storage.data_ptr())] = storage.nbytes()
+
+
+def _walk_into(o, stack: list) -> int:
+    """The bytes of ``o``'s own Python object (its contents go on ``stack``, to be measured in turn)."""
+    if _is_module(o):
+        stack.extend(o.parameters())
+        stack.extend(o.buffers())
+        return 0
+    if _is_figure(o):
+        from figures.toolbox import figure_parts  # here: plotly is loaded once a figure exists
+
+        parts = figure_parts(o)
+        stack.extend((parts.data, parts.layout, *parts.frames))
+        return 0
+    if isinstance(o, dict):
+        stack.extend(o.keys())
+        stack.extend(o.values())
+        return sys.getsizeof(o)
+    if isinstance(o, (list, tuple, set, frozenset)):
+        kinds = set(map(type, o))
+        if kinds <= {float, int, bool}:  # a row of numbers: no need to visit each
+            return sys.getsizeof(o) + len(o) * _FLOAT_BYTES
+        if kinds <= _LEAVES:  # labels: measured without a visit each (a vocabulary: 30k)
+            return sys.getsizeof(o) + sum(map(sys.getsizeof, o))
+        stack.extend(o)
+        return sys.getsizeof(o)
+    size = sys.getsizeof(o)
+    if dataclasses.is_dataclass(o) or type(o).__module__.startswith(_OURS):
+        if hasattr(o, "__dict__"):
+            size += sys.getsizeof(vars(o))
+            stack.extend(vars(o).values())
+        if dataclasses.is_dataclass(o) and not hasattr(o, "__dict__"):  # slots
+            stack.extend(getattr(o, f.name, None) for f in dataclasses.fields(o))
+    return size
 
 
 def _is_tensor(o) -> bool:

@@ -22,9 +22,10 @@ import logging
 
 import streamlit as st
 
+from core.names import Weights
 from ui.budget import cached
+from ui.lang import t
 from ui.settings import Settings, literal, minilm_available
-from ui.sidebar import t
 
 log = logging.getLogger("glassbox.ui")
 
@@ -42,8 +43,8 @@ def _load(key):
 
 # At most 16 runs, and the budget's bytes: a 512-token run of a d_model=512, 6-layer model holds ~475 MB
 @cached(max_entries=16)
-def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
-    """``kind`` (what the pipeline really is) is part of the key: a pipeline that fell back to random
+def _run(_pipe, key, weights: str, sentence: str, target: str, max_tokens: int):
+    """``weights`` (what the pipeline really shows) is part of the key: a pipeline that fell back to random
     weights must not be handed a run cached from the real one under the same settings."""
     from core.pipeline import run_pipeline
 
@@ -51,7 +52,7 @@ def _run(_pipe, key, kind: str, sentence: str, target: str, max_tokens: int):
 
 
 @cached(max_entries=16)
-def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
+def _source_run(_pipe, key, weights: str, sentence: str, max_tokens: int):
     """The encoder's input alone (``core.pipeline.source_run``); keyed like ``_run``."""
     from core.pipeline import source_run
 
@@ -59,18 +60,53 @@ def _source_run(_pipe, key, kind: str, sentence: str, max_tokens: int):
 
 
 @cached(max_entries=16)
-def _encoder_trace(_pipe, key, kind: str, sentence: str, max_tokens: int, norm: str | None):
+def _encoder_trace(_pipe, key, weights: str, sentence: str, max_tokens: int, norm: str | None):
+    """The encoder alone (``core.pipeline.encoder_trace``; ``norm``: the other residual arrangement)."""
     from core.pipeline import encoder_trace
 
     return encoder_trace(_pipe, sentence, max_tokens=max_tokens, norm=norm)
 
 
-def get_encoder_trace(settings: Settings, pipe, norm: str | None = None):
-    """``core.pipeline.encoder_trace`` of the sidebar's sentence (the run's encoder numbers, no decoder
-    drawn or run; ``norm``: the other LayerNorm placement's, same weights), cached per model and input.
-    For views that show the encoder alone; the page has checked the sentence (``get_run``) first."""
-    return _encoder_trace(pipe, cache_key(settings), getattr(pipe, "kind", ""), settings.sentence,
-                          settings.max_tokens, norm)
+# A decoding keeps each step's trace; kept as one shared object like every run: ``st.cache_data``
+# would pickle a copy of every step's trace and unpickle it on every rerun.
+@cached(max_entries=16)
+def _greedy(_pipe, key, weights: str, sentence: str, max_tokens: int):
+    """Greedy decoding of the sentence (``core.pipeline.greedy_sentence``), for runs that do not decode."""
+    from core.pipeline import greedy_sentence
+
+    return greedy_sentence(_pipe, sentence, max_tokens)
+
+
+class CachedParts:
+    """The parts of a ``core.run.LazyRun``, each from the caches above (shared by every session). A
+    part that fails shows one message and stops the script: never a traceback on the page."""
+
+    def __init__(self, settings: Settings, pipe) -> None:
+        self.settings, self.pipe = settings, pipe
+        s = settings
+        self.key = (pipe, cache_key(s), pipe.weights, s.sentence)
+
+    def _computed(self, what: str, compute):
+        try:
+            with st.spinner(t("run.running")):
+                return compute()
+        except Exception as exc:
+            show_failure(exc, self.settings, what)
+            st.stop()
+
+    def whole(self):
+        target, max_tokens = run_target(self.settings), self.settings.max_tokens
+        return self._computed("run_pipeline", lambda: _run(*self.key, target, max_tokens))
+
+    def source(self):
+        return self._computed("source_run", lambda: _source_run(*self.key, self.settings.max_tokens))
+
+    def encoder(self, norm: str | None):
+        return self._computed("encoder_trace",
+                              lambda: _encoder_trace(*self.key, self.settings.max_tokens, norm))
+
+    def greedy(self):
+        return self._computed("greedy_sentence", lambda: _greedy(*self.key, self.settings.max_tokens))
 
 
 def cache_key(settings: Settings):
@@ -79,8 +115,8 @@ def cache_key(settings: Settings):
     (Without the package the pipeline falls back to random weights, which do use the sizes.)
     """
     key = settings.pipeline_settings()
-    if key.weights == "minilm" and minilm_available():
-        return type(key)(weights="minilm")
+    if key.weights == Weights.MINILM and minilm_available():
+        return type(key)(weights=Weights.MINILM)
     return key
 
 
@@ -99,7 +135,7 @@ def get_pipeline(settings: Settings, quiet: bool = False):
             st.info(t("run.no_pipeline"))
         return None
     try:
-        if settings.weights == "session":
+        if settings.weights == Weights.SESSION:
             return _session_pipeline(settings)
         with st.spinner(t("run.building")):
             return _load(cache_key(settings))
@@ -124,7 +160,8 @@ def _session_pipeline(settings: Settings):
         f"Weights: trained in this session on the {result.task!r} task "
         f"({m.get('steps', '?')} steps, test token accuracy {m.get('test_token_acc', 0):.1%})"
     )
-    pipe = pipeline_from_model(result.model, *result.vocabs, result.task, m, label=label)
+    pipe = pipeline_from_model(result.model, *result.vocabs, result.task, m, label=label,
+                               weights=Weights.SESSION)
     state["_session_pipeline"] = (settings.session_tag, pipe)
     return pipe
 
@@ -153,41 +190,144 @@ def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline")
 
 def run_target(settings: Settings) -> str:
     """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only)."""
-    return "" if cache_key(settings).weights == "minilm" else settings.target
+    return "" if cache_key(settings).weights == Weights.MINILM else settings.target
 
 
-def get_run(settings: Settings, max_tokens: int | None = None, needs_decoder: bool = False,
-            source_only: bool = False):
-    """The (cached) Run of the sidebar's sentence and target, or None with a message saying why.
+def get_run(settings: Settings, needs_decoder: bool = False):
+    """The run of the sidebar's sentence and target (a ``core.run.LazyRun``: each part is computed when a
+    view first reads it, from caches shared by every session), or None with a message saying why.
 
-    ``max_tokens`` defaults to the sidebar's "Tokens shown". A page that draws the decoder passes
-    ``needs_decoder=True``: with an encoder-only model (all-MiniLM-L6-v2) it gets None and a message.
-    ``source_only=True``: a ``core.pipeline.SourceRun`` (tokens and the encoder's input, no layer run;
-    random weights draw only their embedding table), for pages that show nothing after the embeddings.
+    A page that draws the decoder passes ``needs_decoder=True``: with an encoder-only model
+    (all-MiniLM-L6-v2) it gets None and a message.
     """
-    if max_tokens is None:
-        max_tokens = settings.max_tokens
     pipe = get_sentence_pipeline(settings, needs_decoder)
     if pipe is None:
         return None
     from core.pipeline import EmptyInput
+    from core.run import LazyRun
 
-    key = cache_key(settings)
-    target = run_target(settings)
     try:
-        with st.spinner(t("run.running")):
-            kind = getattr(pipe, "kind", "")
-            if source_only:
-                run = _source_run(pipe, key, kind, settings.sentence, max_tokens)
-            else:
-                run = _run(pipe, key, kind, settings.sentence, target, max_tokens)
+        run = LazyRun(pipe, settings.sentence, run_target(settings), settings.max_tokens,
+                      parts=CachedParts(settings, pipe))
     except EmptyInput:
         st.info(t("run.no_tokens"))
         return None
     except Exception as exc:
         show_failure(exc, settings)
         return None
-    if getattr(run, "truncated", False):
-        total = getattr(run, "total_tokens", "more")
-        st.warning(t("run.truncated", total=total, shown=len(run.src_tokens), limit=max_tokens))
+    if run.truncated:
+        st.warning(t("run.truncated", total=run.total_tokens, shown=len(run.src_tokens),
+                     limit=settings.max_tokens))
     return run
+
+
+# -- the Tokenization page's tokenizers ---------------------------------------------------------------
+# A BPE training is kept like a run: one shared tokenizer per (text, merges, kind, plan), in the
+# server's cache budget. The bytes of an upload do not bound the work of training on it (that grows
+# with merges × the length of each word): the page plans each training first (``plan_bpe``, within a
+# budget of ``core.bpe.training_work`` units) and trains as the plan says (``trained_bpe``).
+
+BIG_TEXT = 100_000  # characters: a training on more waits for big_training_slot (the shipped files: 80 KB)
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@cached(max_entries=16)
+def _bpe(text_hash: str, merges: int, kind: str, chars: int, max_word: int | None, _text: str):
+    """Keyed by the text's hash (``_text`` is not hashed again), merges, kind and the plan's limits.
+    A large text waits for the server's one big training at a time."""
+    from core.bpe import BPETokenizer
+
+    def train():
+        return BPETokenizer.train(_text[:chars], merges, byte_level=(kind == "byte"), max_word=max_word)
+
+    if chars <= BIG_TEXT:
+        return train()
+    with big_training_slot():
+        return train()
+
+
+def trained_bpe(text: str, merges: int, kind: str, work=None):
+    """The ``core.bpe.BPETokenizer`` of ``kind`` ("byte" or "classic") trained on ``text`` as ``work``
+    (a ``core.bpe.TrainingWork`` plan) says; by default on the whole text (the page's small texts)."""
+    chars, max_word = (len(text), None) if work is None else (work.chars, work.max_word)
+    with st.spinner(t("tokenization.training")):
+        return _bpe(_digest(text), merges, kind, chars, max_word, text)
+
+
+@st.cache_resource(show_spinner=False)
+def big_training_slot():
+    """One lock per server process: a training holds the GIL for its duration, so two at once would
+    halve what every other session's page gets."""
+    import threading
+
+    return threading.Lock()
+
+
+@cached(max_entries=32)
+def _plan(text_hash: str, merges: int, kind: str, budget: int, _text: str):
+    from core.bpe import plan_training
+
+    return plan_training(_text, merges, kind == "byte", budget)
+
+
+def plan_bpe(text: str, merges: int, kind: str, budget: int):
+    """``core.bpe.plan_training`` (a ``TrainingWork``), once per text, merges, kind and budget."""
+    return _plan(_digest(text), merges, kind, budget, text)
+
+
+@st.cache_data(show_spinner=False)
+def corpus_text(everything: bool = False) -> str:
+    """en_zh.txt (English paragraphs and their Chinese versions), or every shipped corpus file."""
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "assets" / "corpus"
+    paths = sorted(corpus.glob("*.txt")) if everything else [corpus / "en_zh.txt"]
+    return "\n".join(path.read_text(encoding="utf-8") for path in paths)
+
+
+@st.cache_resource(show_spinner=False)
+def wordpiece_tokenizer():
+    """all-MiniLM-L6-v2's WordPiece (its vocab.txt, 30,522 tokens), or None without the package."""
+    from core.pretrained import minilm_directory
+    from core.wordpiece import WordPieceTokenizer
+
+    try:
+        return WordPieceTokenizer.from_file(minilm_directory() / "vocab.txt")
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def model_bpe():
+    """Our byte-level BPE as the random-weights model reads it (1,000 merges on the shipped corpus)."""
+    from core.pipeline import corpus_tokenizer
+
+    return corpus_tokenizer()
+
+
+# -- the Masks page's padded batch --------------------------------------------------------------------
+# One shared object in the server's cache budget, not st.cache_data: the page only reads the batch, and
+# cache_data would pickle it when stored and hand every rerun its own unpickled copy.
+
+
+@cached(max_entries=16)
+def _batch(_pipe, key, sentences: tuple[str, ...], encoder: bool, layers: int | None, max_tokens: int):
+    """``core.batch.run_batch`` (``encoder``: an encoder-only model, part of the key)."""
+    from core.batch import run_batch
+
+    return run_batch(_pipe, list(sentences), max_tokens=max_tokens, layers=layers)
+
+
+def batch_of(settings: Settings, pipe, sentences: list[str], attn_kind: str, max_tokens: int):
+    """The padded batch of ``sentences`` (each cut at ``max_tokens``), traced as far as the attention
+    of ``attn_kind`` (layer 1) needs: the encoder's and the decoder's self-attention of the first layer
+    read nothing past it, so only that layer is run; cross-attention reads the whole encoder's output.
+    Raises what ``run_batch`` raises (``EmptyInput`` for a sentence with no token)."""
+    encoder_only = not getattr(pipe.config, "decoder", True)
+    layers = None if attn_kind == "cross" else 1
+    return _batch(pipe, cache_key(settings), tuple(sentences), encoder_only, layers, max_tokens)

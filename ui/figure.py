@@ -41,7 +41,7 @@ from figures.export import figure_csv
 from figures.redraw import draw_once
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 from ui.budget import cached, hashable
-from ui.sidebar import t
+from ui.lang import t
 
 PNG_SCALE = 2
 

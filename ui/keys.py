@@ -26,8 +26,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from i18n import t as _t
+from ui.lang import t
 from ui.settings import literal
-from ui.sidebar import t
 
 NEXT_KEYS = ("PageDown", "Right", "Space")
 PREV_KEYS = ("PageUp", "Left")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.sidebar import t
+from ui.lang import t
 
 
 def show_text(text: str, label: str | None = None) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from core.names import Weights
 from figures.text import literal  # re-exported: ui and pages import it from here
 from i18n import DEFAULT_LANG, LANGS, t
 
@@ -23,11 +24,11 @@ from i18n import DEFAULT_LANG, LANGS, t
 # refers to. A model trained in this session gets a sentence of its task's own alphabet.
 DEFAULT_SENTENCE = "注意力就是一切 Attention is all you need"  # random weights
 DEFAULT_SENTENCES = {
-    "random": DEFAULT_SENTENCE,
-    "trained": "重庆很重要",
-    "minilm": "The animal didn't cross the street because it was too tired.",
+    Weights.RANDOM: DEFAULT_SENTENCE,
+    Weights.TRAINED: "重庆很重要",
+    Weights.MINILM: "The animal didn't cross the street because it was too tired.",
 }
-TASK_SENTENCES = {"pinyin": DEFAULT_SENTENCES["trained"], "copy": "31415926", "reverse": "31415926"}
+TASK_SENTENCES = {"pinyin": DEFAULT_SENTENCES[Weights.TRAINED], "copy": "31415926", "reverse": "31415926"}
 MAX_CHARS = 2000  # longer text is cut: a 10,000-character paste must not stall the page
 MAX_TOKENS = 64  # by default the model sees at most this many tokens; attention grids stay legible
 MAX_TOKENS_CHOICES = (16, 32, 64, 128, 256, 512)  # 512: every view must stay usable (zoom, overview)
@@ -39,8 +40,8 @@ NUM_LAYERS_RANGE = (1, 6)
 D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_CHOICES = ("post", "pre")
 POSITIONS_CHOICES = ("sinusoidal", "learned", "rope", "alibi")  # random weights only (core.config.POSITIONS)
-# session: trained on the Training page; minilm: the pretrained all-MiniLM-L6-v2 encoder (optional extra)
-WEIGHTS_CHOICES = ("random", "trained", "session", "minilm")
+# the sidebar's order (core.names.Weights says what each is)
+WEIGHTS_CHOICES = (Weights.RANDOM, Weights.TRAINED, Weights.SESSION, Weights.MINILM)
 SEED_RANGE = (0, 2**31 - 1)
 
 CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
@@ -83,7 +84,7 @@ def default_sentence(weights: str, task: str = "") -> str:
     >>> default_sentence("trained"), default_sentence("session", "reverse")
     ('重庆很重要', '31415926')
     """
-    if weights == "session":
+    if weights == Weights.SESSION:
         return TASK_SENTENCES.get(task, DEFAULT_SENTENCE)
     return DEFAULT_SENTENCES.get(weights, DEFAULT_SENTENCE)
 
@@ -103,9 +104,9 @@ def minilm_available() -> bool:
 class Settings:
     """What every page renders from. Frozen and hashable, so it can key a cache."""
 
-    sentence: str = DEFAULT_SENTENCES["trained"]  # default_sentence(weights) until the user types one
+    sentence: str = DEFAULT_SENTENCES[Weights.TRAINED]  # default_sentence(weights) until the user types one
     target: str = ""  # empty: the decoder is fed the model's own greedy output
-    weights: str = "trained"  # the shipped checkpoint; random where it is missing (with a warning)
+    weights: Weights = Weights.TRAINED  # the shipped checkpoint; random where it is missing (with a warning)
     d_model: int = 64
     num_heads: int = 4
     num_layers: int = 2
@@ -138,8 +139,8 @@ class Settings:
             seed=self.seed,
             norm=self.norm,
             positions=self.positions,
-            weights="custom" if self.weights == "session" else self.weights,
-            tag=self.session_tag if self.weights == "session" else "",
+            weights=self.weights,
+            tag=self.session_tag if self.weights == Weights.SESSION else "",
         )
 
     def to_dict(self) -> dict:
@@ -196,114 +197,95 @@ def validate(
     sentence is the one that suits the weights (``default_sentence``; ``session_task``: the task of
     this session's model).
     """
-    if checkpoint is None:
-        checkpoint = checkpoint_available()
-    notices: list[str] = []
-    out: dict[str, object] = {}
-    lang = str(values.get("lang", DEFAULTS.lang))
-    if lang not in LANGS:
-        # said in English: a user who cannot read the requested language still reads this
-        notices.append(
-            t(
-                "settings.ignored",
-                DEFAULT_LANG,
-                key="lang",
-                raw=literal(lang),
-                why=t("settings.why.one_of", DEFAULT_LANG, choices=LANGS),
-                value=literal(DEFAULT_LANG),
-            )
-        )
-        lang = DEFAULT_LANG
-    if "lang" in values:
-        out["lang"] = lang
-
-    def fallback(key: str, raw: object, why: str, value: object) -> None:
-        notices.append(t("settings.ignored", lang, key=key, raw=literal(raw), why=why, value=literal(value)))
-        out[key] = value
-
-    def one_of(choices: tuple) -> str:
-        return t("settings.why.one_of", lang, choices=choices)
-
-    def pick(key: str, choices: tuple, why: str, parse) -> None:
-        """A value that must be one of ``choices`` (after ``parse``): kept, or the default and a notice."""
-        if key in values:
-            raw = values[key]
-            value = parse(str(raw))
-            if value in choices:
-                out[key] = value
-            else:
-                fallback(key, raw, why, getattr(DEFAULTS, key))
-
-    def whole(lo: int, hi: int) -> str:
-        return t("settings.why.whole", lang, lo=lo, hi=f"{hi:,}")
-
+    v = _Validation(values)
     for key in ("sentence", "target"):
         if key in values:
-            out[key] = clean_text(str(values[key]), key, notices, lang)
-
+            v.out[key] = clean_text(str(values[key]), key, v.notices, v.lang)
     if "weights" in values:
-        raw = str(values["weights"])
-        if raw not in WEIGHTS_CHOICES:
-            fallback("weights", raw, one_of(WEIGHTS_CHOICES), "random")
-        elif raw == "trained" and not checkpoint:
-            fallback("weights", raw, t("settings.why.no_checkpoint", lang), "random")
-        elif raw == "session" and not session_model:
-            fallback(
-                "weights",
-                raw,
-                t("settings.why.no_session_model", lang),
-                "trained" if checkpoint else "random",
-            )
-        elif raw == "minilm" and not minilm_available():
-            fallback("weights", raw, t("settings.why.no_minilm", lang), "trained" if checkpoint else "random")
-        else:
-            out["weights"] = raw
-
+        v.weights(checkpoint_available() if checkpoint is None else checkpoint, session_model)
     if "sentence" not in values:
-        out["sentence"] = default_sentence(str(out.get("weights", DEFAULTS.weights)), session_task)
+        v.out["sentence"] = default_sentence(str(v.out.get("weights", DEFAULTS.weights)), session_task)
+    v.pick("d_model", D_MODEL_CHOICES, v.one_of(D_MODEL_CHOICES), _parse_int)
+    v.heads(int(v.out.get("d_model", DEFAULTS.d_model)))
+    v.whole_number("num_layers", NUM_LAYERS_RANGE)
+    v.pick("d_ff", D_FF_CHOICES, t("settings.why.d_ff", v.lang, choices=D_FF_CHOICES[1:]), _parse_int)
+    v.whole_number("seed", SEED_RANGE)
+    v.pick("norm", NORM_CHOICES, v.one_of(NORM_CHOICES), str)
+    v.pick("positions", POSITIONS_CHOICES, v.one_of(POSITIONS_CHOICES), str)
+    v.pick("max_tokens", MAX_TOKENS_CHOICES, v.one_of(MAX_TOKENS_CHOICES), _parse_int)
+    return Checked(replace(DEFAULTS, **v.out), v.notices)
 
-    pick("d_model", D_MODEL_CHOICES, one_of(D_MODEL_CHOICES), _parse_int)
-    d_model = int(out.get("d_model", DEFAULTS.d_model))
 
-    if "num_heads" in values:
-        raw = values["num_heads"]
-        value = _parse_int(str(raw))
-        allowed = head_choices(d_model)
-        if value not in allowed:
-            default = DEFAULTS.num_heads if DEFAULTS.num_heads in allowed else allowed[-1]
-            fallback(
-                "num_heads", raw, t("settings.why.divide", lang, d_model=d_model, choices=allowed), default
-            )
+class _Validation:
+    """The values being checked, the valid ones found (``out``) and the notices, in ``lang``."""
+
+    def __init__(self, values: Mapping[str, object]) -> None:
+        self.values, self.out, self.notices = values, {}, []
+        lang = str(values.get("lang", DEFAULTS.lang))
+        if lang not in LANGS:  # said in English: a user who cannot read that language still reads this
+            why = t("settings.why.one_of", DEFAULT_LANG, choices=LANGS)
+            self.notices.append(t("settings.ignored", DEFAULT_LANG, key="lang", raw=literal(lang), why=why,
+                                  value=literal(DEFAULT_LANG)))
+            lang = DEFAULT_LANG
+        if "lang" in values:
+            self.out["lang"] = lang
+        self.lang = lang
+
+    def fallback(self, key: str, raw: object, why: str, value: object) -> None:
+        self.notices.append(t("settings.ignored", self.lang, key=key, raw=literal(raw), why=why,
+                              value=literal(value)))
+        self.out[key] = value
+
+    def one_of(self, choices: tuple) -> str:
+        return t("settings.why.one_of", self.lang, choices=tuple(map(str, choices)))
+
+    def pick(self, key: str, choices: tuple, why: str, parse) -> None:
+        """A value that must be one of ``choices`` (after ``parse``): kept, or the default and a notice."""
+        if key in self.values:
+            raw = self.values[key]
+            value = parse(str(raw))
+            if value in choices:
+                self.out[key] = value
+            else:
+                self.fallback(key, raw, why, getattr(DEFAULTS, key))
+
+    def whole_number(self, key: str, bounds: tuple[int, int]) -> None:
+        """A whole number from ``bounds[0]`` to ``bounds[1]``, or the default and a notice."""
+        if key in self.values:
+            raw, (lo, hi) = self.values[key], bounds
+            value = _parse_int(str(raw))
+            if value is None or not lo <= value <= hi:
+                self.fallback(key, raw, t("settings.why.whole", self.lang, lo=lo, hi=f"{hi:,}"),
+                              getattr(DEFAULTS, key))
+            else:
+                self.out[key] = value
+
+    def heads(self, d_model: int) -> None:
+        """A number of heads that divides ``d_model``."""
+        if "num_heads" in self.values:
+            raw = self.values["num_heads"]
+            value, allowed = _parse_int(str(raw)), head_choices(d_model)
+            if value in allowed:
+                self.out["num_heads"] = value
+            else:
+                default = DEFAULTS.num_heads if DEFAULTS.num_heads in allowed else allowed[-1]
+                self.fallback("num_heads", raw, t("settings.why.divide", self.lang, d_model=d_model,
+                                                  choices=allowed), default)
+
+    def weights(self, checkpoint: bool, session_model: bool) -> None:
+        """Weights that can be shown here; others fall back (trained → random, the rest → trained)."""
+        raw = str(self.values["weights"])
+        usable = Weights.TRAINED if checkpoint else Weights.RANDOM
+        if raw not in WEIGHTS_CHOICES:
+            self.fallback("weights", raw, self.one_of(WEIGHTS_CHOICES), Weights.RANDOM)
+        elif raw == Weights.TRAINED and not checkpoint:
+            self.fallback("weights", raw, t("settings.why.no_checkpoint", self.lang), Weights.RANDOM)
+        elif raw == Weights.SESSION and not session_model:
+            self.fallback("weights", raw, t("settings.why.no_session_model", self.lang), usable)
+        elif raw == Weights.MINILM and not minilm_available():
+            self.fallback("weights", raw, t("settings.why.no_minilm", self.lang), usable)
         else:
-            out["num_heads"] = value
-
-    if "num_layers" in values:
-        raw = values["num_layers"]
-        value = _parse_int(str(raw))
-        lo, hi = NUM_LAYERS_RANGE
-        if value is None or not lo <= value <= hi:
-            fallback("num_layers", raw, whole(lo, hi), DEFAULTS.num_layers)
-        else:
-            out["num_layers"] = value
-
-    pick("d_ff", D_FF_CHOICES, t("settings.why.d_ff", lang, choices=D_FF_CHOICES[1:]), _parse_int)
-
-    if "seed" in values:
-        raw = values["seed"]
-        value = _parse_int(str(raw))
-        lo, hi = SEED_RANGE
-        if value is None or not lo <= value <= hi:
-            fallback("seed", raw, whole(lo, hi), DEFAULTS.seed)
-        else:
-            out["seed"] = value
-
-    pick("norm", NORM_CHOICES, one_of(NORM_CHOICES), str)
-
-    pick("positions", POSITIONS_CHOICES, one_of(POSITIONS_CHOICES), str)
-
-    pick("max_tokens", MAX_TOKENS_CHOICES, one_of(MAX_TOKENS_CHOICES), _parse_int)
-
-    return Checked(replace(DEFAULTS, **out), notices)
+            self.out["weights"] = Weights(raw)
 
 
 def to_query(settings: Settings) -> dict[str, str]:

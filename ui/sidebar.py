@@ -18,9 +18,12 @@ from dataclasses import replace
 
 import streamlit as st
 
+from core.names import Weights
 from i18n import LANG_NAMES, LANGS
 from i18n import strings as _strings
 from i18n import t as _t
+from ui.cache import get_pipeline
+from ui.lang import STORE, current_lang, t
 from ui.settings import (
     D_FF_CHOICES,
     D_MODEL_CHOICES,
@@ -40,7 +43,6 @@ from ui.settings import (
     validate,
 )
 
-STORE = "_glassbox_settings"  # the validated Settings of this session
 NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
 
 SESSION_MODEL = "session_model"  # core.train.TrainResult chosen with "Use this model" (this browser only)
@@ -57,9 +59,9 @@ def use_session_model(result) -> None:
     state = st.session_state
     state[SESSION_MODEL] = result
     state[SESSION_TAG] = uuid.uuid4().hex
-    state[STORE] = replace(state[STORE], weights="session")
+    state[STORE] = replace(state[STORE], weights=Weights.SESSION)
     if not state.get(SENTENCE_OWN):
-        state[STORE] = replace(state[STORE], sentence=default_sentence("session", result.task))
+        state[STORE] = replace(state[STORE], sentence=default_sentence(Weights.SESSION, result.task))
     state[NOTICES] = []
 
 
@@ -70,21 +72,6 @@ def _has_session_model() -> bool:
 def _session_task() -> str:
     """The task of the model trained in this session ("" without one)."""
     return getattr(st.session_state.get(SESSION_MODEL), "task", "") or ""
-
-
-def current_lang() -> str:
-    """The interface language of this session ("en" before the settings are read)."""
-    settings = st.session_state.get(STORE)
-    lang = getattr(settings, "lang", None)
-    if lang in LANGS:
-        return lang
-    raw = st.query_params.get("lang")
-    return raw if raw in LANGS else DEFAULTS.lang
-
-
-def t(key: str, /, **values: object) -> str:
-    """The text for ``key`` in this session's language (see i18n/)."""
-    return _t(key, current_lang(), **values)
 
 
 def _on_change(key: str) -> None:
@@ -126,7 +113,7 @@ def _write_url(settings: Settings) -> None:
 def weights_caption(settings: Settings, label: str | None = None) -> str:
     """The sentence saying which weights are on screen; shown on every page."""
     lang = settings.lang
-    if settings.weights == "trained":
+    if settings.weights == Weights.TRAINED:
         return _t("weights.badge.trained", lang, label=label or _t("weights.badge.trained_default", lang))
     return _t("weights.badge.random", lang, seed=settings.seed)
 
@@ -135,170 +122,100 @@ def badge_text(pipe, settings: Settings) -> str:
     """The weights on screen, in the session's language: "short badge; details for a caption".
 
     ``core`` (no i18n there) labels its pipelines in English; the texts here say the same from the
-    pipeline's kind and metrics, so the badge follows the language switch.
+    pipeline's weights and metrics, so the badge follows the language switch.
     """
     lang, m = settings.lang, getattr(pipe, "metrics", {}) or {}
     acc = m.get("test_token_acc")
     acc = f"{acc:.1%}" if isinstance(acc, float) else "?"
-    if settings.weights == "session":
+    if settings.weights == Weights.SESSION:
         return _t(
             "weights.label.session", lang, task=getattr(pipe, "task", "?"), steps=m.get("steps", "?"), acc=acc
         )
-    kind = getattr(pipe, "kind", settings.weights)
-    if kind == "random":
+    weights = getattr(pipe, "weights", settings.weights)
+    if weights == Weights.RANDOM:
         return _t("weights.label.random", lang, seed=settings.seed, merges=getattr(pipe, "merges", "?"))
-    if kind == "trained":
+    if weights == Weights.TRAINED:
         return _t("weights.label.trained", lang, acc=acc)
-    key = f"weights.label.{kind}"
+    key = "weights.label.pretrained" if weights == Weights.MINILM else f"weights.label.{weights}"
     return _t(key, lang) if key in _strings(lang) else pipe.label
 
 
 def _sidebar(settings: Settings, trained_config) -> None:
+    """Every setting, in the order of ``KEYS``; sizes fixed (and disabled) when the weights fix them."""
     state = st.session_state
     # A widget keyed K shows st.session_state[K]; setting it before the widget is drawn makes every
     # page draw the stored settings, whichever page drew the widget last.
     for key in KEYS:
         state[key] = getattr(settings, key)
+    _text_widgets()
+    _weights_widget(settings)
+    _size_widgets(settings, trained_config)
+    st.sidebar.caption(t("sidebar.url"))
 
+
+def _bound(key: str) -> dict:
+    """A sidebar widget's key and its change handler (which validates the new value with the others)."""
+    return {"key": key, "on_change": _on_change, "args": (key,)}
+
+
+def _text_widgets() -> None:
     sb = st.sidebar
-    sb.segmented_control(
-        t("sidebar.lang"),
-        LANGS,
-        key="lang",
-        required=True,
-        format_func=LANG_NAMES.__getitem__,
-        on_change=_on_change,
-        args=("lang",),
-    )
-    sb.text_area(
-        t("sidebar.sentence"),
-        key="sentence",
-        height=90,
-        help=t("sidebar.sentence.help"),
-        on_change=_on_change,
-        args=("sentence",),
-    )
-    sb.text_area(
-        t("sidebar.target"),
-        key="target",
-        height=68,
-        placeholder=t("sidebar.target.placeholder"),
-        on_change=_on_change,
-        args=("target",),
-    )
-    weights_options = ["random"]
-    if checkpoint_available() or settings.weights == "trained":
-        weights_options.append("trained")
+    sb.segmented_control(t("sidebar.lang"), LANGS, required=True, format_func=LANG_NAMES.__getitem__,
+                         **_bound("lang"))
+    sb.text_area(t("sidebar.sentence"), height=90, help=t("sidebar.sentence.help"), **_bound("sentence"))
+    sb.text_area(t("sidebar.target"), height=68, placeholder=t("sidebar.target.placeholder"),
+                 **_bound("target"))
+
+
+def _weights_widget(settings: Settings) -> None:
+    """The weights on offer: random always; the others when they can be used (or are asked for)."""
+    sb = st.sidebar
+    options = [Weights.RANDOM]
+    if checkpoint_available() or settings.weights == Weights.TRAINED:
+        options.append(Weights.TRAINED)
     if _has_session_model():
-        weights_options.append("session")
-    if minilm_available() or settings.weights == "minilm":
-        weights_options.append("minilm")
-    sb.radio(
-        t("sidebar.weights"),
-        weights_options,
-        key="weights",
-        # format_func is also called outside the run (AppTest): bind the language now
-        format_func=lambda w, lang=settings.lang: _t(f"sidebar.weights.{w}", lang),
-        on_change=_on_change,
-        args=("weights",),
-    )
+        options.append(Weights.SESSION)
+    if minilm_available() or settings.weights == Weights.MINILM:
+        options.append(Weights.MINILM)
+    # format_func is also called outside the run (AppTest): bind the language now
+    sb.radio(t("sidebar.weights"), options,
+             format_func=lambda w, lang=settings.lang: _t(f"sidebar.weights.{w}", lang), **_bound("weights"))
     if not checkpoint_available():
         sb.caption(t("sidebar.no_checkpoint"))
     if not minilm_available():
         sb.caption(t("sidebar.no_minilm"))
 
+
+def _size_widgets(settings: Settings, trained_config) -> None:
+    """The model's sizes, seed, norm and positions (one value, disabled, when the weights fix them),
+    and how many tokens the model reads."""
+    sb, lang = st.sidebar, settings.lang
     fixed = trained_config is not None
     if fixed:
         c = trained_config
-        sb.info(
-            t(
-                "sidebar.fixed_sizes",
-                d_model=c.d_model,
-                h=c.num_heads,
-                n=c.num_layers,
-                d_ff=c.d_ff,
-                norm=c.norm,
-            )
-        )
-    sb.selectbox(
-        t("sidebar.d_model"),
-        (settings.d_model,) if fixed else D_MODEL_CHOICES,
-        key="d_model",
-        disabled=fixed,
-        on_change=_on_change,
-        args=("d_model",),
-    )
-    sb.select_slider(
-        t("sidebar.num_heads"),
-        (settings.num_heads,) if fixed else head_choices(settings.d_model),
-        key="num_heads",
-        disabled=fixed,
-        help=t("sidebar.num_heads.help"),
-        on_change=_on_change,
-        args=("num_heads",),
-    )
-    lo, hi = NUM_LAYERS_RANGE
-    sb.slider(
-        t("sidebar.num_layers"),
-        lo,
-        hi,
-        key="num_layers",
-        disabled=fixed,
-        on_change=_on_change,
-        args=("num_layers",),
-    )
-    sb.selectbox(
-        t("sidebar.d_ff"),
-        (settings.d_ff,) if fixed else D_FF_CHOICES,
-        key="d_ff",
-        disabled=fixed,
-        format_func=lambda v, lang=settings.lang: (
-            _t("sidebar.d_ff.default", lang, value=4 * settings.d_model) if v == 0 else str(v)
-        ),
-        on_change=_on_change,
-        args=("d_ff",),
-    )
-    sb.number_input(
-        t("sidebar.seed"),
-        min_value=SEED_RANGE[0],
-        max_value=SEED_RANGE[1],
-        step=1,
-        key="seed",
-        disabled=fixed,
-        on_change=_on_change,
-        args=("seed",),
-    )
-    sb.radio(
-        t("sidebar.norm"),
-        NORM_CHOICES,
-        key="norm",
-        horizontal=True,
-        disabled=fixed,
-        format_func=lambda v, lang=settings.lang: _t(f"sidebar.norm.{v}", lang),
-        on_change=_on_change,
-        args=("norm",),
-    )
-    sb.selectbox(
-        t("sidebar.positions"),
-        (settings.positions,) if fixed else POSITIONS_CHOICES,
-        key="positions",
-        disabled=fixed,
-        help=t("sidebar.positions.help"),
-        format_func=lambda v, lang=settings.lang: _t(f"sidebar.positions.{v}", lang),
-        on_change=_on_change,
-        args=("positions",),
-    )
+        sb.info(t("sidebar.fixed_sizes", d_model=c.d_model, h=c.num_heads, n=c.num_layers, d_ff=c.d_ff,
+                  norm=c.norm))
+    sb.selectbox(t("sidebar.d_model"), (settings.d_model,) if fixed else D_MODEL_CHOICES, disabled=fixed,
+                 **_bound("d_model"))
+    heads = (settings.num_heads,) if fixed else head_choices(settings.d_model)
+    sb.select_slider(t("sidebar.num_heads"), heads, disabled=fixed, help=t("sidebar.num_heads.help"),
+                     **_bound("num_heads"))
+    sb.slider(t("sidebar.num_layers"), *NUM_LAYERS_RANGE, disabled=fixed, **_bound("num_layers"))
+    sb.selectbox(t("sidebar.d_ff"), (settings.d_ff,) if fixed else D_FF_CHOICES, disabled=fixed,
+                 format_func=lambda v, lang=lang: (
+                     _t("sidebar.d_ff.default", lang, value=4 * settings.d_model) if v == 0 else str(v)),
+                 **_bound("d_ff"))
+    sb.number_input(t("sidebar.seed"), min_value=SEED_RANGE[0], max_value=SEED_RANGE[1], step=1,
+                    disabled=fixed, **_bound("seed"))
+    sb.radio(t("sidebar.norm"), NORM_CHOICES, horizontal=True, disabled=fixed,
+             format_func=lambda v, lang=lang: _t(f"sidebar.norm.{v}", lang), **_bound("norm"))
+    sb.selectbox(t("sidebar.positions"), (settings.positions,) if fixed else POSITIONS_CHOICES,
+                 disabled=fixed, help=t("sidebar.positions.help"),
+                 format_func=lambda v, lang=lang: _t(f"sidebar.positions.{v}", lang), **_bound("positions"))
     if settings.positions == "rope" and settings.d_k == 1:  # RoPE turns pairs of dimensions: none here
         sb.caption(t("positional.rope.no_pair.sidebar"))
-    sb.select_slider(
-        t("sidebar.max_tokens"),
-        MAX_TOKENS_CHOICES,
-        key="max_tokens",
-        help=t("sidebar.max_tokens.help"),
-        on_change=_on_change,
-        args=("max_tokens",),
-    )
-    sb.caption(t("sidebar.url"))
+    sb.select_slider(t("sidebar.max_tokens"), MAX_TOKENS_CHOICES, help=t("sidebar.max_tokens.help"),
+                     **_bound("max_tokens"))
 
 
 def _ensure_navigation() -> None:
@@ -350,48 +267,55 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
     st.html(STEADY_RERUN_CSS + TAB_LABEL_CSS)
     _ensure_navigation()
-    settings: Settings = state[STORE]
-    if settings.weights == "session":
-        if not _has_session_model():  # e.g. the session was reset: back to the default weights
-            state[STORE] = settings = replace(settings, weights=DEFAULTS.weights)
-            if not state.get(SENTENCE_OWN):
-                state[STORE] = settings = replace(settings, sentence=default_sentence(DEFAULTS.weights))
-        else:
-            settings = replace(settings, session_tag=state[SESSION_TAG])
-
+    settings = _with_session_model(state[STORE])
     # The pipeline (cached) names the weights really on screen: "trained" falls back to random
     # weights, with a warning, when the checkpoint cannot be used.
-    from ui.cache import get_pipeline
-
     pipe = get_pipeline(settings, quiet=True)
-    trained_config = None
-    label = getattr(pipe, "label", None)
-    # trained and pretrained weights fix the sizes: the sidebar shows the model's own (disabled)
-    if pipe is not None and getattr(pipe, "kind", settings.weights) in ("trained", "pretrained"):
-        trained_config = pipe.config
-        settings = replace(
-            settings,
-            d_model=pipe.config.d_model,
-            num_heads=pipe.config.num_heads,
-            num_layers=pipe.config.num_layers,
-            d_ff=pipe.config.d_ff,
-            norm=pipe.config.norm,
-            positions=pipe.config.positions,
-        )
-    elif settings.weights in ("trained", "minilm"):
-        settings = replace(settings, weights="random")  # what is on screen (a warning says why)
-
-    # With trained weights the size widgets show the checkpoint's sizes (disabled); the stored ones
-    # come back when the user switches to random weights.
-    _sidebar(settings if trained_config is not None else state[STORE], trained_config)
+    settings, fixed_config = _on_screen(settings, pipe)
+    # With fixed sizes the size widgets show the model's own (disabled); the stored ones come back
+    # when the user switches to random weights.
+    _sidebar(settings if fixed_config is not None else state[STORE], fixed_config)
     _write_url(state[STORE])
-
     st.title(title)
-    # The badge is short (it is cut at one line); the pipeline's details go in a caption under it.
-    text = badge_text(pipe, settings) if label else weights_caption(settings)
+    _weights_badge(pipe, settings)
+    for notice in state.get(NOTICES, []):
+        st.warning(notice, icon=":material/warning:")
+    return settings
+
+
+def _with_session_model(settings: Settings) -> Settings:
+    """Session weights name this session's model (``session_tag``); without one (the session was
+    reset), the default weights."""
+    state = st.session_state
+    if settings.weights != Weights.SESSION:
+        return settings
+    if _has_session_model():
+        return replace(settings, session_tag=state[SESSION_TAG])
+    state[STORE] = settings = replace(settings, weights=DEFAULTS.weights)
+    if not state.get(SENTENCE_OWN):
+        state[STORE] = settings = replace(settings, sentence=default_sentence(DEFAULTS.weights))
+    return settings
+
+
+def _on_screen(settings: Settings, pipe) -> tuple[Settings, object]:
+    """The settings of the model really on screen, and its config when its weights fix the sizes
+    (trained and pretrained weights: the sidebar shows the model's own, disabled)."""
+    if pipe is not None and pipe.weights != Weights.RANDOM:
+        c = pipe.config
+        return replace(settings, d_model=c.d_model, num_heads=c.num_heads, num_layers=c.num_layers,
+                       d_ff=c.d_ff, norm=c.norm, positions=c.positions), c
+    if settings.weights in (Weights.TRAINED, Weights.MINILM):
+        return replace(settings, weights=Weights.RANDOM), None  # a fallback (a warning says why)
+    return settings, None
+
+
+def _weights_badge(pipe, settings: Settings) -> None:
+    """Which weights are on screen, on every page: a short badge, its details in a caption under it
+    (the badge is cut at one line), and why the weights asked for could not be used."""
+    text = badge_text(pipe, settings) if getattr(pipe, "label", None) else weights_caption(settings)
     text = text.replace("[", "(").replace("]", ")")  # the badge is Markdown
     badge, _, details = text.replace("；", "; ").partition("; ")
-    if getattr(pipe, "kind", settings.weights) != "random":
+    if getattr(pipe, "weights", settings.weights) != Weights.RANDOM:
         st.badge(badge, icon=":material/school:", color="green")
     else:
         st.badge(badge, icon=":material/casino:", color="orange")
@@ -400,17 +324,8 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     if pipe is not None and getattr(pipe, "warning", None):
         st.warning(
             t(
-                "minilm.fallback" if settings.weights == "minilm" else "weights.fallback",
+                "minilm.fallback" if settings.weights == Weights.MINILM else "weights.fallback",
                 detail=getattr(pipe, "problem", "") or pipe.warning,
             ),
             icon=":material/warning:",
         )
-    for notice in state.get(NOTICES, []):
-        st.warning(notice, icon=":material/warning:")
-    return settings
-
-
-def reset_settings() -> None:
-    """Forget this session's settings (tests; a "reset" button could use it)."""
-    st.session_state[STORE] = DEFAULTS
-    st.session_state[NOTICES] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from figures.export import safe_table
-from ui.sidebar import t
+from ui.lang import t
 
 
 def show_table(data, **kwargs) -> None:

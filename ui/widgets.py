@@ -13,13 +13,99 @@ in any language (``aliases``), still opens its view, and the URL is rewritten to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import streamlit as st
 
-from figures.attention import check_choice
-from i18n import LANGS
-from ui.sidebar import current_lang
+from figures.positional import DEFAULT_MAX_POS, MAX_DIMS_SHOWN, MAX_POS_RANGE, default_dims
+from figures.text import literal  # URL values in notices (Markdown): inert inside a code span
+from i18n import LANGS, t
+from ui.lang import current_lang
+
+
+def check_choice(
+    key: str,
+    raw,
+    options: Sequence,
+    default,
+    what: str = "",
+    fmt: Callable[[object], str] = str,
+    lang: str = "en",
+) -> tuple[object, str | None]:
+    """A value from the URL (a widget's label, ``fmt(option)``) or from an earlier run (an option),
+    checked against today's options.
+
+    Returns (value, notice): the option itself if ``raw`` names one; a number outside the range of
+    integer options is clamped to the nearest end (layer 5 when there are 2 layers -> layer 2);
+    anything else falls back to ``default``. The notice says what was changed, or is None.
+
+    >>> check_choice("attn_layer", "99", [1, 2], 1, "layer")
+    (2, 'attn_layer=`99` is not available (layer 1–2): showing layer 2.')
+    """
+    by_text = {fmt(o): o for o in options} | {str(o): o for o in options}
+    if str(raw) in by_text:
+        return by_text[str(raw)], None
+    shown = str(raw)[:40]
+    value = default
+    ints = all(isinstance(o, int) for o in options)
+    if ints and options:
+        try:
+            number = float(str(raw).strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            value = min(max(round(number), min(options)), max(options))
+    if ints and options:
+        allowed, showing = f"{what} {min(options)}–{max(options)}".strip(), f"{what} {value}".strip()
+    else:
+        allowed = t("attention.choice.one_of", lang, options=", ".join(map(str, map(fmt, options))))
+        showing = fmt(value)
+    return value, t(
+        "attention.choice.unavailable", lang, key=key, value=literal(shown), allowed=allowed, showing=showing
+    )
+
+
+def _shorten(values: Sequence[str], limit: int = 40) -> str:
+    return ", ".join(literal(v, limit) for v in values[:5]) + (", …" if len(values) > 5 else "")
+
+
+def check_dims(raw: Sequence[str], d_model: int, lang: str = "en") -> tuple[list[int], str | None]:
+    """``?pe_dims=…`` values -> (dimensions to show, notice or None).
+
+    Accepted exactly as Streamlit's bound multiselect accepts them: the decimal text of a dimension
+    0 … d_model − 1, duplicates dropped, at most MAX_DIMS_SHOWN. Nothing valid -> the defaults.
+    """
+    options = {str(j): j for j in range(d_model)}
+    valid: list[int] = []
+    bad: list[str] = []
+    for value in raw:
+        if value in options:
+            if options[value] not in valid:
+                valid.append(options[value])
+        else:
+            bad.append(value)
+    notice = None
+    if len(valid) > MAX_DIMS_SHOWN:
+        notice = t("positional.notice.too_many_dims", lang, n=len(valid), limit=MAX_DIMS_SHOWN)
+        valid = valid[:MAX_DIMS_SHOWN]
+    if bad:
+        using = valid or default_dims(d_model)
+        notice = t("positional.notice.bad_dims", lang, values=_shorten(bad), last=d_model - 1, dims=using)
+    return (valid or default_dims(d_model)), notice
+
+
+def check_max_pos(raw: str | None, lang: str = "en") -> tuple[int, str | None]:
+    """``?pe_max_pos=…`` -> (number of positions to draw, notice or None); bad values -> the default."""
+    if raw is None:
+        return DEFAULT_MAX_POS, None
+    lo, hi = MAX_POS_RANGE
+    text = str(raw).strip()
+    if text.isascii() and text.isdigit() and lo <= int(text) <= hi:
+        return int(text), None
+    return DEFAULT_MAX_POS, t(
+        "positional.notice.bad_max_pos", lang, value=literal(text), lo=lo, hi=hi, default=DEFAULT_MAX_POS
+    )
 
 
 def aliases(ids: Iterable, *labels: Callable[[object, str], str]) -> dict[str, object]:
@@ -59,10 +145,24 @@ def chosen(key: str, options: list, default, fmt=str, aliases: Mapping[str, obje
     return _incoming(key, options, default, fmt=fmt, aliases=aliases)[0]
 
 
+def choose_position(label: str, key: str, tokens: Sequence[str], notices: list[str], default: int = 0) -> int:
+    """A token of ``tokens`` chosen by its position (from 0, as on every page), kept in the URL as
+    ``?key=<position>``."""
+    return choose(st.selectbox, label, key, list(range(len(tokens))), default, notices,
+                  t("attention.what.position", current_lang()), fmt=lambda i: f"{i} · {tokens[i]}")
+
+
+def warn(notices: list[str], box=st) -> None:
+    """The notices :func:`choose` and :func:`tabs` collected, shown in ``box`` (then forgotten)."""
+    for notice in notices:
+        box.warning(notice, icon=":material/warning:")
+    notices.clear()
+
+
 def _incoming(key: str, options: list, default, what: str = "", fmt=str,
               aliases: Mapping[str, object] | None = None):
     """(value, notice) of ``key`` as this run receives it (the widget's value, else the URL's), checked
-    against ``options`` (``figures.attention.check_choice``); (default, None) when there is none."""
+    against ``options`` (:func:`check_choice`); (default, None) when there is none."""
     state = st.session_state
     raw = state[key] if key in state else st.query_params.get(key)
     if raw is None:
@@ -127,8 +227,9 @@ def _tab_named(raw: str, labels: Sequence[str], ids: list[str], aliases: Mapping
 def tabs(labels: Sequence[str], key: str, notices: list[str], ids: Sequence[str] | None = None,
          aliases: Mapping[str, str] | None = None):
     """``st.tabs`` whose open tab is kept in the URL as ``?key=<its id>`` (``ids``: one per tab, the
-    labels by default); the page draws only the open one (``tab.open``). A URL value that names no tab
-    opens the first, and a notice says so (Streamlit would drop it without a word)."""
+    labels by default); the page draws only the open one (``tab.open``): the browser draws a page's charts
+    one after another, so every chart of a closed tab would delay the ones shown. A URL value that names
+    no tab opens the first, and a notice says so (Streamlit would drop it without a word)."""
     ids = list(ids or labels)
     index, notice = _open_index(labels, key, ids, aliases)
     if notice:

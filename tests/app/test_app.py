@@ -243,7 +243,7 @@ def test_overview_in_both_languages_for_every_model(weights, lang):
 def test_a_model_the_cache_drops_is_freed_at_once_and_its_memory_drawn_into_again():
     """Eight models are cached; the ninth drops the oldest. Its weights go at once (not when the
     collector finds the old runs that still name its pipeline), and the ninth model is drawn into
-    their memory (core.model.SLABS) instead of new pages the kernel must zero."""
+    their memory (core.weight_init.SLABS) instead of new pages the kernel must zero."""
     import gc
     import weakref
 

@@ -336,8 +336,8 @@ def test_a_malformed_or_too_small_budget_falls_back_with_a_message(raw, expected
 
 
 def test_the_default_is_a_4_gb_server_s():
-    """What docs/deploy.md states: the server's own ~0.5 GB, the spare model memory (core.model.SLABS)
+    """What docs/deploy.md states: the server's own ~0.5 GB, the spare model memory (core.weight_init.SLABS)
     and the run being computed (~0.5 GB at 512 tokens, d_model 512) fit in 4 GB with the caches."""
-    from core.model import SLABS
+    from core.weight_init import SLABS
 
     assert DEFAULT_MB * MB + SLABS.spare_bytes + 1024 * MB <= 3.5 * 1024 * MB

@@ -397,4 +397,4 @@ def test_a_new_seed_or_size_draws_no_weights_here():
     assert_clean(at)
     pipe = ui.cache._load(P.PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=3,
                                              d_ff=64 * 4, seed=90413))
-    assert pipe.kind == "random" and not pipe.drawn
+    assert pipe.weights == "random" and not pipe.drawn

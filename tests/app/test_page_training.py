@@ -11,12 +11,12 @@ from i18n import t
 @pytest.fixture
 def zh_reruns(monkeypatch):
     """AppTest formats the sidebar's radios (format_func) after a run, outside the session, where
-    ui.sidebar.current_lang() cannot see the session's language and says "en": the Chinese labels
+    ui.lang.current_lang() cannot see the session's language and says "en": the Chinese labels
     are then not found and a rerun raises. Until the sidebar binds the language when it draws the
     widget, a Chinese-only test pins the language here (the URL says lang=zh as well)."""
-    import ui.sidebar
+    import ui.lang
 
-    monkeypatch.setattr(ui.sidebar, "current_lang", lambda: "zh")
+    monkeypatch.setattr(ui.lang, "current_lang", lambda: "zh")
 
 
 def train_tiny(at):

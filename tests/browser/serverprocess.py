@@ -1,11 +1,15 @@
-"""A Streamlit server process of a test's own, and the CPU time it uses (browser tests that need a
-server started differently from conftest.py's shared one, and stopped at the end of the test)."""
+"""A Streamlit server process of a test's (or a benchmark's) own, and the CPU time it uses.
+
+The one ``streamlit run app.py`` command line of the browser tests and the benchmarks
+(:func:`streamlit_command`): headless, on loopback, no usage statistics, no file watcher.
+"""
 
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -20,6 +24,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def streamlit_command(port: int, *options: str) -> list[str]:
+    """``streamlit run app.py`` on 127.0.0.1:``port`` as the tests run it; ``options`` are added."""
+    return [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+        *options,
+    ]  # fmt: skip
+
+
+def wait_healthy(proc: subprocess.Popen, url: str, timeout: float = 60) -> None:
+    """Return once ``url``'s ``/_stcore/health`` says ok; RuntimeError if ``proc`` exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while not healthy(url):
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not answer /_stcore/health in {timeout:.0f} s")
+        time.sleep(0.25)
+
+
+def healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.read().decode().strip() == "ok"
+    except OSError:
+        return False
+
+
 class Server:
     """``cmd`` (a ``streamlit run app.py`` command line) started in the app folder; ``url`` answers
     once ``/_stcore/health`` says ok. Its output goes to ``log_path`` (a test's tmp_path: another
@@ -31,21 +67,11 @@ class Server:
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
                                      env={**os.environ})
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while not self._healthy():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                code = self.proc.poll()
-                self.stop()
-                why = f"exited with {code}" if code is not None else "did not answer /_stcore/health in 60 s"
-                raise RuntimeError(f"streamlit {why}: {self.log()[-2000:]}")
-            time.sleep(0.25)
-
-    def _healthy(self) -> bool:
         try:
-            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                return r.read().decode().strip() == "ok"
-        except OSError:
-            return False
+            wait_healthy(self.proc, self.url)
+        except RuntimeError as e:
+            self.stop()
+            raise RuntimeError(f"{e}: {self.log()[-2000:]}") from None
 
     def log(self) -> str:
         if not self._log.closed:

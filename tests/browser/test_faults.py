@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from serverprocess import free_port, streamlit_command, wait_healthy
 
 pytestmark = pytest.mark.browser
 
@@ -23,33 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60_000
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(port: int, log) -> subprocess.Popen:
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return proc
-        except OSError:
-            time.sleep(0.25)
-    proc.kill()
-    pytest.fail("streamlit did not answer /_stcore/health within 60 s")
+    proc = subprocess.Popen(streamlit_command(port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(proc, f"http://127.0.0.1:{port}")
+    except RuntimeError as e:
+        proc.kill()
+        pytest.fail(str(e))
+    return proc
 
 
 def stop(proc: subprocess.Popen, kill: bool = False) -> None:

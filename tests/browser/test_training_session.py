@@ -7,13 +7,12 @@ ends within the test. Every page is a tab of its own, hence a Streamlit session 
 
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
 from browserhelpers import settled
 from playwright.sync_api import BrowserContext, Page, expect
-from serverprocess import Server, free_port
+from serverprocess import Server, free_port, streamlit_command
 
 from i18n import t
 from ui.training_jobs import MAX_CONCURRENT_TRAININGS
@@ -28,14 +27,7 @@ IDLE_SHARE = 0.10  # of one core: a server with no training running and no tab b
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     port = free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.disconnectedSessionTTL", str(GRACE),
-    ]  # fmt: skip
+    cmd = streamlit_command(port, "--server.disconnectedSessionTTL", str(GRACE))
     server = Server(cmd, port, tmp_path_factory.mktemp("server") / "streamlit.log")
     yield server
     server.stop()

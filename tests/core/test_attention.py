@@ -22,7 +22,7 @@ def random_qkv(b, h, lq, lk, d, seed):
 @pytest.mark.parametrize("shape", [(1, 1, 3, 3, 4), (2, 4, 5, 7, 8), (3, 2, 1, 6, 16)])
 def test_equals_torch_sdpa_without_mask(shape):
     q, k, v = random_qkv(*shape, seed=0)
-    out, w = scaled_dot_product_attention(q, k, v)
+    out, w, _ = scaled_dot_product_attention(q, k, v)
     torch.testing.assert_close(
         out, torch.nn.functional.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=0
     )
@@ -44,7 +44,7 @@ def test_masked_attention_properties_and_torch_equality(b, h, lq, lk, d, seed, d
     g = torch.Generator().manual_seed(seed + 1)
     # a mask broadcast from (B, 1, Lq, Lk), with some rows fully masked now and then
     mask = torch.rand(b, 1, lq, lk, generator=g) < data.draw(st.floats(0.0, 1.0))
-    out, w = scaled_dot_product_attention(q, k, v, mask)
+    out, w, _ = scaled_dot_product_attention(q, k, v, mask)
     full = mask.expand(b, h, lq, lk)
     assert not torch.isnan(w).any() and not torch.isnan(out).any()
     assert torch.all(w[~full] == 0)  # masked entries are exactly 0
@@ -59,7 +59,7 @@ def test_masked_attention_properties_and_torch_equality(b, h, lq, lk, d, seed, d
 def test_fully_masked_row_gets_zero_weights_not_nan():
     q, k, v = random_qkv(1, 1, 2, 3, 4, seed=1)
     mask = torch.tensor([[[[True, False, True], [False, False, False]]]])
-    out, w = scaled_dot_product_attention(q, k, v, mask)
+    out, w, _ = scaled_dot_product_attention(q, k, v, mask)
     assert w[0, 0, 1].tolist() == [0.0, 0.0, 0.0]
     assert w[0, 0, 0, 1] == 0 and abs(w[0, 0, 0].sum().item() - 1) < 1e-6
 
@@ -118,7 +118,7 @@ def test_rope_attention_rotates_q_and_k_and_the_trace_keeps_the_rotated_ones():
     torch.testing.assert_close(t.v, v)  # values are not rotated
     torch.testing.assert_close(t.scores, t.q @ t.k.transpose(-2, -1) / math.sqrt(8))
     assert t.bias is None
-    ref, _ = scaled_dot_product_attention(apply_rope(q), apply_rope(k), v, mask)
+    ref, _, _ = scaled_dot_product_attention(apply_rope(q), apply_rope(k), v, mask)
     torch.testing.assert_close(t.heads, ref)
     assert not torch.allclose(t.q[:, :, 1:], q[:, :, 1:])  # positions ≥ 1 really were turned
     torch.testing.assert_close(t.q[:, :, 0], q[:, :, 0])  # position 0 is not
@@ -156,3 +156,24 @@ def test_alibi_favours_near_keys_when_the_content_is_equal():
 def test_attention_positions_are_checked():
     with pytest.raises(ValueError, match="positions='learned' must be one of \\('none', 'rope', 'alibi'\\)"):
         MultiHeadAttention(8, 2, positions="learned")
+
+
+def test_the_function_returns_the_scores_before_the_mask_and_the_bias_added():
+    q, k, v = random_qkv(1, 2, 3, 4, 8, seed=3)
+    bias = alibi_bias(2, 3, 4)
+    mask = torch.tensor([True, True, True, False])
+    out, w, scores = scaled_dot_product_attention(q, k, v, mask, bias)
+    torch.testing.assert_close(scores, q @ k.transpose(-2, -1) / math.sqrt(8) + bias)
+    torch.testing.assert_close(w, scores.masked_fill(~mask, float("-inf")).softmax(-1))
+    torch.testing.assert_close(out, w @ v)
+
+
+def test_multi_head_attention_runs_the_paper_function_per_head():
+    torch.manual_seed(3)
+    mha = MultiHeadAttention(d_model=12, num_heads=3).eval()
+    x = torch.randn(2, 4, 12)
+    mask = causal_mask(4)
+    _, t = mha(x, x, mask)
+    q, k, v = projections(mha, x, x)
+    out, w, scores = scaled_dot_product_attention(q, k, v, mask)
+    assert torch.equal(t.heads, out) and torch.equal(t.weights, w) and torch.equal(t.scores, scores)

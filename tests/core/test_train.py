@@ -163,3 +163,23 @@ def test_cooldown_brings_the_rate_down_to_zero_at_the_end_of_the_budget():
     assert seen[39] < 0.1 * max(seen)  # the last step has 1/40 of the budget left: 5% of the rate
     with pytest.raises(ValueError, match=r"cooldown=1.5 must be in \[0, 1\)"):
         train("copy", steps=1, cooldown=1.5)
+
+
+def test_label_smoothed_loss_is_the_papers_formula_written_out():
+    """q(w) = (1 − ε)·[w = y] + ε / V, loss = −Σ_w q(w) log p(w), mean over the non-[PAD] positions."""
+    from core.train import label_smoothed_loss
+
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(3, 5, 7, generator=gen, dtype=torch.float64)  # (B, T, V)
+    target = torch.randint(1, 7, (3, 5), generator=gen)
+    target[0, 3:] = PAD_ID
+    target[2, 1:] = PAD_ID
+    for eps in (0.0, 0.1, 0.5):
+        q = torch.full_like(logits, eps / 7)
+        q.scatter_(-1, target.unsqueeze(-1), 1 - eps + eps / 7)
+        per_position = -(q * logits.log_softmax(-1)).sum(-1)  # (B, T)
+        real = target != PAD_ID
+        expected = per_position[real].mean()
+        assert torch.allclose(label_smoothed_loss(logits, target, eps), expected, atol=1e-12)
+    smoothed, plain = label_smoothed_loss(logits, target, 0.1), label_smoothed_loss(logits, target, 0.0)
+    assert not torch.allclose(smoothed, plain)

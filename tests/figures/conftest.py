@@ -2,13 +2,13 @@
 
 import pytest
 
-import figures.attention as fa
+import figures.toolbox as toolbox
 
 
 @pytest.fixture(scope="module")
 def plotly_validation():
-    """Build figures with plotly's validation on (figures.attention skips it for speed in the app):
+    """Build figures with plotly's validation on (figures.toolbox skips it for speed in the app):
     a misspelt property fails the test instead of being dropped by the browser."""
-    fa.VALIDATE = True
+    toolbox.VALIDATE = True
     yield
-    fa.VALIDATE = False
+    toolbox.VALIDATE = False

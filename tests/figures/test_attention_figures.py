@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import figures.attention as fa
+import figures.toolbox as toolbox
 from core.config import ModelConfig
 from core.model import Transformer
 from figures.style import token_label, unique_labels
@@ -105,7 +106,7 @@ def test_decoder_mask_is_causal_and_masked_weights_are_zero(trace):
 
 
 def test_big_matrices_get_hover_not_cell_text():
-    big = fa.matrix_figure(
+    big = toolbox.matrix_figure(
         np.zeros((13, 64)),
         [f"t{i}" for i in range(13)],
         64,
@@ -114,9 +115,11 @@ def test_big_matrices_get_hover_not_cell_text():
         col_title="dimension",
     )
     assert not big.data[0].texttemplate and "%{z:" in big.data[0].hovertemplate
-    assert fa.annotated_columns(big) == 0
-    small = fa.matrix_figure(np.ones((3, 3)), ["a", "b", "c"], 3, title="s", row_title="r", col_title="c")
-    assert fa.annotated_columns(small) == 3
+    assert toolbox.annotated_columns(big) == 0
+    small = toolbox.matrix_figure(
+        np.ones((3, 3)), ["a", "b", "c"], 3, title="s", row_title="r", col_title="c"
+    )
+    assert toolbox.annotated_columns(small) == 3
 
 
 @pytest.mark.parametrize("kind", list(fa.KINDS))
@@ -160,21 +163,7 @@ def test_query_bars(trace):
     assert np.asarray(one.data[0].y)[2:].sum() == 0  # causal: nothing after the query
 
 
-def test_check_choice():
-    assert fa.check_choice("attn_layer", "2", [1, 2, 3], 1, "layer") == (2, None)
-    assert fa.check_choice("attn_layer", 2, [1, 2, 3], 1, "layer") == (2, None)
-    assert fa.check_choice("attn_layer", 5, [1, 2], 1, "layer")[0] == 2  # sizes shrank: clamp
-    assert fa.check_choice("attn_head", "-1", [1, 2], 1, "head")[0] == 1
-    value, notice = fa.check_choice("attn_kind", "foo", list(fa.KINDS), "encoder", fmt=fa.KINDS.get)
-    assert value == "encoder" and "attn_kind=`foo`" in notice
-    assert fa.check_choice(
-        "attn_kind", "Decoder cross-attention", list(fa.KINDS), "encoder", fmt=fa.KINDS.get
-    ) == ("cross", None)
-    assert fa.check_choice("attn_layer", "nan", [1, 2], 1, "layer")[0] == 1
-
-
-def test_diagonal_share():
-    assert fa.diagonal_share(np.eye(3)) == 1.0
+def test_argmax_keys():
     assert fa.argmax_keys(np.array([[0.1, 0.9], [0.8, 0.2]])) == [1, 0]
 
 
@@ -193,30 +182,30 @@ def test_a_big_w_o_shows_the_rows_of_the_selected_head():
 
 def test_block_reduce_mean_and_max_with_a_partial_last_block():
     z = np.arange(100, dtype=np.float32).reshape(10, 10)
-    mean = fa.block_reduce(z, 4, 4, "mean")
+    mean = toolbox.block_reduce(z, 4, 4, "mean")
     assert mean.shape == (3, 3)
     assert mean[0, 0] == z[:4, :4].mean() and mean[2, 2] == z[8:, 8:].mean()  # last block: 2 × 2
-    assert fa.block_reduce(z, 4, 4, "max")[2, 1] == z[8:, 4:8].max()
-    assert fa.block_reduce(z, 1, 1) is not None and (fa.block_reduce(z, 1, 1) == z).all()
-    assert [fa.pool_factor(n) for n in (16, 128, 129, 512)] == [1, 1, 2, 4]
+    assert toolbox.block_reduce(z, 4, 4, "max")[2, 1] == z[8:, 4:8].max()
+    assert toolbox.block_reduce(z, 1, 1) is not None and (toolbox.block_reduce(z, 1, 1) == z).all()
+    assert [toolbox.pool_factor(n) for n in (16, 128, 129, 512)] == [1, 1, 2, 4]
 
 
 def test_a_512_token_weight_matrix_is_a_max_overview_without_cell_text():
     rng = np.random.default_rng(0)
     w = rng.random((512, 512)).astype(np.float32)
     tokens = [f"t{i}" for i in range(512)]
-    fig = fa.matrix_figure(w, tokens, tokens, title="w", row_title="query", col_title="key", pool="max")
+    fig = toolbox.matrix_figure(w, tokens, tokens, title="w", row_title="query", col_title="key", pool="max")
     z = spec_z(fig)
-    assert z.shape == (128, 128) and fa.is_pooled(fig)
+    assert z.shape == (128, 128) and toolbox.is_pooled(fig)
     np.testing.assert_array_equal(z[5, 7], w[20:24, 28:32].max())  # the strongest weight of its 4 × 4 block
     assert not fig.data[0].texttemplate and "largest weight in the block" in fig.data[0].hovertemplate
     assert list(fig.data[0].y[:2]) == ["t0…·0–3", "t4…·4–7"]  # the hover names the block's positions
-    assert len(fig.layout.xaxis.ticktext) <= fa.MAX_TICKS
+    assert len(fig.layout.xaxis.ticktext) <= toolbox.MAX_TICKS
     # a 512-token × 64-dimension matrix (32 k cells) is still sent whole, cell for cell
     x = rng.standard_normal((512, 64)).astype(np.float32)
-    exact = fa.matrix_figure(x, tokens, 64, title="X", row_title="token", col_title="dimension")
+    exact = toolbox.matrix_figure(x, tokens, 64, title="X", row_title="token", col_title="dimension")
     np.testing.assert_array_equal(spec_z(exact), x)
-    assert not fa.is_pooled(exact) and len(exact.layout.yaxis.tickvals) <= fa.MAX_TICKS
+    assert not toolbox.is_pooled(exact) and len(exact.layout.yaxis.tickvals) <= toolbox.MAX_TICKS
 
 
 def test_heads_and_grid_overviews_of_a_long_sentence():
@@ -226,20 +215,22 @@ def test_heads_and_grid_overviews_of_a_long_sentence():
     attn = type("A", (), {"weights": weights})()
     tokens = [f"t{i}" for i in range(n)]
     heads = fa.heads_figure(attn, tokens, tokens, selected=0)
-    f = fa.pool_factor(n, fa.HEADS_POOL_MAX)  # 4: 50 × 50 cells per head
+    f = toolbox.pool_factor(n, fa.HEADS_POOL_MAX)  # 4: 50 × 50 cells per head
     for j, tr in enumerate(t for t in heads.data if t.type == "heatmap"):
-        np.testing.assert_array_equal(np.asarray(tr.z), fa.block_reduce(weights[0, j].numpy(), f, f, "max"))
+        np.testing.assert_array_equal(
+            np.asarray(tr.z), toolbox.block_reduce(weights[0, j].numpy(), f, f, "max")
+        )
     grid_trace = type("T", (), {"encoder": [type("L", (), {"self_attn": attn})()], "decoder": []})()
     grid = fa.grid_figure(grid_trace, "encoder", q_tokens=tokens, k_tokens=tokens)
-    f = fa.pool_factor(n, fa.GRID_POOL_MAX)  # 7: 29 × 29 cells per head
+    f = toolbox.pool_factor(n, fa.GRID_POOL_MAX)  # 7: 29 × 29 cells per head
     z = np.asarray(grid.data[0].z, dtype=float)
-    n_cells = len(fa.block_reduce(weights[0, 0].numpy(), f, f))
+    n_cells = len(toolbox.block_reduce(weights[0, 0].numpy(), f, f))
     assert n_cells <= fa.GRID_POOL_MAX
-    head3 = fa.block_reduce(weights[0, 2].numpy(), f, f, "max")
+    head3 = toolbox.block_reduce(weights[0, 2].numpy(), f, f, "max")
     np.testing.assert_array_equal(z[fa.grid_block(0, n_cells), fa.grid_block(2, n_cells)], head3)
     bars = fa.query_bars(attn, 3, tokens, tokens)  # one query's bars stay exact at any length
     np.testing.assert_array_equal(np.asarray(bars.data[0].y), weights[0, 0, 3].numpy())
-    assert len(bars.layout.xaxis.ticktext) <= fa.MAX_TICKS
+    assert len(bars.layout.xaxis.ticktext) <= toolbox.MAX_TICKS
 
 
 def test_figure_texts_follow_the_language(model, trace):
@@ -253,10 +244,6 @@ def test_figure_texts_follow_the_language(model, trace):
     assert figs["q"].layout.title.text == "Q = X W_Q + b_Q"  # formulas are the same in every language
     bars = fa.query_bars(attn, 0, SRC, SRC, mode="mean", lang="zh")
     assert bars.data[0].name == "4 个头的平均" and bars.layout.yaxis.title.text == "注意力权重"
-    value, notice = fa.check_choice(
-        "attn_kind", "foo", list(fa.KINDS), "encoder", fmt=lambda k: fa.kind_label(k, "zh"), lang="zh"
-    )
-    assert value == "encoder" and "attn_kind=`foo` 不可用" in notice and "编码器自注意力" in notice
 
 
 def test_alibi_head_steps_split_the_bias_from_q_kt():

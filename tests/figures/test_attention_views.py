@@ -47,7 +47,7 @@ def drawn(data: dict, head: int) -> dict[tuple[int, int], float]:
 def test_head_view_line_opacities_are_the_weights(trace, kind):
     attn = fa.attention_of(trace, kind, 1)
     q_tokens, k_tokens = fa.tokens_of(kind, SRC, TGT)
-    data = fv.head_view_data(attn, q_tokens, k_tokens, kind=kind, layer=1)
+    data = fv.head_view_data(attn, q_tokens, k_tokens, attn_kind=kind, layer=1)
     assert len(data["heads"]) == 4 and data["all_lines"]
     assert data["left"] == [fv.plain_label(tok) for tok in q_tokens]  # cross: target tokens ask
     assert data["right"] == [fv.plain_label(tok) for tok in k_tokens]  # ... the source is looked at
@@ -67,14 +67,14 @@ def test_one_colour_per_head_and_distinct():
     assert len(fv.HEAD_COLORS) >= 16 and len(set(fv.HEAD_COLORS)) == len(fv.HEAD_COLORS)
     weights = torch.softmax(torch.randn(1, 16, 3, 3), -1)
     attn = type("A", (), {"weights": weights})()
-    data = fv.head_view_data(attn, ["a", "b", "c"], ["a", "b", "c"], kind="encoder", layer=0)
+    data = fv.head_view_data(attn, ["a", "b", "c"], ["a", "b", "c"], attn_kind="encoder", layer=0)
     colors = [h["color"] for h in data["heads"]]
     assert len(colors) == 16 and len(set(colors)) == 16
     assert [h["name"] for h in data["heads"]] == [f"head {j}" for j in range(1, 17)]
 
 
 def test_decoder_head_view_has_no_line_into_the_future(trace):
-    data = fv.head_view_data(fa.attention_of(trace, "decoder", 0), TGT, TGT, kind="decoder", layer=0)
+    data = fv.head_view_data(fa.attention_of(trace, "decoder", 0), TGT, TGT, attn_kind="decoder", layer=0)
     for j in range(4):
         assert all(k <= q for q, k in drawn(data, j))  # causal: weight 0, no line
         assert (0, 0) in drawn(data, j)  # the first position sees itself only: weight 1
@@ -86,7 +86,7 @@ def test_long_sentences_keep_each_querys_strongest_lines_within_the_budget():
     weights = torch.softmax(torch.randn(1, 12, 512, 512) * 3, -1)
     attn = type("A", (), {"weights": weights})()
     tokens = [f"t{i}" for i in range(512)]
-    data = fv.head_view_data(attn, tokens, tokens, kind="encoder", layer=0)
+    data = fv.head_view_data(attn, tokens, tokens, attn_kind="encoder", layer=0)
     keep = fv.lines_per_query(512, 512, 12)
     assert data["keep"] == keep == 3 and not data["all_lines"]
     assert sum(len(h["w"]) for h in data["heads"]) <= fv.LINE_BUDGET
@@ -103,7 +103,7 @@ def test_long_sentences_keep_each_querys_strongest_lines_within_the_budget():
 def test_tokens_are_plain_text_and_the_html_is_safe():
     tokens = ["<script>alert(1)</script>", "&amp;", " the", "注意", "🙂", "\u2028"]
     attn = type("A", (), {"weights": torch.full((1, 2, 6, 6), 1 / 6)})()
-    data = fv.head_view_data(attn, tokens, tokens, kind="encoder", layer=0)
+    data = fv.head_view_data(attn, tokens, tokens, attn_kind="encoder", layer=0)
     assert data["left_full"][0] == "<script>alert(1)</script>"  # textContent shows it as typed
     assert data["left"][1] == "&amp;" and data["left"][2] == "␣the"
     html = head_view_html(data)
@@ -117,11 +117,11 @@ def test_tokens_are_plain_text_and_the_html_is_safe():
 
 def test_head_view_texts_follow_the_language(trace):
     attn = fa.attention_of(trace, "cross", 0)
-    zh = fv.head_view_data(attn, TGT, SRC, kind="cross", layer=0, lang="zh")
+    zh = fv.head_view_data(attn, TGT, SRC, attn_kind="cross", layer=0, lang="zh")
     assert zh["title"] == "解码器交叉注意力，第 1 层"
     assert zh["heads"][0]["name"] == "头 1"
     assert zh["texts"]["queries"] == t("attention.hv.js.queries", "zh")
-    assert set(zh["texts"]) == set(fv.head_view_data(attn, TGT, SRC, kind="cross", layer=0)["texts"])
+    assert set(zh["texts"]) == set(fv.head_view_data(attn, TGT, SRC, attn_kind="cross", layer=0)["texts"])
     assert 240 <= head_view_height(zh) <= 620
 
 
@@ -199,10 +199,10 @@ def test_minilm_12_heads_in_12_colours_and_its_scores():
     model, tok = load_minilm()
     ids = tok.encode("Attention is all you need")
     tr = model.trace(torch.tensor([ids]))
-    assert tr.decoder == [] and not fa.has_kind(tr, "cross") and fa.has_kind(tr, "encoder")
+    assert tr.decoder == []
     tokens = [str(i) for i in ids]
     attn = fa.attention_of(tr, "encoder", 5)
-    data = fv.head_view_data(attn, tokens, tokens, kind="encoder", layer=5)
+    data = fv.head_view_data(attn, tokens, tokens, attn_kind="encoder", layer=5)
     assert len({h["color"] for h in data["heads"]}) == 12
     n = fv.neuron_numbers(attn, 11, 1, 2)
     assert n.d_k == 32  # 384 / 12

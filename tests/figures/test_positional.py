@@ -12,13 +12,9 @@ from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, s
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 from figures.positional import (
-    MAX_DIMS_SHOWN,
-    check_dims,
-    check_max_pos,
     default_dims,
     dim_label,
     gram_heatmap,
-    offset_dot_curves,
     offset_dots,
     pe_curves,
     pe_gram,
@@ -83,7 +79,7 @@ def test_offset_curves_overlap_exactly():
     dots = offset_dots(pe_table(200, 32), [0, 10, 50], 40)
     np.testing.assert_allclose(dots[10], dots[0], atol=1e-4)
     np.testing.assert_allclose(dots[50], dots[0], atol=1e-4)
-    fig = offset_dot_curves(32, starts=(0, 10, 25), max_offset=30)
+    fig = fp.offset_curves(offset_dots(pe_table(25 + 30 + 1, 32), (0, 10, 25), 30), y_title="PE(p)·PE(p+k)")
     assert [t.name for t in fig.data] == ["p = 0", "p = 10", "p = 25"]
     for trace in fig.data[1:]:
         np.testing.assert_allclose(trace.y, fig.data[0].y, atol=1e-4)
@@ -110,23 +106,6 @@ def test_sum_heatmaps_are_embedding_pe_and_model_input():
     np.testing.assert_allclose(fig.data[2].z, trace.src_embedded[0].double().numpy())
     assert list(fig.layout.yaxis.ticktext) == ["中", "&lt;b&gt;", "🙂"]
     assert all(t.coloraxis == "coloraxis" for t in fig.data)  # one shared scale
-
-
-def test_url_values_are_checked():
-    assert check_dims(["3", "5", "3"], 16) == ([3, 5], None)
-    dims, note = check_dims(["abc", "16", "-1", "4"], 16)
-    assert dims == [4]
-    assert note.startswith("Ignored pe_dims=`abc`, `16`, `-1`")
-    dims, note = check_dims(["<script>"], 16)
-    assert dims == default_dims(16) and "showing dimensions [0, 1, 2, 8]" in note
-    dims, note = check_dims([str(i) for i in range(12)], 16)
-    assert len(dims) == MAX_DIMS_SHOWN and "only the first" in note
-    assert check_dims([], 16) == (default_dims(16), None)
-    assert check_max_pos(None) == (128, None)
-    assert check_max_pos("512") == (512, None)
-    for bad in ("abc", "99999", "3", "1e3", "-20", "٣٢"):
-        value, note = check_max_pos(bad)
-        assert value == 128 and note.startswith(f"Ignored pe_max_pos=`{bad}`")
 
 
 def test_training_length():
@@ -261,8 +240,6 @@ def test_chinese_figures_have_chinese_titles():
     assert fp.pe_heatmap(pe_table(4, 8), lang="zh").layout.xaxis.title.text == "维度"
     beyond = fp.beyond_learned(fp.random_learned_table(8, 4), 16, lang="zh")
     assert beyond.layout.xaxis.title.text == "位置 pos"
-    note = fp.check_max_pos("abc", lang="zh")[1]
-    assert note.startswith("已忽略 pe_max_pos=`abc`")
     assert t("positional.tab.learned", "zh") == "可学习"
 
 
@@ -282,12 +259,24 @@ def test_sum_heatmaps_label_every_nth_token_when_there_are_many():
     assert [x.text for x in fig.layout.annotations] == ["E", "P", "LN"]
 
 
+def alibi_rule_slopes(rule: fp.AlibiRule) -> np.ndarray:
+    """The slopes the stated rule gives (float64, (H,)): the formula on the page, evaluated here.
+
+    For heads ``low`` + r (r = 1 … H − low) the rule's 2^(−8(2r − 1)/(2·low)) is the (2r − 1)-th slope
+    of a 2·low-head model.
+    """
+    low = rule.low
+    first = [2.0 ** (-8.0 * h / low) for h in range(1, low + 1)]
+    rest = [2.0 ** (-8.0 * (2 * r - 1) / (2 * low)) for r in range(1, rule.heads - low + 1)]
+    return np.array(first + rest)
+
+
 @pytest.mark.parametrize("heads", list(range(1, 17)) + [24, 32])
 def test_alibi_rule_states_the_rule_that_gives_cores_slopes(heads):
     """The formula shown for H heads, evaluated, gives core.alibi_slopes(H): 2^(−8h/H) for a power of
     two; otherwise the slopes of the power of two below, then every other slope of twice as many."""
     rule = fp.alibi_rule(heads)
-    np.testing.assert_allclose(fp.alibi_rule_slopes(rule), alibi_slopes(heads).double().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(alibi_rule_slopes(rule), alibi_slopes(heads).double().numpy(), rtol=1e-6)
     power = heads & (heads - 1) == 0
     assert rule.power_of_two == power
     latex = fp.alibi_rule_latex(rule)

@@ -19,8 +19,6 @@ from figures.tokenization import (
     compare_rows,
     display_text,
     encoded_figure,
-    figure_ids,
-    figure_tokens,
     film_text,
     greedy_steps,
     merge_rows,
@@ -33,6 +31,16 @@ from figures.tokenization import (
     wordpiece_word_rows,
 )
 from i18n import t
+
+
+def figure_tokens(fig) -> list[str]:
+    """The box labels of a ``token_boxes`` figure, in order."""
+    return list(next(d for d in fig.data if d.name == "labels").text or [])
+
+
+def figure_ids(fig) -> list[int]:
+    return [int(s) for s in next(d for d in fig.data if d.name == "ids").text or []]
+
 
 MIXED = "注意力 is all you need 😀 <b>x</b>"
 

@@ -1,6 +1,7 @@
 """The head view as a self-contained HTML page in an iframe: SVG lines and vanilla JS, offline.
 
-    data = figures.attention_views.head_view_data(attn, q_tokens, k_tokens, kind=..., layer=..., lang=...)
+    data = figures.attention_views.head_view_data(attn, q_tokens, k_tokens, attn_kind=..., layer=...,
+                                                  lang=...)
     show_head_view(data)
 
 Why HTML and not plotly: "hover a token to isolate its lines" hides every other line, which a plotly
