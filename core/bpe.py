@@ -62,11 +62,12 @@ import regex
 
 from core.vocab import SPECIAL_TOKENS, UNK, UNK_ID
 
-# GPT-2's pre-tokenization regex: contractions, runs of letters / digits / other symbols, each with
-# at most one leading space, and whitespace. A pair is never merged across two pre-tokens, so
-# "dog." can never become one token and "Ġthe" is learned once for every "the" after a space.
-GPT2_SPLIT_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
+# GPT-2's pre-tokenization regex (``_GPT2_SPLIT`` below):
+#     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+# contractions, runs of letters / digits / other symbols, each with at most one leading space, and
+# whitespace. A pair is never merged across two pre-tokens, so "dog." can never become one token and
+# "Ġthe" is learned once for every "the" after a space.
+#
 # One catch: `regex` knows a newer Unicode than the Oniguruma inside Hugging Face `tokenizers`
 # (0.23.3). These code points are letters or digits to `regex` but still unassigned ("other") to HF,
 # found by asking both about every code point. We take them out of \p{L} and \p{N} so that the two

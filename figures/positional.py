@@ -623,14 +623,15 @@ def sum_heatmaps(scaled: np.ndarray, pe: np.ndarray, embedded: np.ndarray, token
     return fig
 
 
-def training_length(kind: str, metrics: dict | None, task: str = "pinyin") -> int | None:
-    """How many positions the trained model saw in training, if known; None for random weights.
+def training_length(task: str, metrics: dict | None = None) -> int | None:
+    """How many positions a model trained on ``task`` saw in training, if known; None when it learned
+    no task ("": random weights, or a pretrained encoder whose training is not ours to know).
 
     A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``); otherwise its task's
     limit is used: the pinyin phrases' (core.data.PINYIN_MAX_LEN characters) or the toy digit
     sequences' (TOY_MAX_LEN digits); the decoder reads [BOS] + one token per input token, one more.
     """
-    if kind != "trained":
+    if not task:
         return None
     metrics = metrics or {}
     known = [metrics.get(k) for k in ("max_src_len", "max_tgt_len", "max_len_seen")]

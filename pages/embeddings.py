@@ -127,8 +127,10 @@ st.latex(r"\cos(a, b) = \frac{E[a]\cdot E[b]}{\lVert E[a]\rVert\,\lVert E[b]\rVe
 st.markdown(ui.t("embeddings.similarity.explain"))
 if pipe.weights == Weights.MINILM:
     st.info(ui.t("embeddings.similarity.pretrained"), icon=":material/school:")
-elif pipe.task:
+elif pipe.task == "pinyin":
     st.info(ui.t("embeddings.similarity.trained"), icon=":material/school:")
+elif pipe.task:
+    st.info(ui.t("embeddings.similarity.trained_task", task=pipe.task), icon=":material/school:")
 else:
     st.warning(ui.t("embeddings.similarity.random", d=d, spread=f"{1 / arrays.scale:.2f}"),
                icon=":material/casino:")

@@ -64,8 +64,7 @@ d = config.d_model if config is not None else settings.d_model  # trained/pretra
 heads = config.num_heads if config is not None else settings.num_heads
 d_k = d // heads
 scheme = getattr(config, "positions", "sinusoidal")
-trained = pipe is not None and bool(pipe.task)  # learned on a task: the checkpoint or a session model
-trained_len = fp.training_length("trained", pipe.metrics, pipe.task) if trained else None
+trained_len = fp.training_length(pipe.task, pipe.metrics) if pipe is not None else None
 learned_table = None
 if scheme == "learned" and pipe is not None:
     learned_table = pipe.src_embedding.position.weight.detach().double().numpy()  # (max_len, d)
@@ -238,7 +237,7 @@ def encoder_input_section(run, m: Model, scales: bool, trained: bool) -> None:
         st.caption(ui.t("positional.sum.caption.learned"))
 
 
-encoder_input_section(run, model, scales, trained)
+encoder_input_section(run, model, scales, trained=pipe is not None and bool(pipe.task))
 
 # -- 5. four schemes ------------------------------------------------------------------------------
 st.header(ui.t("positional.schemes.header"))

@@ -250,7 +250,12 @@ def model_section(pipe, sentence: str, lang: str) -> None:
         return
     st.subheader(ui.t("tokenization.model.title"))
     labels, model_ids = pipe.src_encode(sentence)
-    what = ui.t("tokenization.model.trained" if pipe.task else "tokenization.model.random")
+    if pipe.task == "pinyin":
+        what = ui.t("tokenization.model.trained")
+    elif pipe.task:
+        what = ui.t("tokenization.model.trained_task", task=pipe.task)
+    else:
+        what = ui.t("tokenization.model.random")
     st.caption(ui.t("tokenization.model.caption", what=what, n=len(labels)))
     ui.show_themed_figure(
         ft.token_boxes(labels, ids=model_ids, title=ui.t("tokenization.model.figure"), lang=lang),

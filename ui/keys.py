@@ -29,8 +29,6 @@ from i18n import t as _t
 from ui.lang import t
 from ui.settings import literal
 
-NEXT_KEYS = ("PageDown", "Right", "Space")
-PREV_KEYS = ("PageUp", "Left")
 _WHOLE = re.compile(r"[0-9]{1,6}")
 
 

@@ -61,12 +61,6 @@ KEYS = (
     "positions",
     "max_tokens",
 )
-SIZE_KEYS = (
-    "d_model",
-    "num_heads",
-    "num_layers",
-    "d_ff",
-)  # fixed by trained weights, like norm and positions
 
 
 def head_choices(d_model: int) -> tuple[int, ...]:

@@ -115,6 +115,11 @@ STRINGS = {
         "treats alike end up with similar rows. [UNK] tokens (English, emoji…) all share one row, so "
         "their cosine is 1."
     ),
+    "embeddings.similarity.trained_task": (
+        "Trained weights ({task!r} task): similarity reflects how the model learned to use its tokens: "
+        "tokens it treats alike end up with similar rows. [UNK] tokens (characters outside the task's "
+        "vocabulary) all share one row, so their cosine is 1."
+    ),
     "embeddings.similarity.pretrained": (
         "Pretrained weights: rows of word pieces used in similar contexts tend to point in similar "
         "directions, so related words often have a clearly positive cosine. Every [UNK] token (a character "

@@ -40,7 +40,6 @@ STRINGS = {
     "lecture.masks.title": "Masks",
     "lecture.masks.text": "Masked scores are set to −∞ before the softmax, so they get a weight of exactly 0 and each row still sums to 1. Left: the scores (× = masked); middle: softmax without the mask; right: with it. Decoder layer 1, head 1.",
     "lecture.masks.cut": "(The first {n} of {total} positions: with a causal mask this corner is exact.)",
-    "lecture.greedy.cut": "(Decoded from the first {n} of {total} tokens.)",
     "lecture.residual.title": "Residual connection + LayerNorm",
     "lecture.residual.text_post": "Each sublayer **adds** its output to its input (the residual stream). Then a LayerNorm subtracts the vector's mean and divides by its spread (mean 0, variance 1: length √{d} = {root}), and applies a learned scale γ and shift β, so its output need not keep those numbers. Here, the first token's vector through encoder layer 1 (post-norm): the LayerNorms' outputs (green) have variance {variances} and length {lengths}.",
     "lecture.residual.text_pre": "Each sublayer **adds** its output to its input (the residual stream). With pre-norm a LayerNorm (mean 0, variance 1, then a learned scale γ and shift β) normalises only what goes into each sublayer, never the stream itself. Here, the first token's vector through encoder layer 1 (pre-norm): the stream (blue) has variance {variances} and length {lengths}.",

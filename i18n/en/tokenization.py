@@ -165,6 +165,7 @@ STRINGS = {
     # the model's tokenizer
     "tokenization.model.title": "What the model on the other pages reads",
     "tokenization.model.trained": "characters of the trained 汉字→拼音 vocabulary",
+    "tokenization.model.trained_task": "the characters of the {task!r} task's vocabulary",
     "tokenization.model.random": "byte-level BPE with its own merges, learned from the shipped corpus",
     "tokenization.model.caption": "The model's source tokenizer: {what}. {n} tokens.",
     "tokenization.model.figure": "Model input tokens and ids",

@@ -145,6 +145,7 @@ STRINGS = {
     # 模型自己的分词器
     "tokenization.model.title": "其他页面上的模型读到的内容",
     "tokenization.model.trained": "训练好的 汉字→拼音 词表中的字符",
+    "tokenization.model.trained_task": "{task!r} 任务词表中的字符",
     "tokenization.model.random": "字节级 BPE，用它自己在随附语料上学到的合并",
     "tokenization.model.caption": "模型的源语言分词器：{what}。共 {n} 个词元。",
     "tokenization.model.figure": "模型输入的词元与编号",

@@ -81,3 +81,21 @@ def test_the_positional_page_says_what_a_session_model_was_trained_on():
     shown = [c.value for c in at.caption]
     assert t("positional.curves.trained_digits", "en", chars=TOY_MAX_LEN, last=TOY_MAX_LEN) in shown
     assert not any("phrases" in c for c in shown)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_vocabulary_and_embedding_texts_of_a_session_model_name_its_task(lang):
+    """A copy model's vocabulary is digits, not the 汉字→拼音 characters: the Tokenization and
+    Embeddings pages say which task's vocabulary the rows come from."""
+    query = {"sentence": "31415926", "lang": lang}
+    tokenization = open_with_session_model("copy", "pages/tokenization.py", query)
+    embeddings = open_with_session_model("copy", "pages/embeddings.py", query)
+    for at in (tokenization, embeddings):
+        assert_clean(at)
+        shown = " ".join(messages(at))
+        assert "拼音" not in shown and "pinyin" not in shown, shown
+    what = t("tokenization.model.trained_task", lang, task="copy")
+    captions = [c.value for c in tokenization.caption]
+    assert t("tokenization.model.caption", lang, what=what, n=8) in captions
+    assert not any(t("tokenization.model.trained", lang) in c for c in captions)
+    assert t("embeddings.similarity.trained_task", lang, task="copy") in " ".join(messages(embeddings))

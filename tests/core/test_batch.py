@@ -137,7 +137,7 @@ def test_an_encoder_only_batch_pads_the_source_and_has_no_decoder_side():
         tokens = ["[CLS]", *text.split(), "[SEP]"]
         return tokens, [words[t] for t in tokens]
 
-    pipe = Pipeline(PipelineSettings(weights="random"), model, "pretrained", "", encode, encode, [], [])
+    pipe = Pipeline(PipelineSettings(weights="random"), model, "minilm", "", encode, encode, [], [])
     batch = run_batch(pipe, ["a b c a", "b"], max_tokens=4)
     assert batch.src_tokens == [["[CLS]", "a", "b", "[SEP]"], ["[CLS]", "b", "[SEP]"]]
     assert batch.truncated == [True, False]

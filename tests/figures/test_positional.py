@@ -109,9 +109,9 @@ def test_sum_heatmaps_are_embedding_pe_and_model_input():
 
 
 def test_training_length():
-    assert training_length("random", {}) is None
-    assert training_length("trained", {}) == 9  # 8 characters, [BOS] + 8 syllables
-    assert training_length("trained", {"max_src_len": 12, "max_tgt_len": 13}) == 13
+    assert training_length("", {}) is None
+    assert training_length("pinyin", {}) == 9  # 8 characters, [BOS] + 8 syllables
+    assert training_length("pinyin", {"max_src_len": 12, "max_tgt_len": 13}) == 13
 
 
 # -- the other schemes: what is drawn is core's numbers ---------------------------------------------
