@@ -47,21 +47,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))  # serverprocess: the tests' own server command line
 logging.disable(logging.WARNING)  # importing ui outside `streamlit run` warns "No runtime found"
-from serverprocess import free_port, streamlit_command, wait_healthy  # noqa: E402
+from serverprocess import CHROMIUM, CHROMIUM_FLAGS, free_port, streamlit_command, wait_healthy  # noqa: E402
 
 from i18n import t  # noqa: E402
 from ui.nav import PAGES  # noqa: E402
 
 logging.disable(logging.NOTSET)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 TARGET_MS = 1000
 # the largest sizes the target covers; random weights: the default (trained) ones fix the sizes
 BIG = "weights=random&d_model=512&num_heads=8&num_layers=6"

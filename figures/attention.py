@@ -33,6 +33,7 @@ from figures.toolbox import (
     block_reduce,
     build_figure,
     domains,
+    heatmap_on_axes,
     hover_template,
     matrix_figure,
     pool_factor,
@@ -417,25 +418,16 @@ def heads_figure(
 
 def _head_heatmap(j: int, z: np.ndarray, xs: list, ys: list, name: str, hover: str, lang: str) -> dict:
     """Head j's heatmap on its own pair of axes; the first one shows the shared colour bar."""
-    n = "" if j == 0 else str(j + 1)
-    return {
-        "type": "heatmap",
-        "z": z,
-        "x": xs,
-        "y": ys,
-        "xaxis": f"x{n}",
-        "yaxis": f"y{n}",
-        "zmin": 0,
-        "zmax": 1,
-        "colorscale": WEIGHTS_SCALE,
-        "showscale": j == 0,
-        "name": escape_label(name),
-        "colorbar": {
-            "title": {"text": escape_label(t("attention.axis.weight", lang))},
-            "thickness": 14,
-        },
-        "hovertemplate": hover,
-    }
+    return heatmap_on_axes(
+        j, z, xs, ys,
+        zmin=0,
+        zmax=1,
+        colorscale=WEIGHTS_SCALE,
+        showscale=j == 0,
+        name=escape_label(name),
+        colorbar={"title": {"text": escape_label(t("attention.axis.weight", lang))}, "thickness": 14},
+        hovertemplate=hover,
+    )  # fmt: skip
 
 
 def _head_title(name: str, picked: bool, x: float, y: float, lang: str) -> dict:

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from core.vocab import PAD
 from figures.style import FONT_FAMILY, MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, escape_label, token_label
-from figures.toolbox import as_numpy, build_figure, domains, hover_template, token_axis
+from figures.toolbox import as_numpy, build_figure, domains, heatmap_on_axes, hover_template, token_axis
 from i18n import t
 
 # This page's figures sit side by side in narrow columns or hold three panels: 15 px labels and a
@@ -200,7 +200,7 @@ def merged_figure(
         sentence = t("masks.fig.sentence", lang, n=b + 1)
         ys, y_axis = token_axis(q_rows[b], autorange="reversed")
         xs, x_axis = token_axis(k_rows[b], tickangle=-90)
-        traces.append(_sentence_mask(m[b], xs, ys, n, sentence, show_scale=b == 0, lang=lang))
+        traces.append(_sentence_mask(m[b], xs, ys, b, sentence, lang=lang))
         layout[f"xaxis{n}"] = {
             **x_axis,
             "domain": col_dom[b],
@@ -213,27 +213,12 @@ def merged_figure(
     return _build(traces, layout)
 
 
-def _sentence_mask(z: np.ndarray, xs, ys, n: str, sentence: str, *, show_scale: bool, lang: str) -> dict:
-    """One batch row's (L_q, L_k) mask as a heatmap trace on the axes ``x{n}``, ``y{n}``."""
+def _sentence_mask(z: np.ndarray, xs, ys, b: int, sentence: str, *, lang: str) -> dict:
+    """Batch row ``b``'s (L_q, L_k) mask as a heatmap trace on its own axes; the first shows the scale."""
     query, key, may = (t(f"masks.fig.{k}", lang) for k in ("query", "key", "may_attend"))
-    return {
-        "type": "heatmap",
-        "z": z,
-        "x": xs,
-        "y": ys,
-        "xaxis": f"x{n}",
-        "yaxis": f"y{n}",
-        "colorscale": MASK_SCALE,
-        "zmin": 0,
-        "zmax": 1,
-        "xgap": 1,
-        "ygap": 1,
-        "showscale": show_scale,
-        "colorbar": mask_colorbar(lang),
-        "hovertemplate": (
-            f"{sentence}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{may}: %{{z}}<extra></extra>"
-        ),
-    }
+    hover = f"{sentence}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{may}: %{{z}}<extra></extra>"
+    return heatmap_on_axes(b, z, xs, ys, colorscale=MASK_SCALE, zmin=0, zmax=1, xgap=1, ygap=1,
+                           showscale=b == 0, colorbar=mask_colorbar(lang), hovertemplate=hover)
 
 
 def _panel_title(text: str, dom, size: int) -> dict:
@@ -317,27 +302,13 @@ def _masking_panel(p: int, panel: tuple, xs, ys, bar_x: float, lang: str) -> dic
     """Panel ``p`` as a heatmap trace; the scores' colour bar sits right after the first panel
     (``bar_x``), the weights' at the figure's right (the middle panel shares it)."""
     name, z, scale, lo, hi, value = panel
-    n = "" if p == 0 else str(p + 1)
     query, key = t("masks.fig.query", lang), t("masks.fig.key", lang)
     bar = {"title": {"text": escape_label(value)}, "thickness": 12, "len": 0.8, "y": 0.4}
     if p == 0:
         bar.update(x=bar_x + 0.01, xanchor="left")
-    return {
-        "type": "heatmap",
-        "z": z,
-        "x": xs,
-        "y": ys,
-        "xaxis": f"x{n}",
-        "yaxis": f"y{n}",
-        "colorscale": scale,
-        "zmin": lo,
-        "zmax": hi,
-        "showscale": p != 1,
-        "colorbar": bar,
-        "hovertemplate": hover_template(
-            name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}", value=value
-        ),
-    }
+    hover = hover_template(name.replace("<br>", " "), f"{query}: %{{y}}", f"{key}: %{{x}}", value=value)
+    return heatmap_on_axes(p, z, xs, ys, colorscale=scale, zmin=lo, zmax=hi, showscale=p != 1, colorbar=bar,
+                           hovertemplate=hover)
 
 
 def _score_terms(trace: dict, panel: tuple, scores: np.ndarray, mask: np.ndarray, bias, lang: str) -> None:

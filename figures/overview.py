@@ -51,6 +51,27 @@ class DiagramSizes:
     def d_k(self) -> int:
         return self.d_model // self.num_heads
 
+    @classmethod
+    def of_model(cls, config, S: int, T: int, target_source: str) -> DiagramSizes:
+        """The numbers of a model (its ``core.config.ModelConfig``) reading S source and T target tokens."""
+        return cls(
+            d_model=config.d_model,
+            num_heads=config.num_heads,
+            num_layers=config.num_layers,
+            d_ff=config.d_ff,
+            S=S,
+            T=T,
+            src_vocab=config.src_vocab_size,
+            tgt_vocab=config.tgt_vocab_size,
+            target_source=target_source,
+            decoder=getattr(config, "decoder", True),
+            scale_embeddings=getattr(config, "scale_embeddings", True),
+            positions=getattr(config, "positions", "sinusoidal"),
+            token_types=bool(getattr(config, "type_vocab_size", 0)),
+            embed_norm=getattr(config, "embed_norm", False),
+            final_norm=getattr(config, "final_norm", False),
+        )
+
 
 def shapes_text(s: DiagramSizes) -> dict[str, str]:
     """The shape written under each box, e.g. ``(1, 9, 64)`` for the embedded source."""

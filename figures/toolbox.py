@@ -164,6 +164,14 @@ def dim_axis(n: int, title: str = "", **kw) -> tuple[list[int], dict]:
     return list(range(n)), axis
 
 
+def heatmap_on_axes(n: int, z, xs, ys, **style) -> dict:
+    """A heatmap trace on the ``n``-th pair of axes of a figure of small multiples (from 0: ``x``/``y``,
+    then ``x2``/``y2`` …), ``style`` (colour scale, hover …) after its data."""
+    suffix = "" if n == 0 else str(n + 1)
+    axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+    return {"type": "heatmap", "z": z, "x": xs, "y": ys, **axes, **style}
+
+
 def hover_template(*lines: str, value: str = "value", var: str = "z") -> str:
     return "<br>".join(lines) + f"<br>{value}: %{{{var}:{VALUE_FORMAT}}}<extra></extra>"
 

@@ -162,14 +162,6 @@ class Context:
     lang: str
 
     @property
-    def pipe(self):
-        return self.run.pipe
-
-    @property
-    def config(self):
-        return self.run.config
-
-    @property
     def decoder(self) -> bool:
         return self.run.has_decoder
 
@@ -200,32 +192,15 @@ def answer(c: Context) -> dict:
 
 
 def overview_slide(c: Context) -> Slide:
-    cfg = c.config
     target_source = {"target": "given", "own": "greedy"}.get(c.run.decoder_reads, "sentence")
-    sizes = DiagramSizes(
-        d_model=cfg.d_model,
-        num_heads=cfg.num_heads,
-        num_layers=cfg.num_layers,
-        d_ff=cfg.d_ff,
-        S=len(c.run.src_tokens),
-        T=len(c.run.tgt_tokens),
-        src_vocab=cfg.src_vocab_size,
-        tgt_vocab=cfg.tgt_vocab_size,
-        target_source=target_source,
-        decoder=c.decoder,
-        scale_embeddings=getattr(cfg, "scale_embeddings", True),
-        positions=getattr(cfg, "positions", "sinusoidal"),
-        token_types=bool(getattr(cfg, "type_vocab_size", 0)),
-        embed_norm=getattr(cfg, "embed_norm", False),
-        final_norm=getattr(cfg, "final_norm", False),
-    )
+    sizes = DiagramSizes.of_model(c.run.config, len(c.run.src_tokens), len(c.run.tgt_tokens), target_source)
     text = ui.t("lecture.overview.text" if c.decoder else "lecture.overview.text_encoder")
     return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
 
 
 def tokens_slide(c: Context) -> Slide:
     ids = [int(i) for i in c.run.source.src_ids[0]]
-    boxes = wordpiece_figure if c.pipe.weights == Weights.MINILM else token_boxes
+    boxes = wordpiece_figure if c.run.pipe.weights == Weights.MINILM else token_boxes
     fig = draw(boxes, c.run.src_tokens, ids=ids, lang=c.lang)
     text = ui.t("lecture.tokens.text")
     return Slide(fig, text, LATEX["tokens"], c.sentence, ui.t("lecture.sentence"))
@@ -233,10 +208,10 @@ def tokens_slide(c: Context) -> Slide:
 
 def embeddings_slide(c: Context) -> Slide:
     lookup = embedding_arrays(c.run.source).lookup
-    scaled = getattr(c.config, "scale_embeddings", True)
+    scaled = getattr(c.run.config, "scale_embeddings", True)
     return Slide(
         draw(embedding_heatmap, lookup, c.run.src_tokens, lang=c.lang),
-        ui.t("lecture.embeddings.text", d_model=c.config.d_model),
+        ui.t("lecture.embeddings.text", d_model=c.run.config.d_model),
         LATEX["embeddings" if scaled else "embeddings_unscaled"],
     )
 
@@ -244,22 +219,22 @@ def embeddings_slide(c: Context) -> Slide:
 def positional_slide(c: Context) -> Slide:
     """What this model's positions do (config.positions): the sinusoid table or the learned rows that are
     added, or, for RoPE and ALiBi, which add nothing, the rotation or the bias in every self-attention."""
-    positions = getattr(c.config, "positions", "sinusoidal")
+    positions = getattr(c.run.config, "positions", "sinusoidal")
     if positions == "learned":
         pe = embedding_arrays(c.run.source).pe  # the learned rows this sentence used
         # table_heatmap scales its colours to the table (learned rows are small); pe_heatmap is ±1
         table = getattr(fp, "table_heatmap", fp.pe_heatmap)
-        if getattr(c.config, "scale_embeddings", True):
+        if getattr(c.run.config, "scale_embeddings", True):
             equation = "learned_scaled"
         else:
-            equation = "learned_bert" if getattr(c.config, "embed_norm", False) else "learned"
+            equation = "learned_bert" if getattr(c.run.config, "embed_norm", False) else "learned"
         return Slide(
             draw(table, pe, lang=c.lang),
             ui.t("lecture.positional.text_learned"),
             LATEX[f"positional_{equation}"],
         )
     if positions == "rope":
-        d_k = c.config.d_k
+        d_k = c.run.config.d_k
         pairs = fp.rope_pairs(d_k)
         if not pairs:  # d_k = 1: no pair of dimensions to turn, so nothing carries the position
             embedded = embedding_arrays(c.run.source).embedded
@@ -275,13 +250,13 @@ def positional_slide(c: Context) -> Slide:
             wide=True,
         )
     if positions == "alibi":
-        heads = c.config.num_heads
+        heads = c.run.config.num_heads
         length = min(max(len(c.run.src_tokens), 2), ALIBI_LEN)  # this sentence's query × key positions
         fig = draw(fp.alibi_heatmaps, heads, length, fp.alibi_heads(heads), lang=c.lang)
         return Slide(fig, ui.t("lecture.positional.text_alibi"), LATEX["positional_alibi"], wide=True)
     rows = max(PE_ROWS, len(c.run.src_tokens))
     return Slide(
-        draw(fp.pe_heatmap, fp.pe_table(rows, c.config.d_model), lang=c.lang),
+        draw(fp.pe_heatmap, fp.pe_table(rows, c.run.config.d_model), lang=c.lang),
         ui.t("lecture.positional.text"),
         LATEX["positional"],
     )
@@ -289,7 +264,7 @@ def positional_slide(c: Context) -> Slide:
 
 def self_attention(c: Context, attn_kind: str) -> str:
     """The LATEX key of a self-attention slide: with the bias term B when the model's positions add one."""
-    return f"{attn_kind}_alibi" if getattr(c.config, "positions", "sinusoidal") == "alibi" else attn_kind
+    return f"{attn_kind}_alibi" if getattr(c.run.config, "positions", "sinusoidal") == "alibi" else attn_kind
 
 
 def encoder_slide(c: Context) -> Slide:
@@ -297,7 +272,8 @@ def encoder_slide(c: Context) -> Slide:
     src = c.run.src_tokens
     fig = heads_slide_figure(attn, src, src, c.lang)
     return Slide(
-        fig, ui.t("lecture.encoder.text", h=c.config.num_heads), LATEX[self_attention(c, "encoder")], **HEADS
+        fig, ui.t("lecture.encoder.text", h=c.run.config.num_heads), LATEX[self_attention(c, "encoder")],
+        **HEADS,
     )
 
 
@@ -330,13 +306,13 @@ def masks_slide(c: Context) -> Slide:
 
 
 def residual_slide(c: Context) -> Slide:
-    norm = c.config.norm
+    norm = c.run.config.norm
     layer = c.run.encoder[0]
     fig = draw(residual_figure, layer, 0, norm, lang=c.lang)
     # The text states the numbers of the rows it speaks of (drawn on the slide): the LayerNorms' outputs
     # (post-norm), whose variance is 1 only before γ and β, or the stream, never normalised (pre-norm).
     rows = [s for s in residual_stages(layer, 0, norm) if s.kind == (NORMED if norm == "post" else STREAM)]
-    d = c.config.d_model
+    d = c.run.config.d_model
     text = ui.t(
         f"lecture.residual.text_{norm}",
         d=d,
@@ -356,23 +332,23 @@ def residual_slide(c: Context) -> Slide:
 
 
 def ffn_slide(c: Context) -> Slide:
-    activation = getattr(c.config, "activation", "relu")
+    activation = getattr(c.run.config, "activation", "relu")
     hidden = c.run.encoder[0].ffn_hidden[0]
     fig = draw(ffn_hidden_figure, hidden, c.run.src_tokens, activation=activation, lang=c.lang)
-    cfg = c.config
+    cfg = c.run.config
     text = ui.t("lecture.ffn.text", d_model=cfg.d_model, d_ff=cfg.d_ff, activation=activation.upper())
     return Slide(fig, text, LATEX.get(f"ffn_{activation}"))
 
 
 def output_slide(c: Context) -> Slide:
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
-    fig = draw(topk_figure, probs, c.pipe.tgt_labels, TOP_K, lang=c.lang)
+    fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
     return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
 
 
 def greedy_slide(c: Context) -> Slide:
     decoded = c.run.decoding  # the run's own, or made for this slide (random weights, a target given)
-    labels = [c.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
+    labels = [c.run.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
     n = len(decoded.steps)
     # Row i of the last step is the position that chose token i + 1: labelled with what it wrote.
     fig = draw(cross_attention_figure, decoded.steps[-1], c.run.src_tokens, labels[1 : n + 1], lang=c.lang)

@@ -50,20 +50,12 @@ class Model:
     seed: int
 
     @property
-    def pipe(self):
-        return self.run.pipe
-
-    @property
-    def config(self):
-        return self.run.config
-
-    @property
     def random(self) -> bool:
-        return self.pipe.weights == Weights.RANDOM
+        return self.run.pipe.weights == Weights.RANDOM
 
     @property
     def gelu(self) -> bool:
-        return getattr(self.config, "activation", "relu") == "gelu"
+        return getattr(self.run.config, "activation", "relu") == "gelu"
 
     @property
     def reads(self) -> str:
@@ -83,7 +75,7 @@ def residual_and_ffn(m: Model) -> None:
 
 def residual(m: Model):
     """Section 1; -> (the chosen layer's number, its trace), which section 2 shows too."""
-    config, src = m.config, m.run.src_tokens
+    config, src = m.run.config, m.run.src_tokens
     st.header(ui.t("model.residual.header"))
     left, right = st.columns([1, 1])
     with left:
@@ -126,7 +118,7 @@ def residual(m: Model):
 
 
 def feed_forward(m: Model, layer_no: int, layer) -> None:
-    config, src, gelu = m.config, m.run.src_tokens, m.gelu
+    config, src, gelu = m.run.config, m.run.src_tokens, m.gelu
     st.header(ui.t("model.ffn.header"))
     hidden = layer.ffn_hidden[0]
     left, right = st.columns([1, 1])
@@ -172,7 +164,7 @@ def feed_forward(m: Model, layer_no: int, layer) -> None:
 
 
 def stream_through_layers(m: Model) -> None:
-    config = m.config
+    config = m.run.config
     st.header(ui.t("model.stream.header"))
     left, right = st.columns([1, 1])
     with left:
@@ -182,7 +174,7 @@ def stream_through_layers(m: Model) -> None:
         st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
         st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
     traces = {config.norm: m.run.encoder_trace()}
-    if m.pipe.task:  # learned on a task: its own arrangement only
+    if m.run.pipe.task:  # learned on a task: its own arrangement only
         st.caption(ui.t("model.stream.trained", norm=config.norm))
     elif not m.random:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
@@ -228,7 +220,7 @@ def output_probabilities(m: Model) -> None:
     ui.show_figure(
         topk_figure(
             softmax_t(logits, temperature),
-            m.pipe.tgt_labels,
+            m.run.pipe.tgt_labels,
             k,
             reference=softmax_t(logits, 1.0),
             reference_name="T = 1",
@@ -269,7 +261,7 @@ def decoding_steps(m: Model, decoded) -> None:
     """The decoded tokens step by step: each step's probabilities and cross-attention, then the output."""
     from core.pipeline import MAX_DECODE_STEPS  # decoding stops there (why: core.pipeline)
 
-    src, pipe = m.run.src_tokens, m.pipe
+    src, pipe = m.run.src_tokens, m.run.pipe
     if m.random:
         st.warning(ui.t("model.greedy.noise"), icon=":material/casino:")
     ids = decoded_ids(decoded)
@@ -285,7 +277,7 @@ def decoding_steps(m: Model, decoded) -> None:
         )
     with c2:
         head = url_slider(
-            ui.t("model.greedy.head", h=m.config.num_heads), "model_head", 0, m.config.num_heads, 0
+            ui.t("model.greedy.head", h=m.run.config.num_heads), "model_head", 0, m.run.config.num_heads, 0
         )
     prefix = labels[:step]
     c1, c2 = st.columns(2)
@@ -309,7 +301,7 @@ def decoding_step(m: Model, decoded, step: int, head: int, ids: list[int], prefi
         ui.show_figure(
             topk_figure(
                 step_probs(decoded, step - 1),
-                m.pipe.tgt_labels,
+                m.run.pipe.tgt_labels,
                 STEP_TOPK,
                 chosen=ids[step],
                 title=ui.t("model.greedy.bars_title", step=step),
@@ -335,7 +327,7 @@ def decoding_step(m: Model, decoded, step: int, head: int, ids: list[int], prefi
         + " "
         + (
             ui.t("model.greedy.diagonal")
-            if m.pipe.task == "pinyin"
+            if m.run.pipe.task == "pinyin"
             else ui.t("model.noise")
             if m.random
             else ""

@@ -44,23 +44,7 @@ def of_run(settings, run) -> Shown:
     config = run.config
     target_source, target_note = target(settings, run.pipe, run.has_decoder)
     src_tokens, tgt_tokens = list(run.src_tokens), list(run.tgt_tokens)
-    sizes = DiagramSizes(
-        d_model=config.d_model,
-        num_heads=config.num_heads,
-        num_layers=config.num_layers,
-        d_ff=config.d_ff,
-        S=len(src_tokens),
-        T=len(tgt_tokens),
-        src_vocab=config.src_vocab_size,
-        tgt_vocab=config.tgt_vocab_size,
-        target_source=target_source,
-        decoder=run.has_decoder,
-        scale_embeddings=getattr(config, "scale_embeddings", True),
-        positions=getattr(config, "positions", "sinusoidal"),
-        token_types=bool(getattr(config, "type_vocab_size", 0)),
-        embed_norm=getattr(config, "embed_norm", False),
-        final_norm=getattr(config, "final_norm", False),
-    )
+    sizes = DiagramSizes.of_model(config, len(src_tokens), len(tgt_tokens), target_source)
     return Shown(sizes, config.norm, run.has_decoder, target_note, src_tokens, tgt_tokens)
 
 

@@ -88,29 +88,11 @@ def choose_training(lang: str) -> Choice:
     c1, c2, c3, c4 = st.columns([5, 4, 3, 5])
     # The language is bound into format_func: it is called again outside the run (AppTest does).
     with c1:
-        source = st.selectbox(
-            t("tokenization.source"),
-            SOURCES,
-            key="tok_source",
-            format_func=lambda s, lang=lang: tr(f"tokenization.source.{s}", lang),
-            help=t("tokenization.source.help"),
-        )
+        source = _labelled(st.selectbox, "tokenization.source", SOURCES, "tok_source", lang)
     with c2:
-        kind = st.radio(
-            t("tokenization.kind"),
-            KINDS,
-            key="tok_kind",
-            format_func=lambda k, lang=lang: tr(f"tokenization.kind.{k}", lang),
-            help=t("tokenization.kind.help"),
-        )
+        kind = _labelled(st.radio, "tokenization.kind", KINDS, "tok_kind", lang)
     with c3:
-        mode = st.radio(
-            t("tokenization.labels"),
-            LABEL_MODES,
-            key="tok_labels",
-            format_func=lambda m, lang=lang: tr(f"tokenization.labels.{m}", lang),
-            help=t("tokenization.labels.help"),
-        )
+        mode = _labelled(st.radio, "tokenization.labels", LABEL_MODES, "tok_labels", lang)
     with c4:
         merges = st.slider(
             t("tokenization.merges"),
@@ -123,6 +105,12 @@ def choose_training(lang: str) -> Choice:
         )
     write_choices(source, kind, mode)
     return Choice(source, kind, mode, merges)
+
+
+def _labelled(widget, text: str, options, key: str, lang: str):
+    """A choice among ``options`` labelled ``text``, each option shown as ``text.<option>``."""
+    return widget(t(text), options, key=key, format_func=lambda o, lang=lang: tr(f"{text}.{o}", lang),
+                  help=t(f"{text}.help"))
 
 
 # -- URL values --------------------------------------------------------------------------------------

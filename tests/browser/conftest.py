@@ -8,17 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from serverprocess import Server, free_port, streamlit_command
+from serverprocess import CHROMIUM, CHROMIUM_FLAGS, Server, free_port, streamlit_command
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 @pytest.fixture(scope="session")
