@@ -1,0 +1,643 @@
+"""Rooms: a class follows the lecturer. The state of every room, behind one small interface.
+
+A room is what one lecture shares: the step of the lecture the lecturer is on, the settings of the
+model on screen (the URL values of ``ui.settings.to_query``, a dict of strings), the question asked
+of the room (if any) and whether its answer is revealed, and whether the room has ended. The room
+code is short, on the projector, and public: knowing it lets anyone *read* the room, answer its
+question and be counted as present, never change it.
+
+Who may do what:
+
+- **the presenter** holds the secret returned by :meth:`RoomStore.create` and is the only one who
+  may move the step, change the settings, ask, reveal and end (a wrong or missing secret raises
+  :class:`NotPresenter` and changes nothing). The secret is never in a room's public state, a tally,
+  an error message or the student URL; it lives in the lecturer's browser. On another device the
+  lecturer types the 6-digit PIN shown on their own screen (:meth:`RoomStore.pin`) and
+  :meth:`RoomStore.recover` gives the secret back. A PIN is guessable in a million tries, so after
+  ``MAX_PIN_FAILURES`` wrong PINs a room refuses every PIN, the right one too, for
+  ``PIN_LOCK_SECONDS``: at most a few thousand guesses a day against a room that lives an hour;
+
+- **a student** (anyone with the code) reads the state, answers the current question once per
+  voter id (a second answer from the same voter is refused, not counted twice), and is counted as
+  present. The tally says how many chose each option and how many answered, never who.
+
+Why versions: tens of followers each poll the room every fraction of a second. :meth:`version` is
+one integer; a follower rebuilds its page only when it changed. It increases on every change a
+follower must see (step, settings, question asked, revealed, ended or expired) and on nothing else:
+answers and presence do not move it, so 200 students answering do not make 200 pages redraw 200
+times (the lecturer reads :meth:`RoomStore.tally` and :meth:`RoomStore.present` directly).
+
+Bounds (everything a caller passes may come from a URL or a widget, and every store is finite):
+
+- ``MAX_ROOMS`` rooms per store; creating one more drops the room idle the longest (an ended or
+  expired room first). A room is idle when its presenter does nothing: every presenter call, even
+  an :meth:`RoomStore.update` that changes nothing (a keep-alive), makes it new again;
+- a room expires after ``IDLE_SECONDS`` without a presenter call. Reading it then says it ended,
+  with the reason (``EXPIRED`` or ``ENDED``, ended by the lecturer). An ended room keeps its code
+  and version only, so its students are told; it is the first to go when the store is full;
+- a question has at most ``MAX_OPTIONS`` options and takes at most ``MAX_ANSWERS`` answers (more
+  raise :class:`TooMany`); only the current question's answers are kept;
+- presence remembers at most ``MAX_MEMBERS`` members per room, each for ``PRESENCE_WINDOW``
+  seconds after it was last seen: the least recently seen are forgotten first;
+- codes, ids, options, steps and settings have lengths, types and characters checked below; bad
+  input raises :class:`BadInput` (or :class:`NotPresenter` for a secret) and never echoes it.
+
+Every error is a :class:`RoomError`, whose message is safe to show to whoever caused it.
+
+:class:`MemoryStore` keeps rooms in the process, under one lock (one Streamlit server runs its
+sessions on many threads): a single server needs no set-up at all. The next issue adds a store
+over Redis, shared by several servers, implementing the same :class:`RoomStore` Protocol.
+
+No Streamlit here: the standard library only, so the tests use a store without a server.
+"""
+
+from __future__ import annotations
+
+import hmac
+import math
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+# Room codes: 6 characters without look-alikes (no 0/O, 1/I/L), 31**6 ≈ 8.9e8 codes, drawn with
+# `secrets` so one code says nothing of the next.
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+PIN_DIGITS = 6
+
+# A single server teaches a few classes at once; 200 leaves room for a department and bounds the
+# worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers,
+# MAX_MEMBERS members) holds under 0.2 MB, so all of them hold under 40 MB.
+MAX_ROOMS = 200
+# Long enough for a lecture held on one slide with the presenter's page closed; the lecturer's page
+# keeps a room alive while it is open (any presenter call counts).
+IDLE_SECONDS = 2 * 60 * 60
+# A class is 30 to 200 students: 500 answers and members leave margin for a large hall and for
+# students on two devices, and still bound a flood of made-up voter ids.
+MAX_ANSWERS = 500
+MAX_MEMBERS = 500
+MAX_OPTIONS = 8  # a bar per option must stay readable on the projector
+MAX_OPTION_CHARS = 200  # an option is a token, a number or a short phrase
+# Presence: a follower says it is here every poll (about once a second); the lecturer counts those
+# seen in the last PRESENCE_SECONDS, and an entry older than PRESENCE_WINDOW is forgotten.
+PRESENCE_SECONDS = 15.0
+PRESENCE_WINDOW = 60.0
+# Five wrong PINs, then five minutes without: ~1,440 guesses a day against a million PINs.
+MAX_PIN_FAILURES = 5
+PIN_LOCK_SECONDS = 5 * 60
+MAX_STEP = 999  # a lecture has tens of steps
+# Settings are URL values: a sentence and a target of at most 2,000 characters each
+# (ui.settings.MAX_CHARS) and a dozen short values fit with margin.
+MAX_SETTINGS = 32
+MAX_SETTINGS_CHARS = 8000
+MAX_PARAMS = 8  # the parameters of a question (layer, head, query position, merge k, ...)
+MAX_ID_CHARS = 64  # voter and member ids: made by the app (a uuid or token_urlsafe), never typed
+MAX_SECRET_CHARS = 256
+MAX_RAW_CODE_CHARS = 64  # longer input is not a code, however many spaces and dashes it holds
+
+EXPIRED = "expired"  # no presenter call for IDLE_SECONDS
+ENDED = "ended"  # ended by the lecturer
+
+_KEY = re.compile(r"[a-z][a-z0-9_]{0,31}")
+_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_CHARS}}}")
+_PIN = re.compile(rf"[0-9]{{{PIN_DIGITS}}}")
+
+
+class RoomError(Exception):
+    """Anything a room refuses. The message is safe to show: no secret, no echoed input."""
+
+
+class UnknownRoom(RoomError):
+    def __init__(self) -> None:
+        super().__init__("There is no room with this code. Check the code on the projector.")
+
+
+class RoomEnded(RoomError):
+    """The room has ended; ``reason`` is ``EXPIRED`` or ``ENDED``."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(_ended_message(reason))
+
+
+class NotPresenter(RoomError):
+    def __init__(self) -> None:
+        super().__init__("Only the lecturer of this room can change it.")
+
+
+class BadInput(RoomError):
+    pass
+
+
+class TooMany(RoomError):
+    """A bound was reached; ``retry_after`` is the seconds to wait, when waiting helps."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class QuestionClosed(RoomError):
+    """An answer to a question that is no longer open (replaced, withdrawn or revealed)."""
+
+    def __init__(self) -> None:
+        super().__init__("This question is closed: the lecturer has moved on or revealed the answer.")
+
+
+class StaleUpdate(RoomError):
+    """An update made for an older version of the room (a replayed or late request)."""
+
+    def __init__(self) -> None:
+        super().__init__("The room changed since this page was drawn; nothing was changed.")
+
+
+def _ended_message(reason: str) -> str:
+    if reason == EXPIRED:
+        return f"This room has expired: the lecturer did nothing in it for {IDLE_SECONDS // 60} minutes."
+    return "This room has ended: the lecturer ended it."
+
+
+@dataclass(frozen=True)
+class Created:
+    """A new room. ``secret`` and ``pin`` are the presenter's alone (and kept out of ``repr``)."""
+
+    code: str
+    secret: str = field(repr=False)
+    pin: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to ask a room: ``options`` are the bars of the tally; ``answer`` is the index of
+    the model's real answer (``None``: nothing to reveal, e.g. "right" / "wrong" of an exercise).
+    ``kind`` and ``params`` say which question it is, so each page can word it in its language."""
+
+    kind: str
+    options: tuple[str, ...]
+    answer: int | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QuestionState:
+    """The question of a room as every student may read it: ``answer`` is ``None`` until revealed.
+    ``number`` counts the questions asked in the room; an answer names the one it answers."""
+
+    number: int
+    kind: str
+    options: tuple[str, ...]
+    params: dict[str, str]
+    revealed: bool
+    answer: int | None
+
+
+@dataclass(frozen=True)
+class RoomState:
+    """What a follower sees. ``end_reason`` is ``None`` while the room is open."""
+
+    code: str
+    version: int
+    step: int
+    settings: dict[str, str]
+    question: QuestionState | None
+    ended: bool
+    end_reason: str | None
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The answers to question ``number``: ``counts[i]`` chose option ``i``; nobody is named."""
+
+    number: int
+    counts: tuple[int, ...]
+    answered: int
+
+
+class RoomStore(Protocol):
+    """Room state, wherever it is kept. Every ``code`` argument is raw input (``parse_code``)."""
+
+    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created: ...
+
+    def state(self, code: str) -> RoomState: ...
+
+    def version(self, code: str) -> int: ...
+
+    def update(
+        self,
+        code: str,
+        secret: str | None,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+        if_version: int | None = None,
+    ) -> int: ...
+
+    def ask(self, code: str, secret: str | None, question: Question | None) -> int: ...
+
+    def reveal(self, code: str, secret: str | None) -> int: ...
+
+    def end(self, code: str, secret: str | None) -> int: ...
+
+    def pin(self, code: str, secret: str | None) -> str: ...
+
+    def recover(self, code: str, pin: str) -> str: ...
+
+    def answer(self, code: str, question: int, voter: str, option: int) -> bool: ...
+
+    def tally(self, code: str) -> Tally | None: ...
+
+    def seen(self, code: str, member: str) -> None: ...
+
+    def present(self, code: str, within: float = PRESENCE_SECONDS) -> int: ...
+
+
+# --- input -------------------------------------------------------------------------------------------
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def parse_code(raw: object) -> str | None:
+    """The room code in ``raw`` (any case, spaces and dashes ignored), or ``None`` if it is none.
+
+    >>> parse_code(" k7m-q2p ")
+    'K7MQ2P'
+    >>> parse_code("K7MO2P") is None  # O is not in a code (nor 0, 1, I, L)
+    True
+    """
+    if not isinstance(raw, str) or len(raw) > MAX_RAW_CODE_CHARS or not raw.isascii():
+        return None
+    code = raw.replace(" ", "").replace("-", "").upper()
+    if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
+        return None
+    return code
+
+
+def _code(raw: object) -> str:
+    code = parse_code(raw)
+    if code is None:
+        raise BadInput(f"A room code is {CODE_LENGTH} letters and digits, like K7M-Q2P.")
+    return code
+
+
+def _whole(value: object, low: int, high: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise BadInput(f"The {what} must be a whole number from {low} to {high}.")
+    return value
+
+
+def _id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise BadInput(f"The {what} id must be 1 to {MAX_ID_CHARS} letters, digits, - or _.")
+    return value
+
+
+def _has_bad_characters(text: str, *, lines: bool) -> bool:
+    """Control characters (newline, tab and return allowed in ``lines``) or a lone surrogate (not
+    UTF-8: a shared store could not keep it)."""
+    allowed = "\n\t\r" if lines else ""
+    if any((ord(c) < 32 or 127 <= ord(c) < 160) and c not in allowed for c in text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _values(values: object, *, most: int, chars: int, what: str) -> dict[str, str]:
+    """A checked copy of URL-like values: short lower-case keys, text values, bounded in total."""
+    if not isinstance(values, Mapping) or len(values) > most:
+        raise BadInput(f"The {what} must be at most {most} named values.")
+    out: dict[str, str] = {}
+    total = 0
+    for key, value in values.items():
+        if not isinstance(key, str) or not _KEY.fullmatch(key):
+            raise BadInput(f"A name in the {what} must be a short lower-case word.")
+        if not isinstance(value, str) or _has_bad_characters(value, lines=True):
+            raise BadInput(f"A value in the {what} must be text without control characters.")
+        total += len(key) + len(value)
+        if total > chars:
+            raise BadInput(f"The {what} must be at most {chars:,} characters in all.")
+        out[key] = value
+    return out
+
+
+def _settings(values: object) -> dict[str, str]:
+    return _values(values, most=MAX_SETTINGS, chars=MAX_SETTINGS_CHARS, what="settings")
+
+
+def _question(question: object) -> Question:
+    """A checked copy of ``question`` (options a tuple of distinct short texts, answer in range)."""
+    if not isinstance(question, Question) or not isinstance(question.kind, str):
+        raise BadInput("Not a question.")
+    if not _KEY.fullmatch(question.kind):
+        raise BadInput("A question's kind must be a short lower-case word.")
+    options = question.options
+    if not isinstance(options, tuple | list) or not 2 <= len(options) <= MAX_OPTIONS:
+        raise BadInput(f"A question has 2 to {MAX_OPTIONS} options.")
+    for option in options:
+        if not isinstance(option, str) or not 1 <= len(option) <= MAX_OPTION_CHARS:
+            raise BadInput(f"An option must be text of 1 to {MAX_OPTION_CHARS} characters.")
+        if _has_bad_characters(option, lines=False):
+            raise BadInput("An option must be text without control characters.")
+    if len(set(options)) != len(options):
+        raise BadInput("A question's options must differ from each other.")
+    if question.answer is not None:
+        _whole(question.answer, 0, len(options) - 1, "answer")
+    params = _values(question.params, most=MAX_PARAMS, chars=MAX_OPTION_CHARS * MAX_PARAMS, what="params")
+    return Question(question.kind, tuple(options), question.answer, params)
+
+
+def _same(given: object, kept: str) -> bool:
+    """``given == kept`` in a time that does not depend on where they differ."""
+    if not isinstance(given, str) or len(given) > MAX_SECRET_CHARS:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "replace"), kept.encode("utf-8"))
+
+
+# --- the store in the process ------------------------------------------------------------------------
+
+
+@dataclass
+class _Asked:
+    number: int
+    question: Question
+    revealed: bool = False
+
+
+@dataclass
+class _Room:
+    code: str
+    secret: str
+    pin: str
+    last_action: float  # the presenter's last call: the room expires IDLE_SECONDS after it
+    step: int = 0
+    settings: dict[str, str] = field(default_factory=dict)
+    version: int = 1
+    asked: _Asked | None = None
+    questions: int = 0  # asked so far: the next question's number is this plus one
+    answers: dict[str, int] = field(default_factory=dict)  # voter -> option, current question only
+    members: OrderedDict[str, float] = field(default_factory=OrderedDict)  # least recently seen first
+    end_reason: str | None = None
+    pin_failures: int = 0
+    locked_until: float = -math.inf
+
+
+class MemoryStore:
+    """Every room in this process, in one dict under one lock. See the module docstring.
+
+    ``now`` is the clock (seconds, only differences matter): the tests pass their own, so expiry,
+    presence and lock-outs need no sleeps.
+    """
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
+        self._lock = threading.Lock()
+        self._rooms: OrderedDict[str, _Room] = OrderedDict()  # the room idle the longest first
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._rooms)
+
+    # --- the presenter ---
+
+    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created:
+        step = _whole(step, 0, MAX_STEP, "step")
+        values = _settings({} if settings is None else settings)
+        secret = secrets.token_urlsafe(32)
+        pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        with self._lock:
+            while len(self._rooms) >= MAX_ROOMS:
+                self._rooms.popitem(last=False)
+            code = new_code()
+            while code in self._rooms:
+                code = new_code()
+            self._rooms[code] = _Room(code, secret, pin, self._now(), step=step, settings=values)
+        return Created(code, secret, pin)
+
+    def update(
+        self,
+        code: str,
+        secret: str | None,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+        if_version: int | None = None,
+    ) -> int:
+        """Move to ``step`` and/or show ``settings`` (each ``None``: unchanged); the new version.
+
+        With ``if_version``, only if the room is still at that version (else :class:`StaleUpdate`):
+        a request replayed or delayed past a newer one changes nothing. An update that changes
+        nothing keeps the room alive without moving its version.
+        """
+        if step is not None:
+            step = _whole(step, 0, MAX_STEP, "step")
+        values = None if settings is None else _settings(settings)
+        if if_version is not None:
+            _whole(if_version, 1, 2**62, "version")
+        with self._lock:
+            room = self._presenter(code, secret)
+            if if_version is not None and if_version != room.version:
+                raise StaleUpdate()
+            changed = (step is not None and step != room.step) or (
+                values is not None and values != room.settings
+            )
+            if step is not None:
+                room.step = step
+            if values is not None:
+                room.settings = values
+            if changed:
+                room.version += 1
+            return room.version
+
+    def ask(self, code: str, secret: str | None, question: Question | None) -> int:
+        """Ask ``question`` (``None``: withdraw the current one); its answers start from none."""
+        checked = None if question is None else _question(question)
+        with self._lock:
+            room = self._presenter(code, secret)
+            if checked is None and room.asked is None:
+                return room.version
+            if checked is not None:
+                room.questions += 1
+                room.asked = _Asked(room.questions, checked)
+            else:
+                room.asked = None
+            room.answers = {}
+            room.version += 1
+            return room.version
+
+    def reveal(self, code: str, secret: str | None) -> int:
+        """Show every screen the model's real answer; the question takes no more answers."""
+        with self._lock:
+            room = self._presenter(code, secret)
+            if room.asked is None:
+                raise BadInput("There is no question to reveal.")
+            if not room.asked.revealed:
+                room.asked.revealed = True
+                room.version += 1
+            return room.version
+
+    def end(self, code: str, secret: str | None) -> int:
+        with self._lock:
+            room = self._presenter(code, secret)
+            self._close(room, ENDED)
+            return room.version
+
+    def pin(self, code: str, secret: str | None) -> str:
+        """The presenter PIN, for the lecturer's screen only."""
+        with self._lock:
+            return self._presenter(code, secret).pin
+
+    def recover(self, code: str, pin: str) -> str:
+        """The presenter secret, given the room's PIN (on another device). After MAX_PIN_FAILURES
+        wrong PINs every PIN is refused for PIN_LOCK_SECONDS (:class:`TooMany`, with ``retry_after``)."""
+        code = _code(code)
+        digits = pin.replace(" ", "").replace("-", "") if isinstance(pin, str) and len(pin) <= 32 else ""
+        if not _PIN.fullmatch(digits):
+            raise BadInput(f"The presenter PIN is {PIN_DIGITS} digits.")
+        with self._lock:
+            room = self._open(code)
+            now = self._now()
+            if now < room.locked_until:
+                raise TooMany("Too many wrong PINs: try again later.", room.locked_until - now)
+            if hmac.compare_digest(digits.encode(), room.pin.encode()):
+                room.pin_failures = 0
+                return room.secret
+            room.pin_failures += 1
+            if room.pin_failures >= MAX_PIN_FAILURES:
+                room.pin_failures = 0
+                room.locked_until = now + PIN_LOCK_SECONDS
+            raise NotPresenter()
+
+    # --- everyone ---
+
+    def state(self, code: str) -> RoomState:
+        code = _code(code)
+        with self._lock:
+            room = self._room(code)
+            asked = room.asked
+            question = None
+            if asked is not None:
+                q = asked.question
+                answer = q.answer if asked.revealed else None
+                question = QuestionState(
+                    asked.number, q.kind, q.options, dict(q.params), asked.revealed, answer
+                )
+            ended = room.end_reason is not None
+            return RoomState(
+                room.code, room.version, room.step, dict(room.settings), question, ended, room.end_reason
+            )
+
+    def version(self, code: str) -> int:
+        code = _code(code)
+        with self._lock:
+            return self._room(code).version
+
+    def answer(self, code: str, question: int, voter: str, option: int) -> bool:
+        """Count ``voter``'s answer ``option`` to question number ``question``: True if counted,
+        False if this voter had already answered it (the first answer stands)."""
+        code = _code(code)
+        question = _whole(question, 1, 2**62, "question number")
+        voter = _id(voter, "voter")
+        option = _whole(option, 0, MAX_OPTIONS - 1, "option")
+        with self._lock:
+            room = self._open(code)
+            asked = room.asked
+            if asked is None or asked.number != question or asked.revealed:
+                raise QuestionClosed()
+            if option >= len(asked.question.options):
+                raise BadInput("There is no such option.")
+            if voter in room.answers:
+                return False
+            if len(room.answers) >= MAX_ANSWERS:
+                raise TooMany(f"This question has taken its {MAX_ANSWERS} answers.")
+            room.answers[voter] = option
+            return True
+
+    def tally(self, code: str) -> Tally | None:
+        """The answers to the current question (``None``: no question)."""
+        code = _code(code)
+        with self._lock:
+            room = self._open(code)
+            if room.asked is None:
+                return None
+            counts = [0] * len(room.asked.question.options)
+            for option in room.answers.values():
+                counts[option] += 1
+            return Tally(room.asked.number, tuple(counts), len(room.answers))
+
+    def seen(self, code: str, member: str) -> None:
+        """``member`` is in the room now."""
+        code = _code(code)
+        member = _id(member, "member")
+        with self._lock:
+            room = self._open(code)
+            now = self._now()
+            room.members[member] = now
+            room.members.move_to_end(member)
+            _forget(room.members, now - PRESENCE_WINDOW, MAX_MEMBERS)
+
+    def present(self, code: str, within: float = PRESENCE_SECONDS) -> int:
+        """How many members were seen in the last ``within`` seconds (at most PRESENCE_WINDOW)."""
+        code = _code(code)
+        number = isinstance(within, int | float) and not isinstance(within, bool)
+        if not number or not 0 < within <= PRESENCE_WINDOW:
+            raise BadInput(f"Presence is counted over 0 to {PRESENCE_WINDOW:g} seconds.")
+        with self._lock:
+            room = self._open(code)
+            now = self._now()
+            _forget(room.members, now - PRESENCE_WINDOW, MAX_MEMBERS)
+            return sum(1 for t in reversed(room.members.values()) if t >= now - within)
+
+    # --- under the lock ---
+
+    def _room(self, code: str) -> _Room:
+        """The room ``code`` (expired now if its time is up), open or ended."""
+        room = self._rooms.get(code)
+        if room is None:
+            raise UnknownRoom()
+        if room.end_reason is None and self._now() - room.last_action >= IDLE_SECONDS:
+            self._close(room, EXPIRED)
+        return room
+
+    def _open(self, code: str) -> _Room:
+        room = self._room(code)
+        if room.end_reason is not None:
+            raise RoomEnded(room.end_reason)
+        return room
+
+    def _presenter(self, raw_code: str, secret: str | None) -> _Room:
+        """The open room ``raw_code`` if ``secret`` is its presenter's; the room is active again."""
+        room = self._open(_code(raw_code))
+        if not _same(secret, room.secret):
+            raise NotPresenter()
+        room.last_action = self._now()
+        self._rooms.move_to_end(room.code)
+        return room
+
+    def _close(self, room: _Room, reason: str) -> None:
+        """End ``room``: followers see it at the next version, what it held is freed, and it is the
+        first room to go when the store is full."""
+        self._rooms.move_to_end(room.code, last=False)
+        room.end_reason = reason
+        room.version += 1
+        room.asked = None
+        room.answers = {}
+        room.members = OrderedDict()
+        room.settings = {}
+
+
+def _forget(members: OrderedDict[str, float], before: float, most: int) -> None:
+    """Drop the members last seen before ``before``, then the least recently seen beyond ``most``."""
+    while members:
+        member, seen = next(iter(members.items()))
+        if seen >= before and len(members) <= most:
+            break
+        del members[member]
