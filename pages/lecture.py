@@ -21,6 +21,9 @@ Decisions:
   (no user text) makes the page chrome compact and the text large. Other pages keep their layout:
   the stylesheet lives only on this page; the sidebar stays folded until it is opened again.
 - **Figures keep their downloads** (``ui.show_figure``): a slide can be saved as SVG for notes.
+- **Rooms** (``ui/classroom.py``): the lecturer starts a room in the sidebar; a student who opens
+  ``?room=CODE`` sees the room's step and settings instead of the URL's and the session's. A student
+  who moves a step or changes a setting leaves the room, and rejoins with one click.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from figures.overview import DiagramSizes, pipeline_diagram
 from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
 from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
+from ui import classroom
 from ui.keys import check_step, step_buttons
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
@@ -75,6 +79,9 @@ STYLE = """<style>
   [data-testid="stCaptionContainer"]) { display: none; }
 .st-key-lecture_slide h2 { font-size: 2rem; padding: 0.1rem 0; }
 .st-key-lecture_text [data-testid="stMarkdown"] p { font-size: 1.3rem; line-height: 1.45; }
+.st-key-room_code_big p { font-size: 5rem; font-weight: 700; letter-spacing: 0.12em; line-height: 1.1;
+  font-family: "Source Code Pro", monospace; margin: 0; }
+.st-key-room_code [data-testid="stCode"] code { font-size: 1.4rem; }
 </style>"""
 
 LATEX = {
@@ -375,16 +382,21 @@ STEPS: list[tuple[str, bool, Callable[..., Slide]]] = [
 
 
 def _move(delta: int) -> None:
+    """Previous / Next; a student following a room who moves on their own leaves it (Rejoin is one click)."""
+    classroom.leave_room("classroom.left_step")
     st.session_state[STEP] = st.session_state.get(STEP, 1) + delta
 
 
-def current_step(total: int, lang: str) -> int:
-    """The step to show, 1 … total: a ``?step=`` this page did not write (a link, a bookmark) is
-    followed, else the session's; a tampered one falls back with a message. The URL says the step."""
+def current_step(total: int, lang: str, room_step: int | None = None) -> int:
+    """The step to show, 1 … total: a room's (``room_step``, whatever the URL says), else a ``?step=``
+    this page did not write (a link, a bookmark), else the session's; a tampered one falls back with a
+    message. The URL says the step."""
     state = st.session_state
     raw = st.query_params.get("step")
     notice = None
-    if raw is not None and raw != state.get(URL_SEEN):
+    if room_step is not None:
+        step = room_step
+    elif raw is not None and raw != state.get(URL_SEEN):
         step, notice = check_step(raw, total, lang)
     else:
         step = state.get(STEP, 1)
@@ -428,8 +440,11 @@ def show_slide(slide: Slide, name: str, step: int, skipped_note: str | None) -> 
 # -- the page ----------------------------------------------------------------------------------------
 
 st.set_page_config(initial_sidebar_state="collapsed")
+room = classroom.follow_room()  # a followed room's settings become this session's, before the sidebar
 settings = ui.page_setup("nav.lecture.title")
 st.html(STYLE)
+classroom.room_sidebar()
+classroom.room_panel(room)
 run = ui.get_run(settings)
 if run is None:
     st.stop()
@@ -439,7 +454,8 @@ skipped = None
 if not ctx.decoder:
     left_out = sum(needs_decoder for _, needs_decoder, _ in STEPS)
     skipped = ui.t("lecture.skipped", model=getattr(run.pipe, "name", "") or "MiniLM", n=left_out)
-step = current_step(len(steps), settings.lang)
+step = current_step(len(steps), settings.lang, classroom.room_step(room, len(steps)))
+classroom.publish(step, settings)
 name, make = steps[step - 1]
 with st.container(key="lecture_slide"):
     head, nav = st.columns([2, 1], vertical_alignment="center")

@@ -80,7 +80,7 @@ def test_next_and_previous_change_the_step_and_the_url():
 
 def test_the_keys_are_streamlit_shortcuts_and_their_twins_move_too():
     at = open_page(PAGE, {"step": "4"})
-    keys = {b.key: b.proto.shortcut.lower() for b in at.button}
+    keys = {b.key: b.proto.shortcut.lower() for b in at.button if b.proto.shortcut}  # not the room's
     assert keys == {
         "lecture_prev": "pageup",
         "lecture_next": "pagedown",

@@ -1,0 +1,318 @@
+"""Rooms on the Lecture page (ui/classroom.py) through AppTest: the lecturer starts a room and shows
+its code, URL and QR code; a student who opens the URL sees the lecturer's step and settings and
+follows them; Leave / Rejoin; bad, unknown, ended and expired codes; a student never drives the room.
+
+AppTest runs every page in this process, so a lecturer's AppTest and a student's share the one store
+(``ui.classroom.room_store``), as two browsers on one server do."""
+
+from __future__ import annotations
+
+import pytest
+from apphelpers import assert_clean, open_page
+
+import ui.classroom as classroom
+from i18n import t
+from ui.rooms import IDLE_SECONDS, MemoryStore, parse_code
+from ui.settings import validate
+
+PAGE = "pages/lecture.py"
+STUDENT_CALLS = {"state", "version", "seen"}  # all a student's page may ask of the store
+
+
+def heading(step: int, name: str, lang: str = "en", total: int = 12) -> str:
+    return t("lecture.heading", lang, step=step, total=total, title=t(f"lecture.{name}.title", lang))
+
+
+def shown(at) -> str:
+    return at.header[0].value
+
+
+def keyed(at, key: str):
+    """The container (or widget) drawn with ``key``: Streamlit ends its element id with ``-key``."""
+    found = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            proto = getattr(child, "proto", None)
+            if str(getattr(proto, "id", "") or "").endswith(f"-{key}"):
+                found.append(child)
+            walk(child)
+
+    walk(at.main)
+    assert len(found) == 1, f"{len(found)} elements keyed {key!r}"
+    return found[0]
+
+
+def texts(node) -> list[str]:
+    """The text of every element under ``node`` (Markdown, code, captions …)."""
+    out = []
+    for child in getattr(node, "children", {}).values():
+        value = getattr(child, "value", None) if type(child).__name__ != "Block" else None
+        if isinstance(value, str):
+            out.append(value)
+        out.extend(texts(child))
+    return out
+
+
+def of_type(node, name: str) -> list:
+    found = []
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == name:
+            found.append(child)
+        found.extend(of_type(child, name))
+    return found
+
+
+def click(at, key: str):
+    return at.button(key=key).click().run()
+
+
+def start_room(query: dict[str, str] | None = None):
+    """A lecturer's Lecture page with a room started: (AppTest, room code)."""
+    at = open_page(PAGE, query)
+    click(at, "room_start")
+    assert_clean(at)
+    (code,) = texts(keyed(at, "room_code_big"))
+    assert parse_code(code) == code
+    return at, code
+
+
+def join(code: str, lang: str | None = None):
+    """A student opening the student URL: ``/lecture?room=CODE`` and nothing else (no weights)."""
+    query = {"room": code, **({"lang": lang} if lang else {})}
+    at = open_page(PAGE, query, weights=None)
+    assert_clean(at)
+    return at
+
+
+def said(at) -> list[str]:
+    """The page's warnings: what happened to a room (the sidebar's own notes are st.info)."""
+    return [m.value for m in at.warning]
+
+
+def sentence(at) -> str:
+    return at.text_area(key="sentence").value
+
+
+class Spy(MemoryStore):
+    """A MemoryStore that writes down the name of every method called on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __getattribute__(self, name):
+        if not name.startswith("_") and name != "calls":
+            object.__getattribute__(self, "calls").append(name)
+        return object.__getattribute__(self, name)
+
+
+@pytest.fixture
+def store(monkeypatch):
+    """A fresh store of this test's own (the app's is one per process)."""
+    fresh = Spy()
+    monkeypatch.setattr(classroom, "_STORE", fresh)
+    return fresh
+
+
+# -- the lecturer ------------------------------------------------------------------------------------
+
+
+def test_the_lecturer_starts_a_room_with_its_code_url_and_qr_code(store):
+    at, code = start_room({"step": "3", "sentence": "the cat sat"})
+    panel = keyed(at, "room_code")
+    assert code in texts(panel)
+    assert f"/lecture?room={code}" in texts(panel)  # AppTest has no browser URL: the page's path
+    assert len(of_type(panel, "Image")) == 1  # the QR code
+    assert shown(at) == heading(3, "embeddings")
+    room = store.state(code)
+    assert room.step == 3
+    assert validate(room.settings).settings.sentence == "the cat sat"
+    assert texts(keyed(at, "room_pin")) == [store.pin(code, at.session_state[classroom.PRESENTER].secret)]
+    assert not at.query_params.get("room")  # the lecturer's URL names no room, nor any secret
+    assert not [m for m in said(at) if "room" in m.lower()]
+
+
+def test_the_student_url_uses_the_lecturers_host_and_the_qr_code_is_a_png(monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setattr(type(st.context), "url", property(lambda self: "https://uni.example:8501/lecture"))
+    assert classroom.student_url("K7MQ2P") == "https://uni.example:8501/lecture?room=K7MQ2P"
+    monkeypatch.setattr(type(st.context), "url", property(lambda self: "http://10.0.0.5:8501/"))
+    assert classroom.student_url("K7MQ2P") == "http://10.0.0.5:8501/lecture?room=K7MQ2P"
+    assert classroom.qr_png("http://10.0.0.5:8501/lecture?room=K7MQ2P").startswith(b"\x89PNG")
+
+
+def test_every_step_and_setting_the_lecturer_shows_goes_to_the_room(store):
+    at, code = start_room()
+    version = store.version(code)
+    click(at, "lecture_next")
+    assert store.state(code).step == 2 and store.version(code) == version + 1
+    at.text_area(key="sentence").input("hello world").run()
+    assert validate(store.state(code).settings).settings.sentence == "hello world"
+    at.run()  # a redraw that changes nothing does not move the room's version
+    assert store.version(code) == version + 2
+    click(at, "room_end")
+    assert_clean(at)
+    assert said(at) == [t("classroom.you_ended", "en", code=code)]
+    assert store.state(code).ended
+
+
+# -- a student -----------------------------------------------------------------------------------------
+
+
+def test_a_student_sees_the_lecturers_step_and_sentence_and_follows_them(store):
+    lecturer, code = start_room({"step": "2", "sentence": "the cat sat", "d_model": "32"})
+    student = join(code)
+    assert shown(student) == heading(2, "tokens")
+    assert sentence(student) == "the cat sat"
+    assert student.session_state["d_model"] == 32 and student.session_state["weights"] == "random"
+    assert t("classroom.following", "en", code=code) in [m.value for m in student.info]
+    assert store.present(code) == 1  # the student is counted
+    lecturer.run()
+    assert lecturer.metric[0].value == "1"
+
+    click(lecturer, "lecture_next")
+    lecturer.text_area(key="sentence").input("a dog ran").run()
+    student.run()
+    assert shown(student) == heading(3, "embeddings")
+    assert sentence(student) == "a dog ran"
+    assert student.query_params.get("step") in ("3", ["3"])
+
+
+def test_leave_stops_following_and_rejoin_follows_again(store):
+    lecturer, code = start_room()
+    student = join(code)
+    click(student, "room_leave")
+    assert t("classroom.alone", "en", code=code) in [m.value for m in student.info]
+    click(lecturer, "lecture_next")
+    student.run()
+    assert shown(student) == heading(1, "overview")  # alone: the lecturer's step 2 does not come
+    click(student, "room_rejoin")
+    assert shown(student) == heading(2, "tokens")
+    assert t("classroom.following", "en", code=code) in [m.value for m in student.info]
+    assert_clean(student)
+
+
+def test_a_student_who_moves_or_changes_a_setting_explores_alone(store):
+    lecturer, code = start_room({"sentence": "the cat sat"})
+    student = join(code)
+    click(student, "lecture_next")
+    assert shown(student) == heading(2, "tokens")
+    assert said(student)[0] == t("classroom.left_step", "en", code=code)
+    click(student, "room_rejoin")
+    assert shown(student) == heading(1, "overview")
+    student.text_area(key="sentence").input("my own").run()
+    assert said(student)[0] == t("classroom.left_settings", "en", code=code)
+    assert sentence(student) == "my own"
+    assert validate(store.state(code).settings).settings.sentence == "the cat sat"
+    assert_clean(student)
+
+
+def test_a_students_page_never_drives_the_room(store):
+    lecturer, code = start_room()
+    click(lecturer, "lecture_next")
+    before = store.state(code)
+    store.calls.clear()
+    student = join(code)
+    student.query_params["step"] = "7"  # tampering with the URL
+    student.run()
+    assert shown(student) == heading(2, "tokens")
+    click(student, "room_leave")
+    student.query_params["step"] = "9"
+    student.run()
+    click(student, "room_rejoin")
+    assert_clean(student)
+    assert set(store.calls) <= STUDENT_CALLS, store.calls
+    assert store.state(code) == before
+    assert classroom.PRESENTER not in student.session_state
+    assert "room_end" not in [b.key for b in student.button]  # nothing on the page can end the room
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lecturers_language_is_not_imposed_on_a_student(store, lang):
+    other = "zh" if lang == "en" else "en"
+    lecturer, code = start_room({"lang": other, "step": "4"})
+    student = join(code, lang)
+    assert shown(student) == heading(4, "positional", lang)
+    assert t("classroom.following", lang, code=code) in [m.value for m in student.info]
+    assert student.session_state["lang"] == lang
+
+
+# -- bad codes -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("raw", ["", "abc", "K7MO2P", "<script>", "K7MQ2P" * 20, "ＫＭ２３４５"])
+def test_a_malformed_code_is_said_and_the_lecture_is_shown(store, lang, raw):
+    at = join(raw, lang)
+    assert said(at) == [t("classroom.malformed", lang)]
+    assert shown(at) == heading(1, "overview", lang)
+    assert not at.query_params.get("room")
+    assert store.calls == []  # nothing to look up
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_unknown_code_is_said_and_the_lecture_is_shown(store, lang):
+    at = join("K7M-Q2P", lang)
+    assert said(at) == [t("classroom.unknown", lang, code="K7MQ2P")]
+    assert shown(at) == heading(1, "overview", lang)
+    at.run()  # said once; the page goes on on its own
+    assert said(at) == [] and shown(at) == heading(1, "overview", lang)
+    assert_clean(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_ended_room_is_said_to_its_students_and_to_newcomers(store, lang):
+    lecturer, code = start_room({"step": "3"})
+    student = join(code, lang)
+    click(lecturer, "room_end")
+    student.run()
+    assert said(student) == [t("classroom.ended", lang, code=code)]
+    assert shown(student) == heading(3, "embeddings", lang)  # where the lecture was: the student goes on
+    assert "room_rejoin" not in [b.key for b in student.button]
+    late = join(code, lang)
+    assert said(late) == [t("classroom.ended", lang, code=code)]
+    assert shown(late) == heading(1, "overview", lang)
+    assert_clean(student)
+
+
+def test_an_expired_room_is_said(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(classroom, "_STORE", MemoryStore(now=lambda: now[0]))
+    lecturer, code = start_room()
+    student = join(code)
+    now[0] += IDLE_SECONDS + 1
+    student.run()
+    assert said(student) == [t("classroom.expired", "en", code=code)]
+    lecturer.run()  # the lecturer is told too, and can start a new room
+    assert said(lecturer) == [t("classroom.expired", "en", code=code)]
+    assert "room_start" in [b.key for b in lecturer.button]
+    assert_clean(student)
+    assert_clean(lecturer)
+
+
+# -- the lecturer on another device ---------------------------------------------------------------------
+
+
+def submit(at):
+    (button,) = [b for b in at.button if b.proto.is_form_submitter]
+    return button.click().run()
+
+
+def test_the_lecturer_takes_the_room_over_on_another_device_with_the_pin(store):
+    lecturer, code = start_room({"step": "4", "sentence": "the cat sat"})
+    (pin,) = texts(keyed(lecturer, "room_pin"))
+    laptop = open_page(PAGE)
+    laptop.text_input(key="room_recover_code").input(code.lower())
+    laptop.text_input(key="room_recover_pin").input("000000" if pin != "000000" else "111111")
+    submit(laptop)
+    assert said(laptop) == [t("classroom.wrong_pin", "en", code=code)]
+    laptop.text_input(key="room_recover_pin").input(pin)
+    submit(laptop)
+    assert_clean(laptop)
+    assert t("classroom.recovered", "en", code=code) in said(laptop)
+    assert shown(laptop) == heading(4, "positional") and sentence(laptop) == "the cat sat"
+    assert code in texts(keyed(laptop, "room_code"))
+    click(laptop, "lecture_next")
+    assert store.state(code).step == 5

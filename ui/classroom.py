@@ -1,0 +1,401 @@
+"""Rooms on the Lecture page: the class follows the lecturer (the Streamlit side of ``ui/rooms.py``).
+
+    room = follow_room()          # before ui.page_setup: a followed room's settings become the session's
+    settings = ui.page_setup(...)
+    room_sidebar()                # "Start a room", and taking a room over on another device (the PIN)
+    room_panel(room)              # the lecturer: code, URL, QR, PIN, who is here; a student: following or not
+    ...                           # the page picks the step (the room's, for a follower)
+    publish(step, settings)       # the lecturer: the room now shows this step and these settings
+
+Who holds what (``ui/rooms.py`` says who may do what):
+
+- **the lecturer** holds the room's secret in ``st.session_state`` (``Presenter``), never in a URL.
+  Every run of their page sends the step and settings on screen (``publish``): one call, which moves
+  the room's version only when something changed, and keeps the room alive;
+- **a student** holds a room code and a random member id, nothing else: this module calls only
+  ``state``, ``version`` and ``seen`` for them. Tampering with the student's URL (``?step=``) changes
+  the student's page at most, never the room.
+
+How following works: the student's page draws the room's step with the room's settings (validated
+like a URL's, in the student's own language). A fragment re-run every ``FOLLOW_SECONDS`` reads the
+room's version (one integer) and says the student is here; when the version moved, it reruns the
+whole page, which reads the room once. A student who changes a setting or moves a step leaves the
+room (the page says so) and rejoins with one click.
+
+Left for later: the lecturer's right surviving a page reload on the same browser (a cookie), and
+the store shared by several servers (the next issue; ``room_store`` is the one place to swap it).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import secrets
+from dataclasses import dataclass, field, replace
+
+import streamlit as st
+
+from ui.lang import STORE, current_lang, t
+from ui.rooms import (
+    EXPIRED,
+    BadInput,
+    MemoryStore,
+    NotPresenter,
+    RoomEnded,
+    RoomError,
+    RoomState,
+    RoomStore,
+    TooMany,
+    UnknownRoom,
+    parse_code,
+)
+from ui.settings import Settings, to_query, validate
+from ui.sidebar import NOTICES, SENTENCE_OWN
+
+# One store per process: every session of this server sees the same rooms (ui/rooms.py, MemoryStore).
+_STORE: RoomStore = MemoryStore()
+
+PRESENTER = "_glassbox_room_presenter"  # Presenter: this session drives that room
+ROOM = "_glassbox_room"  # the code of the room this session follows (or left, and may rejoin)
+FOLLOWING = "_glassbox_room_following"  # True while the page follows ROOM
+APPLIED = "_glassbox_room_applied"  # Applied: what of the room this page shows
+MEMBER = "_glassbox_room_member"  # this session's member id, for the lecturer's head count
+JUMP = "_glassbox_room_jump"  # the step a lecturer who took a room over goes to, once
+NOTICE = "_glassbox_room_notice"  # (i18n key, values): said once, on the next draw of the panel
+PARAM = "room"  # the URL parameter of the student URL: /lecture?room=CODE
+
+FOLLOW_SECONDS = 1.0  # a student sees a change within this and one page draw
+COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
+
+
+def room_store() -> RoomStore:
+    """The store of every room (the next issue puts a store shared by several servers here)."""
+    return _STORE
+
+
+@dataclass(frozen=True)
+class Presenter:
+    code: str
+    secret: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The room's version, step and settings last put on this student's page."""
+
+    code: str
+    version: int
+    step: int
+    settings: Settings
+
+
+def _tell(key: str, **values: object) -> None:
+    st.session_state[NOTICE] = (key, values)
+
+
+def _error_key(error: RoomError) -> str:
+    """The i18n key of a room's refusal (the store's own messages are English only)."""
+    if isinstance(error, RoomEnded):
+        return "classroom.expired" if error.reason == EXPIRED else "classroom.ended"
+    if isinstance(error, UnknownRoom):
+        return "classroom.unknown"
+    if isinstance(error, TooMany):
+        return "classroom.pin_locked"
+    if isinstance(error, NotPresenter):
+        return "classroom.wrong_pin"
+    return "classroom.malformed" if isinstance(error, BadInput) else "classroom.error"
+
+
+def _drop_param() -> None:
+    if PARAM in st.query_params:
+        del st.query_params[PARAM]
+
+
+def _same_view(a: Settings, b: Settings) -> bool:
+    """The same model and sentence on screen; the interface language is each student's own."""
+    return replace(a, lang="") == replace(b, lang="")
+
+
+# -- a student -----------------------------------------------------------------------------------------
+
+
+def follow_room() -> RoomState | None:
+    """The room this page follows now (``None``: none), its settings put into the session's. Call
+    before ``ui.page_setup``: the sidebar then draws the room's sentence, weights and sizes."""
+    state = st.session_state
+    if PRESENTER in state:
+        return None
+    raw = st.query_params.get(PARAM)
+    if raw is not None:
+        code = parse_code(raw)
+        if code is None:
+            _tell("classroom.malformed")
+            _drop_param()
+        else:
+            state[ROOM], state[FOLLOWING] = code, True
+    if not state.get(FOLLOWING):
+        return None
+    code = state[ROOM]
+    try:
+        room = room_store().state(code)
+    except RoomError as error:
+        return _stop_following(_error_key(error), code)
+    if room.ended:
+        return _stop_following("classroom.expired" if room.end_reason == EXPIRED else "classroom.ended", code)
+    applied = state.get(APPLIED)
+    if applied is not None and applied.code == code and STORE in state:
+        if not _same_view(state[STORE], applied.settings):  # the student changed a setting
+            leave_room("classroom.left_settings")
+            return None
+    if applied is None or applied.code != code or applied.version != room.version:
+        _apply(room)
+    return room
+
+
+def _stop_following(key: str, code: str) -> None:
+    state = st.session_state
+    state[FOLLOWING] = False
+    state.pop(ROOM, None)
+    state.pop(APPLIED, None)
+    _drop_param()
+    _tell(key, code=code)
+
+
+def _apply(room: RoomState) -> None:
+    """The room's settings, validated like a URL's, in this student's language. Weights trained in
+    another session cannot come along: ``session`` falls back, with the usual notice."""
+    state = st.session_state
+    values = {key: value for key, value in room.settings.items() if key != "lang"}
+    values["lang"] = current_lang()
+    checked = validate(values, session_model=False)
+    state[STORE] = checked.settings
+    state[SENTENCE_OWN] = "sentence" in values
+    state[NOTICES] = checked.notices
+    state[APPLIED] = Applied(room.code, room.version, room.step, checked.settings)
+
+
+def following() -> bool:
+    return bool(st.session_state.get(FOLLOWING))
+
+
+def leave_room(key: str = "classroom.left") -> None:
+    """Stop following (the student explores alone); the room is remembered for Rejoin."""
+    state = st.session_state
+    if state.get(FOLLOWING):
+        state[FOLLOWING] = False
+        state.pop(APPLIED, None)
+        _drop_param()
+        _tell(key, code=state.get(ROOM, ""))
+
+
+def _forget_room() -> None:
+    """This session becomes a lecturer: it follows no room (and will not rejoin one)."""
+    state = st.session_state
+    state[FOLLOWING] = False
+    state.pop(ROOM, None)
+    state.pop(APPLIED, None)
+    _drop_param()
+
+
+def _rejoin() -> None:
+    state = st.session_state
+    if ROOM in state:
+        state[FOLLOWING] = True
+        state.pop(APPLIED, None)  # the room's settings replace the student's own
+        st.query_params[PARAM] = state[ROOM]
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _watch(code: str, member: str, version: int) -> None:
+    """Say this student is here; rerun the page when the room changed (or ended)."""
+    store = room_store()
+    try:
+        store.seen(code, member)
+        changed = store.version(code) != version
+    except RoomError:
+        changed = True
+    if changed:
+        st.rerun(scope="app")
+
+
+def _student_panel(room: RoomState | None) -> None:
+    state = st.session_state
+    if room is not None:
+        member = state.setdefault(MEMBER, secrets.token_urlsafe(12))
+        with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
+            st.info(t("classroom.following", code=room.code), icon=":material/groups:")
+            st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
+        _watch(room.code, member, room.version)
+    elif ROOM in state:
+        with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
+            st.info(t("classroom.alone", code=state[ROOM]), icon=":material/explore:")
+            st.button(t("classroom.rejoin"), key="room_rejoin", on_click=_rejoin, type="primary")
+
+
+def room_step(room: RoomState | None, total: int) -> int | None:
+    """The room's step (1 … total) for a follower, and once for a lecturer who just took a room over;
+    ``None``: the page's own step."""
+    step = st.session_state.pop(JUMP, None) if room is None else room.step
+    return None if step is None else min(max(step, 1), total)
+
+
+# -- the lecturer --------------------------------------------------------------------------------------
+
+
+def _start() -> None:
+    """A new room; this run's ``publish`` sends it the step and settings on screen."""
+    state = st.session_state
+    _forget_room()
+    created = room_store().create(step=1)
+    state[PRESENTER] = Presenter(created.code, created.secret)
+
+
+def _end() -> None:
+    presenter = st.session_state.pop(PRESENTER, None)
+    if presenter is not None:
+        try:
+            room_store().end(presenter.code, presenter.secret)
+        except RoomError:
+            pass  # ended or expired already: it is over either way
+        _tell("classroom.you_ended", code=presenter.code)
+
+
+def _recover() -> None:
+    """Take a room over with its code and PIN (the lecturer on another device); the page then shows
+    the room's step and settings."""
+    state = st.session_state
+    code = parse_code(state.get("room_recover_code", ""))
+    if code is None:
+        _tell("classroom.malformed")
+        return
+    store = room_store()
+    try:
+        secret = store.recover(code, state.get("room_recover_pin", ""))
+        room = store.state(code)
+    except RoomError as error:
+        _tell(_error_key(error), code=code)
+        return
+    _forget_room()
+    _apply(room)
+    state.pop(APPLIED, None)
+    state[JUMP] = room.step
+    state[PRESENTER] = Presenter(code, secret)
+    _tell("classroom.recovered", code=code)
+
+
+def room_sidebar() -> None:
+    """The lecturer's controls in the sidebar: start a room, or take one over with its PIN."""
+    state = st.session_state
+    sb = st.sidebar
+    sb.subheader(t("classroom.sidebar"))
+    if PRESENTER in state:
+        sb.caption(t("classroom.presenting", code=state[PRESENTER].code))
+        return
+    sb.button(t("classroom.start"), key="room_start", on_click=_start, icon=":material/co_present:")
+    with sb.expander(t("classroom.recover")), st.form("room_recover", border=False):
+        st.text_input(t("classroom.recover_code"), key="room_recover_code", max_chars=16)
+        st.text_input(t("classroom.recover_pin"), key="room_recover_pin", max_chars=16, type="password")
+        st.form_submit_button(t("classroom.recover_button"), on_click=_recover)
+
+
+def student_url(code: str) -> str:
+    """The Lecture page with ``?room=CODE``, on the host the lecturer's browser uses (a path alone
+    when the browser has not said, as in tests)."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    url = st.context.url
+    if not url:
+        return f"/lecture?{PARAM}={code}"
+    parts = urlsplit(url)  # the lecturer's own page, the Lecture page: its path ends in /lecture
+    path = parts.path.rstrip("/")
+    if not path.endswith("/lecture"):
+        path += "/lecture"
+    return f"{parts.scheme}://{parts.netloc}{path}?{PARAM}={code}"
+
+
+@functools.lru_cache(maxsize=32)
+def qr_png(url: str) -> bytes:
+    """A QR code of ``url`` (made here, offline: nothing is fetched), dark on white for a projector."""
+    import segno  # noqa: PLC0415
+
+    out = io.BytesIO()
+    segno.make(url, error="m", micro=False).save(out, kind="png", scale=10, border=2)
+    return out.getvalue()
+
+
+@st.fragment(run_every=COUNT_SECONDS)
+def _head_count(presenter: Presenter) -> None:
+    """How many follow the room now; the call also keeps the room alive while this page is open."""
+    store = room_store()
+    try:
+        store.update(presenter.code, presenter.secret)
+        present = store.present(presenter.code)
+    except RoomError as error:
+        _lost(presenter, error)
+    st.metric(t("classroom.present"), present)
+
+
+def _presenter_panel(presenter: Presenter) -> None:
+    url = student_url(presenter.code)  # the page's stylesheet draws room_code_big large, for the hall
+    # Folded once the class has joined, the slide has the screen back and the code stays in the label.
+    label = t("classroom.panel", code=presenter.code)
+    with st.expander(label, expanded=True, icon=":material/groups:"), st.container(key="room_code"):
+        text, qr = st.columns([3, 1], vertical_alignment="center")
+        with text:
+            st.caption(t("classroom.code_label"))
+            with st.container(key="room_code_big"):
+                st.markdown(presenter.code)  # ALPHABET characters only: nothing to escape
+            st.caption(t("classroom.url_label"))
+            st.code(url, language=None, wrap_lines=True)
+            with st.container(horizontal=True, vertical_alignment="bottom"):
+                _head_count(presenter)
+                _pin_popover(presenter)
+                st.button(t("classroom.end"), key="room_end", on_click=_end, icon=":material/stop_circle:")
+        with qr:
+            st.image(qr_png(url), caption=t("classroom.qr"), width=260)
+
+
+def _pin_popover(presenter: Presenter) -> None:
+    """The PIN behind a click: the lecturer's screen is often the projector."""
+    try:
+        pin = room_store().pin(presenter.code, presenter.secret)
+    except RoomError:
+        return
+    with st.popover(t("classroom.pin_button"), icon=":material/key:"):
+        st.caption(t("classroom.pin_help"))
+        with st.container(key="room_pin"):
+            st.code(pin, language=None)
+
+
+def room_panel(room: RoomState | None) -> None:
+    """At the top of the page: the lecturer's room, or whether this student follows one; and what
+    happened to a room since the last draw (ended, unknown, left …)."""
+    state = st.session_state
+    notice = state.pop(NOTICE, None)
+    if notice is not None:
+        key, values = notice
+        st.warning(t(key, **values), icon=":material/info:")
+    presenter = state.get(PRESENTER)
+    if presenter is not None:
+        _presenter_panel(presenter)
+    else:
+        _student_panel(room)
+
+
+def publish(step: int, settings: Settings) -> None:
+    """The lecturer's page: the room shows ``step`` and ``settings`` (a no-op call keeps it alive)."""
+    presenter = st.session_state.get(PRESENTER)
+    if presenter is None:
+        return
+    try:
+        room_store().update(presenter.code, presenter.secret, step=step, settings=to_query(settings))
+    except RoomError as error:
+        _lost(presenter, error)
+
+
+def _lost(presenter: Presenter, error: RoomError) -> None:
+    """The room refused its lecturer (it expired, or ended elsewhere): say so, and draw the page
+    without it."""
+    st.session_state.pop(PRESENTER, None)
+    _tell(_error_key(error), code=presenter.code)
+    st.rerun(scope="app")
