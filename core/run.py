@@ -146,8 +146,14 @@ class LazyRun:
     def tgt_tokens(self) -> list[str]:
         """The decoder's input, [BOS] first: read without running the model when it is not the model's
         own output (a target given; random weights read the sentence); [] for an encoder only."""
-        known = pipeline.decoder_tokens(self.pipe, self.sentence, self.target, self.max_tokens)
+        known = self._given_decoder_input
         return known if known is not None else self.whole.tgt_tokens
+
+    @functools.cached_property
+    def _given_decoder_input(self) -> list[str] | None:
+        """``core.pipeline.decoder_tokens``: the decoder's input when it is not the model's own output
+        (None when it is); read once, for ``tgt_tokens`` and ``decoder_reads``."""
+        return pipeline.decoder_tokens(self.pipe, self.sentence, self.target, self.max_tokens)
 
     @property
     def predicted(self) -> list[str]:
@@ -172,8 +178,7 @@ class LazyRun:
             return ""
         if self.target_given:
             return "target"
-        own = pipeline.decoder_tokens(self.pipe, self.sentence, self.target, self.max_tokens) is None
-        return "own" if own else "sentence"
+        return "own" if self._given_decoder_input is None else "sentence"
 
     @functools.cached_property
     def decoding(self) -> DecodeResult | None:
