@@ -21,7 +21,7 @@ Decisions:
   (no user text) makes the page chrome compact and the text large. Other pages keep their layout:
   the stylesheet lives only on this page; the sidebar stays folded until it is opened again.
 - **Figures keep their downloads** (``ui.show_figure``): a slide can be saved as SVG for notes.
-- **Rooms** (``ui/classroom.py``): the lecturer starts a room in the sidebar; a student who opens
+- **Rooms** (``ui/classroom.py``): the lecturer starts a room at the top of the page; a student who opens
   ``?room=CODE`` sees the room's step and settings instead of the URL's and the session's. A student
   who moves a step or changes a setting leaves the room, and rejoins with one click.
 """
@@ -57,7 +57,7 @@ from figures.overview import DiagramSizes, pipeline_diagram
 from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
 from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
-from ui import classroom
+from ui import classroom, exercises
 from ui.keys import check_step, step_buttons
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
@@ -82,6 +82,7 @@ STYLE = """<style>
 .st-key-room_code_big p { font-size: 5rem; font-weight: 700; letter-spacing: 0.12em; line-height: 1.1;
   font-family: "Source Code Pro", monospace; margin: 0; }
 .st-key-room_code [data-testid="stCode"] code { font-size: 1.4rem; }
+.st-key-room_answered p { font-size: 1.5rem; }
 </style>"""
 
 LATEX = {
@@ -443,7 +444,6 @@ st.set_page_config(initial_sidebar_state="collapsed")
 room = classroom.follow_room()  # a followed room's settings become this session's, before the sidebar
 settings = ui.page_setup("nav.lecture.title")
 st.html(STYLE)
-classroom.room_sidebar()
 classroom.room_panel(room)
 run = ui.get_run(settings)
 if run is None:
@@ -457,6 +457,7 @@ if not ctx.decoder:
 step = current_step(len(steps), settings.lang, classroom.room_step(room, len(steps)))
 classroom.publish(step, settings)
 name, make = steps[step - 1]
+classroom.question_panel(room, run)
 with st.container(key="lecture_slide"):
     head, nav = st.columns([2, 1], vertical_alignment="center")
     with head:
@@ -465,3 +466,5 @@ with st.container(key="lecture_slide"):
     with nav:
         step_buttons(step, len(steps), _move)
     show_slide(make(ctx), name, step, skipped)
+    exercises.self_study(ctx.run, name)
+classroom.ask_panel(run, name)

@@ -2,19 +2,28 @@
 
     room = follow_room()          # before ui.page_setup: a followed room's settings become the session's
     settings = ui.page_setup(...)
-    room_sidebar()                # "Start a room", and taking a room over on another device (the PIN)
-    room_panel(room)              # the lecturer: code, URL, QR, PIN, who is here; a student: following or not
+    room_panel(room)              # the lecturer: code, URL, QR, PIN, who is here; a student: following
+                                  # or not; anyone else: "Start a room", or take one over with its PIN
     ...                           # the page picks the step (the room's, for a follower)
     publish(step, settings)       # the lecturer: the room now shows this step and these settings
+    question_panel(room, run)     # the open question (ui/quiz.py): tally and Reveal, or the answer
+    ...                           # the slide
+    ask_panel(run, step_name)     # the lecturer: ask the room about the model on screen
 
 Who holds what (``ui/rooms.py`` says who may do what):
 
-- **the lecturer** holds the room's secret in ``st.session_state`` (``Presenter``), never in a URL.
+- **the lecturer** holds the room's secret in ``st.session_state`` (``Presenter``), never in a URL,
+  and in a cookie of their browser (``PRESENTER_COOKIE``: path ``/``, ``SameSite=Strict``, as long as a
+  room lives), so that reloading the page, which starts a new Streamlit session, keeps them the
+  presenter. The cookie is written by a two-line script of ours (``st.html`` with JavaScript: Streamlit
+  can read cookies, ``st.context.cookies``, but not set them) and read once, on a session's first run,
+  when its URL names no room: a student URL on the lecturer's own laptop shows the student's view.
   Every run of their page sends the step and settings on screen (``publish``): one call, which moves
   the room's version only when something changed, and keeps the room alive;
-- **a student** holds a room code and a random member id, nothing else: this module calls only
-  ``state``, ``version`` and ``seen`` for them. Tampering with the student's URL (``?step=``) changes
-  the student's page at most, never the room.
+- **a student** holds a room code and a random member id (also kept in a cookie: one browser is one
+  voter, a reload does not vote twice), nothing else: this module calls only ``state``, ``version``,
+  ``seen`` and ``answer`` for them. Tampering with the student's URL (``?step=``) changes the student's
+  page at most, never the room.
 
 How following works: the student's page draws the room's step with the room's settings (validated
 like a URL's, in the student's own language). A fragment re-run every ``FOLLOW_SECONDS`` reads the
@@ -22,22 +31,26 @@ room's version (one integer) and says the student is here; when the version move
 whole page, which reads the room once. A student who changes a setting or moves a step leaves the
 room (the page says so) and rejoins with one click.
 
-Left for later: the lecturer's right surviving a page reload on the same browser (a cookie), and
-the store shared by several servers (the next issue; ``room_store`` is the one place to swap it).
+Left for later: the store shared by several servers (the next issue; ``room_store`` is the one place
+to swap it).
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
+from core.names import Weights
+from ui import quiz
 from ui.lang import STORE, current_lang, t
 from ui.rooms import (
     EXPIRED,
+    IDLE_SECONDS,
     BadInput,
     MemoryStore,
     NotPresenter,
@@ -63,6 +76,12 @@ MEMBER = "_glassbox_room_member"  # this session's member id, for the lecturer's
 JUMP = "_glassbox_room_jump"  # the step a lecturer who took a room over goes to, once
 NOTICE = "_glassbox_room_notice"  # (i18n key, values): said once, on the next draw of the panel
 PARAM = "room"  # the URL parameter of the student URL: /lecture?room=CODE
+COOKIES = "_glassbox_room_cookies"  # [(name, value, max-age)]: written by this run's page
+FIRST_RUN = "_glassbox_room_first_run"  # set once a session's first run read its cookies
+PRESENTER_COOKIE = "glassbox_presenter"  # "CODE.SECRET": the lecturer's right survives a reload
+MEMBER_COOKIE = "glassbox_member"  # a student's member (and voter) id: one browser, one vote
+COOKIE_SECONDS = IDLE_SECONDS  # a cookie outlives no room
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_urlsafe secrets only
 
 FOLLOW_SECONDS = 1.0  # a student sees a change within this and one page draw
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
@@ -87,6 +106,7 @@ class Applied:
     version: int
     step: int
     settings: Settings
+    weights: str = ""  # the lecturer's weights as the room says them (``session`` cannot come along)
 
 
 def _tell(key: str, **values: object) -> None:
@@ -116,6 +136,61 @@ def _same_view(a: Settings, b: Settings) -> bool:
     return replace(a, lang="") == replace(b, lang="")
 
 
+def _set_cookie(name: str, value: str, max_age: int = COOKIE_SECONDS) -> None:
+    """Write a cookie with this run's page (``write_cookies``); an empty value with max-age 0 deletes it."""
+    st.session_state.setdefault(COOKIES, []).append((name, value, max_age))
+
+
+def write_cookies() -> None:
+    """The cookies this run set, written by a script of ours: names and values are our own codes, ids and
+    secrets (checked against ``_COOKIE_VALUE``), never user text."""
+    pending = st.session_state.pop(COOKIES, [])
+    lines = [
+        f'document.cookie = "{name}={value}; path=/; max-age={int(age)}; SameSite=Strict" + secure;'
+        for name, value, age in pending
+        if _COOKIE_VALUE.fullmatch(name) and (value == "" or _COOKIE_VALUE.fullmatch(value))
+    ]
+    if lines:
+        script = 'const secure = location.protocol === "https:" ? "; Secure" : "";' + "".join(lines)
+        st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
+
+
+def _cookie(name: str) -> str | None:
+    value = st.context.cookies.get(name)
+    return value if isinstance(value, str) and _COOKIE_VALUE.fullmatch(value) else None
+
+
+def _restore_presenter() -> None:
+    """A session's first run, with no room in its URL: the presenter cookie of a room still open makes
+    this session its presenter again (the lecturer reloaded the page). Only the room's secret reads its
+    PIN, so that call proves the cookie; a cookie of an ended room is deleted."""
+    raw = _cookie(PRESENTER_COOKIE)
+    if raw is None or PARAM in st.query_params:
+        return
+    code, _, secret = raw.partition(".")
+    code = parse_code(code)
+    if code is None:
+        return
+    try:
+        room_store().pin(code, secret)
+    except RoomError:
+        _set_cookie(PRESENTER_COOKIE, "", 0)
+        return
+    st.session_state[PRESENTER] = Presenter(code, secret)
+
+
+def _member() -> str:
+    """This browser's member id: the cookie's (a reload keeps it), else a new one, written to the cookie."""
+    state = st.session_state
+    if MEMBER not in state:
+        member = _cookie(MEMBER_COOKIE)
+        if member is None or len(member) > 64:
+            member = secrets.token_urlsafe(12)
+            _set_cookie(MEMBER_COOKIE, member)
+        state[MEMBER] = member
+    return state[MEMBER]
+
+
 # -- a student -----------------------------------------------------------------------------------------
 
 
@@ -123,6 +198,9 @@ def follow_room() -> RoomState | None:
     """The room this page follows now (``None``: none), its settings put into the session's. Call
     before ``ui.page_setup``: the sidebar then draws the room's sentence, weights and sizes."""
     state = st.session_state
+    if not state.get(FIRST_RUN):
+        state[FIRST_RUN] = True
+        _restore_presenter()
     if PRESENTER in state:
         return None
     raw = st.query_params.get(PARAM)
@@ -171,7 +249,12 @@ def _apply(room: RoomState) -> None:
     state[STORE] = checked.settings
     state[SENTENCE_OWN] = "sentence" in values
     state[NOTICES] = checked.notices
-    state[APPLIED] = Applied(room.code, room.version, room.step, checked.settings)
+    weights = room.settings.get("weights", "")
+    before = state.get(APPLIED)
+    told = before is not None and before.code == room.code and before.weights == weights
+    if weights == Weights.SESSION and not told:  # once, in the room panel, where the student looks
+        _tell("classroom.session_weights", code=room.code, shown=checked.settings.weights)
+    state[APPLIED] = Applied(room.code, room.version, room.step, checked.settings, weights)
 
 
 def following() -> bool:
@@ -221,7 +304,7 @@ def _watch(code: str, member: str, version: int) -> None:
 def _student_panel(room: RoomState | None) -> None:
     state = st.session_state
     if room is not None:
-        member = state.setdefault(MEMBER, secrets.token_urlsafe(12))
+        member = _member()
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.following", code=room.code), icon=":material/groups:")
             st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
@@ -244,14 +327,20 @@ def room_step(room: RoomState | None, total: int) -> int | None:
 
 def _start() -> None:
     """A new room; this run's ``publish`` sends it the step and settings on screen."""
-    state = st.session_state
     _forget_room()
     created = room_store().create(step=1)
-    state[PRESENTER] = Presenter(created.code, created.secret)
+    _present(Presenter(created.code, created.secret))
+
+
+def _present(presenter: Presenter) -> None:
+    """This session (and, through the cookie, this browser) drives ``presenter.code``."""
+    st.session_state[PRESENTER] = presenter
+    _set_cookie(PRESENTER_COOKIE, f"{presenter.code}.{presenter.secret}")
 
 
 def _end() -> None:
     presenter = st.session_state.pop(PRESENTER, None)
+    _set_cookie(PRESENTER_COOKIE, "", 0)
     if presenter is not None:
         try:
             room_store().end(presenter.code, presenter.secret)
@@ -279,23 +368,19 @@ def _recover() -> None:
     _apply(room)
     state.pop(APPLIED, None)
     state[JUMP] = room.step
-    state[PRESENTER] = Presenter(code, secret)
+    _present(Presenter(code, secret))
     _tell("classroom.recovered", code=code)
 
 
-def room_sidebar() -> None:
-    """The lecturer's controls in the sidebar: start a room, or take one over with its PIN."""
-    state = st.session_state
-    sb = st.sidebar
-    sb.subheader(t("classroom.sidebar"))
-    if PRESENTER in state:
-        sb.caption(t("classroom.presenting", code=state[PRESENTER].code))
-        return
-    sb.button(t("classroom.start"), key="room_start", on_click=_start, icon=":material/co_present:")
-    with sb.expander(t("classroom.recover")), st.form("room_recover", border=False):
-        st.text_input(t("classroom.recover_code"), key="room_recover_code", max_chars=16)
-        st.text_input(t("classroom.recover_pin"), key="room_recover_pin", max_chars=16, type="password")
-        st.form_submit_button(t("classroom.recover_button"), on_click=_recover)
+def _room_bar() -> None:
+    """Anyone not in a room: start one (the lecturer), or take one over on this device with its PIN.
+    A small row at the top right: on the projector it is one click, then the room's panel."""
+    with st.container(key="room_bar", horizontal=True, horizontal_alignment="right"):
+        st.button(t("classroom.start"), key="room_start", on_click=_start, icon=":material/co_present:")
+        with st.popover(t("classroom.recover"), icon=":material/key:"), st.form("room_recover", border=False):
+            st.text_input(t("classroom.recover_code"), key="room_recover_code", max_chars=16)
+            st.text_input(t("classroom.recover_pin"), key="room_recover_pin", max_chars=16, type="password")
+            st.form_submit_button(t("classroom.recover_button"), on_click=_recover)
 
 
 def student_url(code: str) -> str:
@@ -378,8 +463,28 @@ def room_panel(room: RoomState | None) -> None:
     presenter = state.get(PRESENTER)
     if presenter is not None:
         _presenter_panel(presenter)
+    elif room is None and ROOM not in state:
+        _room_bar()
     else:
         _student_panel(room)
+    write_cookies()
+
+
+def question_panel(room: RoomState | None, run) -> None:
+    """The room's open question, above the slide: the lecturer's tally and Reveal, or a student's answer
+    (and, revealed, the model's answer beside the tally on both screens)."""
+    presenter = st.session_state.get(PRESENTER)
+    if presenter is not None:
+        quiz.lecturer_panel(room_store(), presenter.code, presenter.secret, run)
+    elif room is not None:
+        quiz.student_panel(room_store(), room, _member(), run)
+
+
+def ask_panel(run, step_name: str) -> None:
+    """The lecturer's "Ask the room", under the slide (nothing for anyone else)."""
+    presenter = st.session_state.get(PRESENTER)
+    if presenter is not None:
+        quiz.ask_panel(room_store(), presenter.code, presenter.secret, run, step_name)
 
 
 def publish(step: int, settings: Settings) -> None:

@@ -16,7 +16,7 @@ from ui.rooms import IDLE_SECONDS, MemoryStore, parse_code
 from ui.settings import validate
 
 PAGE = "pages/lecture.py"
-STUDENT_CALLS = {"state", "version", "seen"}  # all a student's page may ask of the store
+STUDENT_CALLS = {"state", "version", "seen", "answer", "tally"}  # all a student's page may ask of the store
 
 
 def heading(step: int, name: str, lang: str = "en", total: int = 12) -> str:
@@ -316,3 +316,72 @@ def test_the_lecturer_takes_the_room_over_on_another_device_with_the_pin(store):
     assert code in texts(keyed(laptop, "room_code"))
     click(laptop, "lecture_next")
     assert store.state(code).step == 5
+
+
+# -- the presenter's cookie: a reload keeps the lecturer the presenter ---------------------------------
+
+
+def cookie_scripts(at) -> list[str]:
+    return [text for text in texts(at.main) if "document.cookie" in text]
+
+
+def reloaded(monkeypatch, cookies: dict[str, str], query: dict[str, str] | None = None):
+    """A new session (a reload) of a browser that holds ``cookies``."""
+    monkeypatch.setattr(classroom, "_cookie", lambda name: cookies.get(name))
+    return open_page(PAGE, query)
+
+
+def test_starting_a_room_writes_the_presenter_cookie_and_a_reload_restores_the_presenter(store, monkeypatch):
+    lecturer, code = start_room({"step": "3"})
+    secret = lecturer.session_state[classroom.PRESENTER].secret
+    (script,) = cookie_scripts(lecturer)
+    assert f"glassbox_presenter={code}.{secret};" in script and "SameSite=Strict" in script
+    assert secret not in student_url_of(lecturer)  # the secret is in the cookie, never in the URL
+    again = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"step": "3"})
+    assert_clean(again)
+    assert again.session_state[classroom.PRESENTER].code == code
+    assert texts(keyed(again, "room_code_big")) == [code]
+    click(again, "lecture_next")
+    assert store.state(code).step == 4  # the reloaded page drives the room
+
+
+def student_url_of(at) -> str:
+    return " ".join(texts(keyed(at, "room_code")))
+
+
+@pytest.mark.parametrize("cookie", ["{code}.wrong-secret", "{code}", "ZZZZZZ.{secret}", "{code}.{secret}x", "."])
+def test_a_cookie_that_is_not_the_presenters_gives_nothing(store, monkeypatch, cookie):
+    lecturer, code = start_room()
+    secret = lecturer.session_state[classroom.PRESENTER].secret
+    other = reloaded(monkeypatch, {"glassbox_presenter": cookie.format(code=code, secret=secret)})
+    assert_clean(other)
+    assert classroom.PRESENTER not in other.session_state
+    assert "room_start" in [b.key for b in other.button]
+
+
+def test_a_student_url_on_the_lecturers_browser_shows_the_students_view(store, monkeypatch):
+    lecturer, code = start_room()
+    secret = lecturer.session_state[classroom.PRESENTER].secret
+    view = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"room": code})
+    assert classroom.PRESENTER not in view.session_state
+    assert t("classroom.following", code=code) in [m.value for m in view.info]
+
+
+def test_ending_the_room_deletes_the_cookie_and_a_reload_is_no_presenter(store, monkeypatch):
+    lecturer, code = start_room()
+    secret = lecturer.session_state[classroom.PRESENTER].secret
+    click(lecturer, "room_end")
+    assert any("glassbox_presenter=;" in s and "max-age=0" in s for s in cookie_scripts(lecturer))
+    again = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"})
+    assert classroom.PRESENTER not in again.session_state
+    assert any("glassbox_presenter=;" in s for s in cookie_scripts(again))  # a stale cookie is deleted
+
+
+def test_a_students_member_id_is_kept_in_a_cookie_so_a_reload_does_not_vote_twice(store, monkeypatch):
+    lecturer, code = start_room()
+    student = join(code)
+    member = student.session_state[classroom.MEMBER]
+    assert any(f"glassbox_member={member};" in s for s in cookie_scripts(student))
+    again = reloaded(monkeypatch, {"glassbox_member": member}, {"room": code})
+    assert again.session_state[classroom.MEMBER] == member
+    assert not cookie_scripts(again)  # nothing new to write

@@ -1,0 +1,136 @@
+"""Predict, then reveal, in a room (ui/quiz.py) through AppTest: the lecturer asks a question generated
+from the model on screen, students answer once on their own pages, the lecturer's tally counts them,
+the reveal shows the model's real answer on every screen; a closed question, a second answer and a
+student who never drives. The model's answer is checked against a trace computed here with core."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from apphelpers import assert_clean
+from test_classroom import Spy, click, join, keyed, start_room, texts
+
+import core.pipeline as P
+import ui.classroom as classroom
+from i18n import t
+
+SENTENCE = "我爱北京天安门"  # seven distinct characters: every option is a bare token
+
+
+@pytest.fixture
+def store(monkeypatch):
+    fresh = Spy()
+    monkeypatch.setattr(classroom, "_STORE", fresh)
+    return fresh
+
+
+@pytest.fixture(scope="module")
+def trained_run():
+    pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
+    return P.run_pipeline(pipe, SENTENCE)
+
+
+def ask(lecturer, kind_prefix: str):
+    """The lecturer picks the first question whose wording starts with ``kind_prefix`` and asks it."""
+    pick = lecturer.selectbox(key="room_question_pick")
+    (index,) = [i for i, title in enumerate(pick.options) if title.startswith(kind_prefix)][:1]
+    pick.set_value(index).run()
+    click(lecturer, "room_ask")
+    assert_clean(lecturer)
+    return lecturer
+
+
+def answered(at) -> str:
+    return next(m.value for m in at.markdown if "answered" in m.value or "作答" in m.value)
+
+
+def test_a_question_is_answered_once_counted_and_revealed_with_the_models_answer(store, trained_run):
+    lecturer, code = start_room({"weights": "trained", "sentence": SENTENCE, "step": "5"})
+    ask(lecturer, "Encoder self-attention")
+    q = store.state(code).question
+    assert q is not None and q.kind == "self_attention" and not q.revealed
+    assert q.answer is None  # nobody can read the answer before the reveal
+    # The model's answer, computed here: the key that head `head` of encoder layer `layer` weighs most.
+    attn = trained_run.trace.encoder[int(q.params["layer"]) - 1].self_attn
+    row = attn.weights[0, int(q.params["head"]) - 1, int(q.params["position"])]
+    best = trained_run.src_tokens[int(torch.argmax(row))]
+    students = [join(code), join(code, "zh")]
+    for student in students:
+        box = keyed(student, "room_question")
+        assert any(q.params["layer"] in text for text in texts(box))
+        assert "room_answer_submit" in [b.key for b in student.button]
+    students[0].radio(key="room_answer_choice").set_value(best)
+    click(students[0], "room_answer_submit")
+    assert "room_answer_submit" not in [b.key for b in students[0].button]  # one answer: the form is gone
+    assert t("classroom.q.in", option=f"`{best}`") in [m.value for m in students[0].info]
+    wrong = next(o for o in q.options if o != best)
+    students[1].radio(key="room_answer_choice").set_value(wrong)
+    click(students[1], "room_answer_submit")
+    lecturer.run()
+    assert answered(lecturer) == t("classroom.q.answered", n=2)
+    tally = store.tally(code)
+    assert tally.answered == 2 and tally.counts[q.options.index(best)] == 1
+    # a replayed answer from the same member is refused, not counted twice
+    member = students[0].session_state[classroom.MEMBER]
+    assert store.answer(code, q.number, member, 0) is False
+    assert store.tally(code).answered == 2
+    click(lecturer, "room_reveal")
+    for screen, lang in ((lecturer, "en"), (students[0].run(), "en"), (students[1].run(), "zh")):
+        assert_clean(screen)
+        result = texts(keyed(screen, "room_result"))
+        revealed = store.state(code).question
+        assert revealed.revealed and revealed.options[revealed.answer] == best
+        words = t("classroom.q.answer_weight", lang, option=f"`{best}`", value="|").split("|")[0]
+        assert any(text.startswith(words) for text in result), result
+
+
+def test_closing_a_question_clears_it_everywhere_and_a_late_answer_is_told(store):
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
+    ask(lecturer, "BPE")
+    student = join(code)
+    assert t("classroom.q.bpe_count", k=store.state(code).question.params["k"]) in texts(
+        keyed(student, "room_question")
+    )
+    student.radio(key="room_answer_choice").set_value(store.state(code).question.options[0])
+    click(lecturer, "room_question_close")
+    assert store.state(code).question is None
+    click(student, "room_answer_submit")  # sent after the lecturer closed it
+    assert_clean(student)
+    assert t("classroom.q.closed") in [w.value for w in student.warning]
+    assert store.tally(code) is None
+    student.run()
+    assert "room_answer_choice" not in [r.key for r in student.radio]
+    assert "room_question_pick" in [s.key for s in lecturer.selectbox]  # the lecturer may ask again
+
+
+def test_the_question_follows_the_slide_and_every_kind_is_offered(store):
+    lecturer, code = start_room({"weights": "trained", "sentence": SENTENCE, "step": "7"})
+    options = lecturer.selectbox(key="room_question_pick").options
+    assert options[0].startswith("Cross-attention")  # the cross-attention slide asks about it first
+    for start in ("Encoder self-attention", "Decoder masked", "Cross-attention", "Which next token", "BPE"):
+        assert any(o.startswith(start) for o in options), (start, options)
+    before = list(options)
+    click(lecturer, "room_question_new")
+    assert lecturer.selectbox(key="room_question_pick").options != before  # another draw
+
+
+def test_a_student_sees_no_ask_controls_and_never_changes_the_question(store):
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
+    ask(lecturer, "BPE")
+    student = join(code)
+    keys = [b.key for b in student.button]
+    assert not {"room_ask", "room_reveal", "room_question_close", "room_question_new"} & set(keys)
+    assert "room_question_pick" not in [s.key for s in student.selectbox]
+    store.calls.clear()  # from here on, only the student's page calls the store
+    student.radio(key="room_answer_choice").set_value(store.state(code).question.options[1])
+    click(student, "room_answer_submit")
+    student.run()
+    assert set(store.calls) <= {"state", "version", "seen", "answer", "tally"}, store.calls
+
+
+def test_a_room_with_a_question_is_worded_in_each_students_language(store):
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2", "lang": "en"})
+    ask(lecturer, "BPE")
+    student = join(code, "zh")
+    k = store.state(code).question.params["k"]
+    assert t("classroom.q.bpe_count", "zh", k=k) in texts(keyed(student, "room_question"))
