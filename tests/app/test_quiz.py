@@ -134,3 +134,38 @@ def test_a_room_with_a_question_is_worded_in_each_students_language(store):
     student = join(code, "zh")
     k = store.state(code).question.params["k"]
     assert t("classroom.q.bpe_count", "zh", k=k) in texts(keyed(student, "room_question"))
+
+
+# -- floods ---------------------------------------------------------------------------------------------
+
+
+def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch):
+    import ui.rooms as rooms
+
+    monkeypatch.setattr(rooms, "MAX_ANSWERS", 2)
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
+    ask(lecturer, "BPE")
+    options = store.state(code).question.options
+    for n in range(3):
+        student = join(code)
+        student.radio(key="room_answer_choice").set_value(options[0])
+        click(student, "room_answer_submit")
+        assert_clean(student)
+    assert t("classroom.q.full") in [w.value for w in student.warning]  # the third: told, not counted
+    assert store.tally(code).answered == 2
+    lecturer.run()
+    assert answered(lecturer) == t("classroom.q.answered", n=2)
+
+
+def test_a_thousand_rooms_made_in_a_loop_end_an_idle_room_with_a_message_on_both_screens(store):
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
+    student = join(code)
+    for _ in range(1000):  # a script creating rooms in a loop: the store keeps MAX_ROOMS, the idlest go
+        store.create()
+    assert len(store) <= 200
+    lecturer.run()
+    student.run()
+    for screen in (lecturer, student):
+        assert_clean(screen)
+        assert t("classroom.unknown", code=code) in [w.value for w in screen.warning]
+    assert "room_start" in [b.key for b in lecturer.button]  # the lecturer can start another
