@@ -329,8 +329,11 @@ def student_panel(store: RoomStore, room: RoomState, member: str, run) -> None:
         _result(store, room.code, q)
 
 
-def _mine(q: QuestionState, chosen: int) -> None:
-    """What this student answered: in, waiting for the reveal; then right or not."""
+def _mine(q: QuestionState, chosen: int | None) -> None:
+    """What this student answered: in, waiting for the reveal; then right or not. ``None``: answered
+    elsewhere (another tab of this browser), which ``classroom.q.already`` said."""
+    if chosen is None:
+        return
     option = literal(q.options[chosen])
     if not q.revealed or q.answer is None:
         st.info(t("classroom.q.in", option=option), icon=":material/how_to_vote:")
@@ -371,7 +374,7 @@ def _send(store: RoomStore, code: str, q: QuestionState, member: str, option: in
     except RoomError:
         st.session_state[SAID] = "classroom.error"
         return
-    mine[(code, q.number)] = option
+    mine[(code, q.number)] = option if first else None  # refused: what was counted is not known here
     if not first:
         st.session_state[SAID] = "classroom.q.already"
 
