@@ -33,6 +33,7 @@ from core.exercises import Exercise, Verdict
 from core.questions import MIN_OPTIONS, NoQuestion, questions_for, run_identity, self_attention_question
 from core.questions import Question as ModelQuestion
 from figures.classroom import tally_figure
+from ui import exercises
 from ui.figure import show_figure
 from ui.lang import current_lang, t
 from ui.rooms import Question as RoomQuestion
@@ -67,12 +68,6 @@ class Offer:
     title: str
     question: RoomQuestion
     first: bool  # what this slide is about
-
-
-def _exercises():
-    from ui import exercises  # noqa: PLC0415  TEMPORARY (lead): until ui/exercises.py is in the tree
-
-    return exercises
 
 
 # -- what the room keeps -------------------------------------------------------------------------------
@@ -163,12 +158,8 @@ def _offers(run, step_name: str) -> list[Offer]:
         first = q.kind == kind and attn_kind in ("", q.params.get("attn_kind"))
         kept_q = _room_question(q)
         offers.append(Offer(question_text(kept_q.kind, dict(kept_q.params)), kept_q, first))
-    try:
-        given = _exercises().exercises_at(run, step_name, seed)
-    except ImportError:  # TEMPORARY (lead)
-        given = []
-    for ex in given:
-        title = t("classroom.q.compute", title=_exercises().exercise_title(ex))
+    for ex in exercises.exercises_at(run, step_name, seed):
+        title = t("classroom.q.compute", title=exercises.exercise_title(ex))
         offers.append(Offer(title, _room_exercise(ex, seed), True))
     offers.sort(key=lambda o: not o.first)  # stable: this slide's, then the others in their order
     state[OFFERED] = ((identity, seed, step_name), offers)
@@ -253,9 +244,9 @@ def _close(store: RoomStore, code: str, secret: str) -> None:
 def _open_question(store: RoomStore, code: str, secret: str, q: QuestionState, run) -> None:
     st.subheader(question_text(q.kind, q.params), anchor=False)
     if q.kind == EXERCISE:
-        ex = _exercises().find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
+        ex = exercises.find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
         if ex is not None:
-            _exercises().exercise_card(ex, key="room_exercise_shown")
+            exercises.exercise_card(ex, key="room_exercise_shown")
     if q.revealed:
         _result(store, code, q)
     else:
@@ -380,7 +371,7 @@ def _send(store: RoomStore, code: str, q: QuestionState, member: str, option: in
 
 
 def _student_exercise(store: RoomStore, room: RoomState, q: QuestionState, member: str, run) -> None:
-    ex = _exercises().find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
+    ex = exercises.find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
     if ex is None:  # the student's model is not the lecturer's (a session model cannot come along)
         st.warning(t("classroom.q.no_exercise"), icon=":material/warning:")
         return
@@ -389,5 +380,5 @@ def _student_exercise(store: RoomStore, room: RoomState, q: QuestionState, membe
         if (room.code, q.number) not in st.session_state.setdefault(ANSWERED, {}):
             _send(store, room.code, q, member, 0 if verdict.correct else 1)
 
-    _exercises().exercise_card(ex, key="room_exercise_card", on_checked=counted)
+    exercises.exercise_card(ex, key="room_exercise_card", on_checked=counted)
 

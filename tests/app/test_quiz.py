@@ -146,7 +146,7 @@ def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch)
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
     ask(lecturer, "BPE")
     options = store.state(code).question.options
-    for n in range(3):
+    for _ in range(3):
         student = join(code)
         student.radio(key="room_answer_choice").set_value(options[0])
         click(student, "room_answer_submit")
@@ -169,3 +169,37 @@ def test_a_thousand_rooms_made_in_a_loop_end_an_idle_room_with_a_message_on_both
         assert_clean(screen)
         assert t("classroom.unknown", code=code) in [w.value for w in screen.warning]
     assert "room_start" in [b.key for b in lecturer.button]  # the lecturer can start another
+
+
+# -- an exercise given to the room ----------------------------------------------------------------------
+
+
+def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(store):
+    from test_exercises_ui import reference_run
+
+    from core.exercises import exercises_for
+
+    query = {"weights": "trained", "sentence": SENTENCE, "step": "5"}
+    lecturer, code = start_room(query)
+    ask(lecturer, "Compute")
+    q = store.state(code).question
+    assert q.kind == "exercise" and q.options == ("right", "wrong")
+    given = exercises_for(reference_run(query), int(q.params["seed"]))
+    (exercise,) = [e for e in given if e.id == q.params["id"]]
+    assert "room_exercise_shown_answer" in [w.key for w in lecturer.text_input]  # numbers on the projector
+    right, wrong, late = join(code), join(code, "zh"), join(code)
+    for student, typed in ((right, exercise.answer), (wrong, exercise.answer + 1), (late, exercise.answer)):
+        student.text_input(key="room_exercise_card_answer").input(f"{typed:.6f}")
+        click(student, "room_exercise_card_check")
+        assert_clean(student)
+    # a second check after a wrong one is the student's to learn from, not a second vote
+    wrong.text_input(key="room_exercise_card_answer").input(f"{exercise.answer:.6f}")
+    click(wrong, "room_exercise_card_check")
+    assert wrong.success  # right now, on the student's own card
+    assert store.tally(code).counts == (2, 1)
+    lecturer.run()
+    assert answered(lecturer) == t("classroom.q.answered", n=3)
+    click(lecturer, "room_reveal")
+    for screen in (lecturer, right.run()):
+        result = " ".join(texts(keyed(screen, "room_result")))
+        assert t("classroom.q.exercise_answer", value=f"{exercise.answer:.4g}") in result

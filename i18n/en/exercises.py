@@ -1,0 +1,63 @@
+"""Compute it yourself (ui/exercises.py): one number of the model, by hand, checked by the app."""
+
+STRINGS = {
+    # self-study on the Lecture page
+    "exercises.expander": "Compute it yourself",
+    "exercises.pick": "Exercise",
+    "exercises.new": "New numbers",
+    "exercises.none": "This sentence gives no exercise at this step.",
+    # a pick list's labels
+    "exercises.title.pe_entry": "Positional encoding: the entry PE[{pos}, {i}]",
+    "exercises.title.attention_score": "Attention score: q·k/√d_k with d_k = {d_k}",
+    "exercises.title.softmax_entry": "Softmax: one weight of a row of {n} scores",
+    "exercises.title.layernorm_entry": "LayerNorm: one entry of a vector of {n} numbers",
+    "exercises.title.bpe_count": "BPE: the token count after merge {k}",
+    # what to compute
+    "exercises.task.pe_entry": "Compute **PE[{pos}, {i}]**: dimension {i} of the sinusoidal positional encoding at position {pos} (the token {token}), with d_model = {d_model}. Positions and dimensions count from 0.",
+    "exercises.task.attention_score": "Compute the score **q·k/√d_k** of the query of {query} (position {qpos}) and the key of {key} (position {kpos}) in head {head} of encoder layer {layer}. Here d_k = {d_k}; these are the first {n} numbers of each, rounded to {decimals} decimals:",
+    "exercises.task.rest": "The products of the other {others} dimensions, added up for you (rounded):",
+    "exercises.task.softmax_entry": "Compute the attention weight of key {col} ({token}) from this row of scores: the query {query} in head {head} of {where}, the scores rounded to {decimals} decimals.",
+    "exercises.where.encoder": "encoder layer {layer}",
+    "exercises.where.decoder": "decoder layer {layer} (masked self-attention)",
+    "exercises.key_row": "key",
+    "exercises.task.layernorm_entry": "Compute entry {col} of **LayerNorm(x)** with γ = 1, β = 0 and ε = {eps}, for these {n} numbers x (rounded to {decimals} decimals).",
+    "exercises.task.bpe_count": "Train byte-level BPE on the sentence below: start from its UTF-8 bytes, never merge across words (GPT-2's pre-tokens), and at every merge join the most frequent adjacent pair wherever it occurs (when pairs tie, the worked solution shows the one BPE takes). How many tokens does the sentence have after merge **{k}**?",
+    "exercises.task.bpe_count_classic": "Train BPE on the sentence below: start from the characters of each word plus an end-of-word symbol </w>, and at every merge join the most frequent adjacent pair wherever it occurs. How many tokens does the sentence have after merge **{k}**?",
+    "exercises.bpe.learned": "Only {learned} merges are possible on this sentence: after them every word is one token.",
+    # where the number comes from
+    "exercises.source.pe_entry": "The model adds exactly this number to dimension {i} of the embedding at position {pos}.",
+    "exercises.source.attention_score": "This is the model's own score (before the softmax), up to the rounding of the numbers shown.",
+    "exercises.source.softmax_entry": "These are all the keys this query may attend to: the result is the model's own attention weight, up to the rounding of the scores.",
+    "exercises.source.softmax_part": "These are {n} of the keys this query attends to: the result is the softmax over these {n} scores alone, not the model's own weight (which is shared with every key of the row).",
+    "exercises.source.layernorm_post": "x is dimensions {first}–{last} of the vector x + attention output at {token}, which the first LayerNorm of encoder layer 1 normalises (post-norm). This is LayerNorm with γ = 1, β = 0 of these {n} numbers, not the model's own LayerNorm output: the model normalises all d_model numbers together, then scales by γ and adds β.",
+    "exercises.source.layernorm_pre": "x is dimensions {first}–{last} of the input x of encoder layer 1 at {token}, which its first LayerNorm normalises (pre-norm). This is LayerNorm with γ = 1, β = 0 of these {n} numbers, not the model's own LayerNorm output: the model normalises all d_model numbers together, then scales by γ and adds β.",
+    "exercises.source.bpe_count": "Here BPE learns from this sentence alone: this is not the tokenizer of the model on screen.",
+    # how close counts
+    "exercises.tolerance": "Counted right within ±{tolerance} of the answer from the numbers shown (round to {decimals} decimals, or keep more).",
+    "exercises.exact": "A count: the answer must be exact.",
+    "exercises.any": "These numbers are so close together that their rounding decides the result: any answer counts. Try New numbers.",
+    # the answer
+    "exercises.answer": "Your answer",
+    "exercises.placeholder": "e.g. -0.25",
+    "exercises.check": "Check",
+    "exercises.right": "Right: {parsed}. From the numbers shown the answer is {answer}; within ±{tolerance} counts.",
+    "exercises.right_model": "Right: {parsed}. From the numbers shown the answer is {answer}; the model computes exactly this, and gets {model} from its unrounded numbers. Within ±{tolerance} counts.",
+    "exercises.right_count": "Right: after merge {k} the sentence has {answer} tokens.",
+    "exercises.too_high": "Not quite: {parsed} is {diff} too high. From the numbers shown the answer is {answer} (within ±{tolerance} counts).",
+    "exercises.too_low": "Not quite: {parsed} is {diff} too low. From the numbers shown the answer is {answer} (within ±{tolerance} counts).",
+    "exercises.too_many": "Not quite: {parsed} is {diff} too many. After merge {k} the sentence has {answer} tokens.",
+    "exercises.too_few": "Not quite: {parsed} is {diff} too few. After merge {k} the sentence has {answer} tokens.",
+    "exercises.problem.empty": "Type a number first.",
+    "exercises.problem.not_a_number": "{raw} is not a number: type digits, with a point or a comma before the decimals, e.g. -0.25.",
+    "exercises.problem.ambiguous": "{raw} can be read two ways (a decimal comma, or a thousands separator): write it with a point, e.g. 1.5 or 1500.",
+    "exercises.problem.too_long": "That is too long for a number ({n} characters; at most {limit}).",
+    "exercises.problem.not_finite": "{raw} is not a finite number.",
+    # the worked solution
+    "exercises.solution": "Worked solution, with the numbers shown",
+    "exercises.model_value": "The model computes {model} from its unrounded numbers.",
+    "exercises.bpe.start": "Before any merge: {n} tokens (a byte that is only part of a character is shown as ⟨e9⟩).",
+    "exercises.bpe.col_rank": "Merge",
+    "exercises.bpe.col_pair": "Pair joined",
+    "exercises.bpe.col_count": "Tokens after it",
+    "exercises.bpe.end": "After merge {k}: {n} tokens.",
+}

@@ -1,0 +1,63 @@
+"""自己算一算（ui/exercises.py）：亲手算出模型的一个数，由程序核对。"""
+
+STRINGS = {
+    # 讲课模式下的自学
+    "exercises.expander": "自己算一算",
+    "exercises.pick": "练习",
+    "exercises.new": "换一组数",
+    "exercises.none": "这个句子在这一步没有可做的练习。",
+    # 选择列表里的名称
+    "exercises.title.pe_entry": "位置编码：PE[{pos}, {i}] 这一项",
+    "exercises.title.attention_score": "注意力分数：q·k/√d_k，d_k = {d_k}",
+    "exercises.title.softmax_entry": "Softmax：{n} 个分数中的一个权重",
+    "exercises.title.layernorm_entry": "LayerNorm：{n} 个数的向量中的一项",
+    "exercises.title.bpe_count": "BPE：第 {k} 次合并后的词元数",
+    # 要算什么
+    "exercises.task.pe_entry": "计算 **PE[{pos}, {i}]**：位置 {pos}（词元 {token}）的正弦位置编码的第 {i} 维，d_model = {d_model}。位置和维度都从 0 开始数。",
+    "exercises.task.attention_score": "计算编码器第 {layer} 层第 {head} 个头中，{query}（位置 {qpos}）的查询与 {key}（位置 {kpos}）的键之间的分数 **q·k/√d_k**。这里 d_k = {d_k}；下面是两者的前 {n} 个数，保留 {decimals} 位小数：",
+    "exercises.task.rest": "其余 {others} 个维度的乘积已替你加好（已四舍五入）：",
+    "exercises.task.softmax_entry": "根据这一行分数，计算第 {col} 个键（{token}）的注意力权重：{where}第 {head} 个头中查询 {query} 的一行，分数保留 {decimals} 位小数。",
+    "exercises.where.encoder": "编码器第 {layer} 层",
+    "exercises.where.decoder": "解码器第 {layer} 层（带掩码的自注意力）",
+    "exercises.key_row": "键",
+    "exercises.task.layernorm_entry": "对下面这 {n} 个数 x（保留 {decimals} 位小数），计算 **LayerNorm(x)** 的第 {col} 项，取 γ = 1、β = 0、ε = {eps}。",
+    "exercises.task.bpe_count": "在下面的句子上训练字节级 BPE：从它的 UTF-8 字节出发，合并不跨越单词（按 GPT-2 的预分词），每次把出现最多的相邻一对在所有出现处合并（若几对次数相同，详解里会写出 BPE 选了哪一对）。第 **{k}** 次合并之后，这个句子有多少个词元？",
+    "exercises.task.bpe_count_classic": "在下面的句子上训练 BPE：从每个单词的字符加上词尾符号 </w> 出发，每次把出现最多的相邻一对在所有出现处合并。第 **{k}** 次合并之后，这个句子有多少个词元？",
+    "exercises.bpe.learned": "这个句子上只能做 {learned} 次合并：之后每个单词都只剩一个词元。",
+    # 这个数从哪里来
+    "exercises.source.pe_entry": "模型正是把这个数加到位置 {pos} 的嵌入的第 {i} 维上。",
+    "exercises.source.attention_score": "这就是模型自己的分数（softmax 之前），差别只在所示数字的舍入。",
+    "exercises.source.softmax_entry": "这些是该查询能看到的全部键：结果就是模型自己的注意力权重，差别只在分数的舍入。",
+    "exercises.source.softmax_part": "这里只列出该查询所关注的 {n} 个键：结果是仅对这 {n} 个分数做的 softmax，并不是模型自己的权重（模型的权重要由整行所有的键来分）。",
+    "exercises.source.layernorm_post": "x 取自 {token} 处向量 x + 注意力输出的第 {first}–{last} 维，编码器第 1 层的第一个 LayerNorm 对它做归一化（后置归一化）。这是对这 {n} 个数做的 γ = 1、β = 0 的 LayerNorm，并不是模型自己的 LayerNorm 输出：模型是对全部 d_model 个数一起归一化，再乘以 γ、加上 β。",
+    "exercises.source.layernorm_pre": "x 取自编码器第 1 层在 {token} 处的输入 x 的第 {first}–{last} 维，这一层的第一个 LayerNorm 对它做归一化（前置归一化）。这是对这 {n} 个数做的 γ = 1、β = 0 的 LayerNorm，并不是模型自己的 LayerNorm 输出：模型是对全部 d_model 个数一起归一化，再乘以 γ、加上 β。",
+    "exercises.source.bpe_count": "这里的 BPE 只从这一个句子学习：它不是屏幕上这个模型的分词器。",
+    # 多接近算对
+    "exercises.tolerance": "与根据所示数字算出的答案相差不超过 ±{tolerance} 即算对（保留 {decimals} 位小数或更多）。",
+    "exercises.exact": "这是计数：答案必须完全正确。",
+    "exercises.any": "这些数彼此太接近，结果取决于它们的舍入：任何答案都算对。请点“换一组数”。",
+    # 答案
+    "exercises.answer": "你的答案",
+    "exercises.placeholder": "例如 -0.25",
+    "exercises.check": "核对",
+    "exercises.right": "正确：{parsed}。根据所示数字，答案是 {answer}；相差 ±{tolerance} 以内都算对。",
+    "exercises.right_model": "正确：{parsed}。根据所示数字，答案是 {answer}；模型算的正是这个数，用未舍入的数得到 {model}。相差 ±{tolerance} 以内都算对。",
+    "exercises.right_count": "正确：第 {k} 次合并之后，这个句子有 {answer} 个词元。",
+    "exercises.too_high": "不太对：{parsed} 偏大了 {diff}。根据所示数字，答案是 {answer}（相差 ±{tolerance} 以内算对）。",
+    "exercises.too_low": "不太对：{parsed} 偏小了 {diff}。根据所示数字，答案是 {answer}（相差 ±{tolerance} 以内算对）。",
+    "exercises.too_many": "不太对：{parsed} 多了 {diff}。第 {k} 次合并之后，这个句子有 {answer} 个词元。",
+    "exercises.too_few": "不太对：{parsed} 少了 {diff}。第 {k} 次合并之后，这个句子有 {answer} 个词元。",
+    "exercises.problem.empty": "请先输入一个数。",
+    "exercises.problem.not_a_number": "{raw} 不是一个数：请输入数字，小数部分前用小数点或逗号，例如 -0.25。",
+    "exercises.problem.ambiguous": "{raw} 有两种读法（小数逗号，或千位分隔符）：请用小数点来写，例如 1.5 或 1500。",
+    "exercises.problem.too_long": "这作为一个数太长了（{n} 个字符；最多 {limit} 个）。",
+    "exercises.problem.not_finite": "{raw} 不是一个有限的数。",
+    # 详解
+    "exercises.solution": "详解（用所示的数字）",
+    "exercises.model_value": "模型用未舍入的数算出的是 {model}。",
+    "exercises.bpe.start": "合并之前：{n} 个词元（只是某个字符一部分的字节显示为 ⟨e9⟩ 这样）。",
+    "exercises.bpe.col_rank": "合并",
+    "exercises.bpe.col_pair": "合并的一对",
+    "exercises.bpe.col_count": "合并后的词元数",
+    "exercises.bpe.end": "第 {k} 次合并之后：{n} 个词元。",
+}
