@@ -83,6 +83,10 @@ STYLE = """<style>
   font-family: "Source Code Pro", monospace; margin: 0; }
 .st-key-room_code [data-testid="stCode"] code { font-size: 1.4rem; }
 .st-key-room_answered p { font-size: 1.5rem; }
+.st-key-room_result [data-testid="stAlertContainer"] p,
+.st-key-room_question [data-testid="stAlertContainer"] p,
+.st-key-room_question label p { font-size: 1.25rem; }
+.st-key-room_result p code, .st-key-room_question p code { font-size: 1em; }
 </style>"""
 
 LATEX = {

@@ -44,7 +44,7 @@ STRINGS = {
     "classroom.q.compute": "Compute: {title}",
     "classroom.q.self_attention.encoder": "Encoder self-attention, layer {layer}, head {head}: which token does the query {token} (position {position}) attend to most?",
     "classroom.q.self_attention.decoder": "Decoder masked self-attention, layer {layer}, head {head}: which token does the query {token} (position {position}) attend to most?",
-    "classroom.q.cross_attention": "Cross-attention, layer {layer}, mean of the heads: which source token does decoder position {position} ({token}) attend to most?",
+    "classroom.q.cross_attention": "Cross-attention, layer {layer}, mean of the heads: which source token does decoder position {position} (input {token}) attend to most?",
     "classroom.q.bpe_count": "BPE trained on this sentence: how many tokens does the sentence have after merge {k}?",
     "classroom.q.next_token": "Which next token does the model rank first at decoder position {position}?",
     "classroom.q.exercise": "Compute it yourself: type your number and check it. Your first check counts in the room's tally.",

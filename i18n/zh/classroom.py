@@ -44,7 +44,7 @@ STRINGS = {
     "classroom.q.compute": "计算：{title}",
     "classroom.q.self_attention.encoder": "编码器自注意力，第 {layer} 层，第 {head} 个头：查询 {token}（位置 {position}）最关注哪个词元？",
     "classroom.q.self_attention.decoder": "解码器掩码自注意力，第 {layer} 层，第 {head} 个头：查询 {token}（位置 {position}）最关注哪个词元？",
-    "classroom.q.cross_attention": "交叉注意力，第 {layer} 层，各头平均：解码器位置 {position}（{token}）最关注哪个源词元？",
+    "classroom.q.cross_attention": "交叉注意力，第 {layer} 层，各头平均：解码器位置 {position}（输入 {token}）最关注哪个源词元？",
     "classroom.q.bpe_count": "在这个句子上训练 BPE：第 {k} 次合并之后，句子有多少个词元？",
     "classroom.q.next_token": "在解码器位置 {position}，模型把哪个词元排在下一个词元的第一位？",
     "classroom.q.exercise": "自己算一算：输入你的数字并检查。你的第一次检查会计入全班的统计。",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -348,3 +349,54 @@ def test_the_class_answers_once_and_the_reveal_shows_the_models_answer(
         expect(result).to_contain_text(model, timeout=FOLLOW)
         expect(result).to_contain_text(answered)
     clean(teacher, pupil, again)
+
+
+# -- the README's picture ------------------------------------------------------------------------------
+
+SHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
+
+
+def test_projector_and_student_screens_side_by_side(
+    lecturer: BrowserContext, student: BrowserContext, app_url: str
+):
+    """assets/screenshots/classroom.png: the projector (the lecturer, English) and a student's laptop
+    (中文) after the reveal of the cross-attention question of the trained model; the README shows it."""
+    teacher = open_lecture(
+        lecturer, app_url + f"/lecture?weights=trained&sentence={quote('我们去北京')}&step=7", 7
+    )
+    code, url = start_room(teacher)
+    pupil = open_lecture(student, url + "&lang=zh", 7, "zh")
+    teacher.locator(".st-key-room_code").locator("xpath=ancestor::details//summary").first.click()  # fold it
+    click(teacher, "room_ask")
+    question = pupil.locator(".st-key-room_question")
+    expect(question.locator(".st-key-room_answer_choice label:has(input[type=radio])").first).to_be_visible(
+        timeout=FOLLOW
+    )
+    question.locator(".st-key-room_answer_choice label:has(input[type=radio])").first.click()
+    click(pupil, "room_answer_submit")
+    expect(teacher.locator(".st-key-room_tally")).to_contain_text(
+        said("classroom.q.answered", n=1), timeout=FOLLOW
+    )
+    click(teacher, "room_reveal")
+    for page in (teacher, pupil):
+        expect(page.locator(".st-key-room_result [data-testid='stPlotlyChart']")).to_have_count(
+            1, timeout=FOLLOW
+        )
+        settled(page)
+        page.wait_for_timeout(800)  # the charts finish drawing
+    clean(teacher, pupil)
+    left, right = teacher.screenshot(), pupil.screenshot()
+    side_by_side(left, right, SHOTS / "classroom.png")
+
+
+def side_by_side(left: bytes, right: bytes, path: Path, gap: int = 24) -> None:
+    """Two screenshots next to each other on a grey band, as a README picture."""
+    import io
+
+    from PIL import Image
+
+    a, b = Image.open(io.BytesIO(left)), Image.open(io.BytesIO(right))
+    out = Image.new("RGB", (a.width + gap + b.width, max(a.height, b.height)), (120, 120, 120))
+    out.paste(a, (0, 0))
+    out.paste(b, (a.width + gap, 0))
+    out.save(path, optimize=True)
