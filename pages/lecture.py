@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -55,6 +55,7 @@ from figures.model import (
 )
 from figures.overview import DiagramSizes, pipeline_diagram
 from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
+from figures.redraw import draw_once
 from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
 from ui import classroom, exercises
@@ -415,6 +416,13 @@ def current_step(total: int, lang: str, room_step: int | None = None) -> int:
     return step
 
 
+def styled(slide: Slide) -> Slide:
+    """The slide with its figure restyled for the projector and shaped to be drawn once: what every
+    session showing this step gets (``ui.shared_view``)."""
+    height = WIDE_HEIGHT if slide.wide else PRESENTER_HEIGHT
+    return replace(slide, fig=draw_once(presenter_style(slide.fig, scale=slide.font_scale, height=height)))
+
+
 def show_slide(slide: Slide, name: str, step: int, skipped_note: str | None) -> None:
     """The slide under its heading. Side by side: text, equation and notes left, the figure right.
     Wide (several panels): text left and equation right on one row, the figure under them at full
@@ -437,9 +445,7 @@ def show_slide(slide: Slide, name: str, step: int, skipped_note: str | None) -> 
         if not slide.wide:
             st.caption(ui.t("lecture.keys"))
     with figure_box:
-        height = WIDE_HEIGHT if slide.wide else PRESENTER_HEIGHT
-        fig = presenter_style(slide.fig, scale=slide.font_scale, height=height)
-        ui.show_figure(fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}")
+        ui.show_figure(slide.fig, key=f"lecture_{name}", name=f"lecture-{step:02d}-{name}")
 
 
 # -- the page ----------------------------------------------------------------------------------------
@@ -469,6 +475,7 @@ with st.container(key="lecture_slide"):
         st.header(ui.t("lecture.heading", step=step, total=len(steps), title=title), anchor=False)
     with nav:
         step_buttons(step, len(steps), _move)
-    show_slide(make(ctx), name, step, skipped)
+    slide = ui.shared_view(run, f"lecture.{name}", settings.lang, lambda: styled(make(ctx)))
+    show_slide(slide, name, step, skipped)
     exercises.self_study(ctx.run, name)
 classroom.ask_panel(run, name)

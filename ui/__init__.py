@@ -10,7 +10,7 @@ if run is None:
 import ui.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
 import ui.transport  # noqa: F401  (the browser's messages: a lone surrogate no longer drops a rerun)
 from ui.cache import get_pipeline, get_run, pipeline_available
-from ui.figure import memo_figure, show_figure, show_themed_figure
+from ui.figure import memo_figure, shared_view, show_figure, show_themed_figure
 from ui.lang import current_lang, t
 from ui.nav import PAGES, page_links
 from ui.safe import show_answer, show_text, show_tokens
@@ -26,6 +26,7 @@ __all__ = [
     "Settings",
     "current_lang",
     "memo_figure",
+    "shared_view",
     "show_figure",
     "show_themed_figure",
     "t",

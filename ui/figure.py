@@ -37,6 +37,7 @@ import re
 
 import streamlit as st
 
+from core.questions import run_identity
 from figures.export import figure_csv
 from figures.redraw import draw_once
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
@@ -184,6 +185,24 @@ def memo_figure(make, *args, themed: bool = False, **kwargs):
             raise
         fig = make(*args, **kwargs)
         return fig if themed else draw_once(reserve_figure_margins(fig))
+
+
+# A class following its lecturer shows one view in tens of sessions: each view of a run is built once
+# per server (its figure styled and shaped for drawing once) and the same object is drawn for everyone.
+def _view_key(identity: str, name: str, lang: str, _build):
+    return identity, name, lang
+
+
+@cached(max_entries=64, key=_view_key)
+def _view(identity: str, name: str, lang: str, _build):
+    return _build()
+
+
+def shared_view(run, name: str, lang: str, build):
+    """``build()``, once per server for this run (``core.questions.run_identity``: weights, sizes,
+    sentence, target), view ``name`` and language, and the same object for every session after:
+    read only. ``build`` returns what the page draws, its figures ready (``draw_once``)."""
+    return _view(run_identity(run), name, lang, build)
 
 
 def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, column: float = 1.0,

@@ -203,3 +203,20 @@ def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(st
     for screen in (lecturer, right.run()):
         result = " ".join(texts(keyed(screen, "room_result")))
         assert t("classroom.q.exercise_answer", value=f"{exercise.answer:.4g}") in result
+
+
+# -- one view, built once for the class -----------------------------------------------------------------
+
+
+def test_students_following_one_slide_share_its_figure_built_once(store, monkeypatch):
+    import figures.attention as fa
+
+    built = []
+    real = fa.heads_figure
+    monkeypatch.setattr(fa, "heads_figure", lambda *a, **k: built.append(1) or real(*a, **k))
+    sentence = "shared slide, built once"  # a sentence no other test shows: nothing cached yet
+    lecturer, code = start_room({"sentence": sentence, "step": "5"})
+    students = [join(code) for _ in range(3)] + [join(code, "zh")]
+    for student in students:
+        assert student.header[0].value.startswith("5 / 12")
+    assert len(built) == 2  # once in English (the lecturer and three students), once in 中文
