@@ -198,9 +198,7 @@ def ask_panel(store: RoomStore, code: str, secret: str, run, step_name: str) -> 
     if _open(store, code) is not None:
         return
     with st.container(key="room_quiz"):
-        refused = st.session_state.pop(REFUSED, None)
-        if refused:
-            st.warning(refused, icon=":material/warning:")
+        _say_refused()
         _pick(store, code, secret, run, step_name)
 
 
@@ -211,10 +209,15 @@ def lecturer_panel(store: RoomStore, code: str, secret: str, run) -> None:
     if not q:
         return
     with st.container(key="room_quiz"):
-        refused = st.session_state.pop(REFUSED, None)
-        if refused:
-            st.warning(refused, icon=":material/warning:")
+        _say_refused()
         _open_question(store, code, secret, q, run)
+
+
+def _say_refused() -> None:
+    """What the room refused the lecturer's last click (the question was closed elsewhere ...), once."""
+    refused = st.session_state.pop(REFUSED, None)
+    if refused:
+        st.warning(refused, icon=":material/warning:")
 
 
 def _pick(store: RoomStore, code: str, secret: str, run, step_name: str) -> None:
