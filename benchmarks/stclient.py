@@ -119,9 +119,13 @@ class Session:
         self.sent: dict[str, WidgetState] = {}  # widget id -> the state we last set
 
     async def connect(self) -> RunResult:
+        await self.open()
+        return await self.rerun()
+
+    async def open(self) -> None:
+        """The websocket alone: no run is asked for yet."""
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**26,
                                            open_timeout=60, ping_interval=None)  # fmt: skip
-        return await self.rerun()
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -131,12 +135,7 @@ class Session:
         """Send a rerun (as a browser does after a widget change) and read until the run finishes."""
         for state in states or []:
             self.sent[state.id] = state
-        msg = BackMsg()
-        cs = msg.rerun_script
-        cs.query_string = self.query
-        cs.page_script_hash = self.page_hash
-        cs.page_name = self.page_name
-        cs.widget_states.widgets.extend(self.sent.values())
+        msg = self.rerun_msg()
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         result = RunResult(0.0, "ok")
@@ -172,6 +171,21 @@ class Session:
             result.status = "error element"
         return result
 
+    def rerun_msg(self, once: tuple[WidgetState, ...] = (), fragment_id: str = "") -> BackMsg:
+        """A rerun as the browser asks for it: the URL's query, the page, every widget state set so far,
+        and ``once`` (a button's trigger: sent in this message only). ``fragment_id``: only that
+        fragment runs, as the browser's timer asks every ``run_every`` seconds."""
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = self.query
+        cs.page_script_hash = self.page_hash
+        cs.page_name = self.page_name
+        cs.widget_states.widgets.extend([*self.sent.values(), *once])
+        if fragment_id:
+            cs.fragment_id = fragment_id
+            cs.is_auto_rerun = True
+        return msg
+
     def _read_delta(self, delta, result: RunResult) -> None:
         if delta.WhichOneof("type") != "new_element":
             return
@@ -186,7 +200,7 @@ class Session:
             result.texts.append(body.body)
         elif kind == "code":
             result.texts.append(body.code_text)
-        elif kind == "markdown":
+        elif kind in ("markdown", "heading"):
             result.texts.append(body.body)
         elif kind == "plotly_chart":
             result.charts.append(body.spec)

@@ -290,7 +290,14 @@ def _rejoin() -> None:
 
 @st.fragment(run_every=FOLLOW_SECONDS)
 def _watch(code: str, member: str, version: int) -> None:
-    """Say this student is here; rerun the page when the room changed (or ended)."""
+    """Say this student is here; rerun the page when the room changed (or ended).
+
+    Every ``run_every`` fragment is called inside a keyed container of its own. Under load a timed
+    fragment run can start before the full run's messages are sent, and Streamlit 1.67 then drops the
+    full run's message that adds the fragment's container (``ForwardMsgQueue.clear`` drops every queued
+    delta of that fragment): at the top level that shifted every later element by one, and the slide
+    vanished from a follower's page (benchmarks/classroom.py, 40 followers). Inside a container of its
+    own, a lost fragment container moves nothing else."""
     store = room_store()
     try:
         store.seen(code, member)
@@ -308,7 +315,8 @@ def _student_panel(room: RoomState | None) -> None:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.following", code=room.code), icon=":material/groups:")
             st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
-        _watch(room.code, member, room.version)
+        with st.container(key="room_watch"):  # see _watch
+            _watch(room.code, member, room.version)
     elif ROOM in state:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.alone", code=state[ROOM]), icon=":material/explore:")
@@ -433,7 +441,8 @@ def _presenter_panel(presenter: Presenter) -> None:
             st.caption(t("classroom.url_label"))
             st.code(url, language=None, wrap_lines=True)
             with st.container(horizontal=True, vertical_alignment="bottom"):
-                _head_count(presenter)
+                with st.container(key="room_count"):  # see _watch
+                    _head_count(presenter)
                 _pin_popover(presenter)
                 st.button(t("classroom.end"), key="room_end", on_click=_end, icon=":material/stop_circle:")
         with qr:

@@ -253,7 +253,8 @@ def _open_question(store: RoomStore, code: str, secret: str, q: QuestionState, r
     if q.revealed:
         _result(store, code, q)
     else:
-        _live_tally(store, code, q)
+        with st.container(key="room_tally_box"):  # a timed fragment in a container of its own: see
+            _live_tally(store, code, q)  # ui.classroom._watch
     with st.container(horizontal=True):
         if not q.revealed:
             st.button(t("classroom.q.reveal"), key="room_reveal", type="primary",
