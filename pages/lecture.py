@@ -479,3 +479,4 @@ with st.container(key="lecture_slide"):
     show_slide(slide, name, step, skipped)
     exercises.self_study(ctx.run, name)
 classroom.ask_panel(run, name)
+classroom.wake_followers()  # last: the followers' pages rerun once this page is drawn

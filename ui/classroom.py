@@ -9,6 +9,7 @@
     question_panel(room, run)     # the open question (ui/quiz.py): tally and Reveal, or the answer
     ...                           # the slide
     ask_panel(run, step_name)     # the lecturer: ask the room about the model on screen
+    wake_followers()              # the lecturer: the followers' pages rerun now (ui/wake.py)
 
 Who holds what (``ui/rooms.py`` says who may do what):
 
@@ -26,10 +27,12 @@ Who holds what (``ui/rooms.py`` says who may do what):
   page at most, never the room.
 
 How following works: the student's page draws the room's step with the room's settings (validated
-like a URL's, in the student's own language). A fragment re-run every ``FOLLOW_SECONDS`` reads the
-room's version (one integer) and says the student is here; when the version moved, it reruns the
-whole page, which reads the room once. A student who changes a setting or moves a step leaves the
-room (the page says so) and rejoins with one click.
+like a URL's, in the student's own language). When the lecturer's page moves the room's version, it
+wakes every follower's page on this server (``ui/wake.py``): they rerun at once and read the room.
+A fragment re-run every ``FOLLOW_SECONDS`` also reads the room's version (one integer) and says the
+student is here; when the version moved (a wake lost, a lecturer on another server), it reruns the
+whole page. A student who changes a setting or moves a step leaves the room (the page says so) and
+rejoins with one click.
 
 Left for later: the store shared by several servers (the next issue; ``room_store`` is the one place
 to swap it).
@@ -46,7 +49,7 @@ from dataclasses import dataclass, field, replace
 import streamlit as st
 
 from core.names import Weights
-from ui import quiz
+from ui import quiz, wake
 from ui.lang import STORE, current_lang, t
 from ui.rooms import (
     EXPIRED,
@@ -83,8 +86,12 @@ MEMBER_COOKIE = "glassbox_member"  # a student's member (and voter) id: one brow
 COOKIE_SECONDS = IDLE_SECONDS  # a cookie outlives no room
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_urlsafe secrets only
 
-FOLLOW_SECONDS = 1.0  # a student sees a change within this and one page draw
+# A change reaches the followers on this server at once (ui/wake.py); each page also looks at the room
+# every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its presence.
+FOLLOW_SECONDS = 3.0
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
+PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
+WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
 
 
 def room_store() -> RoomStore:
@@ -315,6 +322,7 @@ def _student_panel(room: RoomState | None) -> None:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.following", code=room.code), icon=":material/groups:")
             st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
+        wake.register(room.code)
         with st.container(key="room_watch"):  # see _watch
             _watch(room.code, member, room.version)
     elif ROOM in state:
@@ -354,6 +362,7 @@ def _end() -> None:
             room_store().end(presenter.code, presenter.secret)
         except RoomError:
             pass  # ended or expired already: it is over either way
+        wake.wake(presenter.code)  # every follower is told now
         _tell("classroom.you_ended", code=presenter.code)
 
 
@@ -502,9 +511,23 @@ def publish(step: int, settings: Settings) -> None:
     if presenter is None:
         return
     try:
-        room_store().update(presenter.code, presenter.secret, step=step, settings=to_query(settings))
+        shown = to_query(settings)
+        version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
     except RoomError as error:
         _lost(presenter, error)
+        return
+    if st.session_state.get(PUBLISHED) != (presenter.code, version):  # moved: here, or by Ask / Reveal
+        st.session_state[PUBLISHED] = (presenter.code, version)
+        st.session_state[WAKE] = presenter.code
+
+
+def wake_followers() -> None:
+    """The last call of the lecturer's page: wake the followers of a room whose version this run moved.
+    After the page is drawn, so the projector's page is not slowed by forty others, and they find
+    the slide built (``ui.shared_view``)."""
+    code = st.session_state.pop(WAKE, None)
+    if code is not None:
+        wake.wake(code)
 
 
 def _lost(presenter: Presenter, error: RoomError) -> None:
