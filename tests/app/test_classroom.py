@@ -349,7 +349,9 @@ def student_url_of(at) -> str:
     return " ".join(texts(keyed(at, "room_code")))
 
 
-@pytest.mark.parametrize("cookie", ["{code}.wrong-secret", "{code}", "ZZZZZZ.{secret}", "{code}.{secret}x", "."])
+@pytest.mark.parametrize(
+    "cookie", ["{code}.wrong-secret", "{code}", "ZZZZZZ.{secret}", "{code}.{secret}x", "."]
+)
 def test_a_cookie_that_is_not_the_presenters_gives_nothing(store, monkeypatch, cookie):
     lecturer, code = start_room()
     secret = lecturer.session_state[classroom.PRESENTER].secret
