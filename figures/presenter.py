@@ -29,6 +29,8 @@ What changes, and why:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import plotly.graph_objects as go
 
 from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE, reserve_figure_margins
@@ -36,6 +38,21 @@ from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE, reserve_figure_margin
 FONT_SCALE = 4 / 3
 PRESENTER_HEIGHT = 470
 CROWDED_TICKS = 16  # an axis with more labels keeps their size (a long sentence's tokens)
+
+
+@dataclass(frozen=True)
+class Slide:
+    """One step of the lecture: its figure, its text and equation. Defined here, not in the page: a
+    slide is kept for every session (``ui.shared_view``), and an object of a class the page script
+    defines would keep that script's whole namespace (the run, the model) alive with it."""
+
+    fig: go.Figure
+    text: str  # translated Markdown (our own text, never user text)
+    latex: str | None = None
+    code: str | None = None  # user text (a sentence, tokens), shown verbatim in a code block
+    code_label: str | None = None
+    font_scale: float = FONT_SCALE  # 1.0: a diagram whose text sits in fixed boxes keeps its size
+    wide: bool = False  # the figure takes the full width, the text goes above it (several panels)
 
 
 def _scaled(size, scale: float):

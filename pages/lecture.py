@@ -54,7 +54,7 @@ from figures.model import (
     topk_figure,
 )
 from figures.overview import DiagramSizes, pipeline_diagram
-from figures.presenter import FONT_SCALE, PRESENTER_HEIGHT, presenter_style
+from figures.presenter import PRESENTER_HEIGHT, Slide, presenter_style
 from figures.redraw import draw_once
 from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
@@ -136,17 +136,6 @@ LATEX = {
     "output": r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}(h_i W_{\text{out}})",
     "greedy": r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)",
 }
-
-
-@dataclass(frozen=True)
-class Slide:
-    fig: object  # go.Figure
-    text: str  # translated Markdown (our own text, never user text)
-    latex: str | None = None
-    code: str | None = None  # user text (a sentence, tokens), shown verbatim in a code block
-    code_label: str | None = None
-    font_scale: float = FONT_SCALE  # 1.0: a diagram whose text sits in fixed boxes keeps its size
-    wide: bool = False  # the figure takes the full width, the text goes above it (several panels)
 
 
 OPTIONAL = ("lang", "activation")  # keyword options that figure modules gained one module at a time

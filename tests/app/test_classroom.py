@@ -387,3 +387,25 @@ def test_a_students_member_id_is_kept_in_a_cookie_so_a_reload_does_not_vote_twic
     again = reloaded(monkeypatch, {"glassbox_member": member}, {"room": code})
     assert again.session_state[classroom.MEMBER] == member
     assert not cookie_scripts(again)  # nothing new to write
+
+
+def test_the_cookie_script_writes_only_our_own_characters():
+    """``write_cookies`` puts names and values into a script: anything but [A-Za-z0-9_.-] is dropped."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+
+        import ui.classroom as c
+
+        for value in ('ok.VALUE-1_2', 'x";alert(1);"', "</script><b>", "a b", "重庆", ""):
+            c._set_cookie("glassbox_member", value)
+        c._set_cookie('bad"name', "ok")
+        c.write_cookies()
+        st.session_state["_written"] = True
+
+    at = AppTest.from_function(page).run()
+    (script,) = cookie_scripts(at)
+    assert "glassbox_member=ok.VALUE-1_2;" in script and "glassbox_member=;" in script
+    for bad in ("alert", "</script>", "<b>", "a b", "重庆", 'bad"name'):
+        assert bad not in script.replace("<script>", "").removesuffix("</script>"), bad

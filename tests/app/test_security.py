@@ -232,6 +232,12 @@ AUDITED_RAW_HTML = {
     # every page: stale elements stay opaque during a rerun, tab labels at 1rem (STEADY_RERUN_CSS,
     # TAB_LABEL_CSS): constants
     "ui/sidebar.py": "st.html",
+    # the presenter's and the member's cookies: a script whose names and values are our own codes, ids
+    # and secrets, each checked against [A-Za-z0-9_.-] (tests/app/test_classroom.py: anything else is
+    # not written)
+    "ui/classroom.py": "st.html",
+    # the exercise card's stylesheet: constants and a widget key of ours
+    "ui/exercises.py": "st.html",
     # the head view: tokens as escaped JSON, drawn with textContent (tests/figures/test_attention_views.py,
     # tests/browser/test_head_view.py: a <script> sentence stays text)
     "ui/components/head_view.py": "st.iframe",
