@@ -252,9 +252,10 @@ class Client(Session):
     def state(self) -> str:
         """For the report of a miss: its runs, its step, and what its page says about the room."""
         said = [t[:90] for t in self.texts if "room" in t.lower()][:2]
+        alone = "room_start" in self.widgets  # its page once offered to start a room: not in one then
         return (
             f"script_finished {dict(self.finished)}, {len(self._timers)} fragment timers, {self.ticks} ticks "
-            f"sent, page at step {self.step}, says {said}"
+            f"sent, page at step {self.step}, says {said}, ever outside a room: {alone}"
         )
 
     def room_code(self) -> str | None:
