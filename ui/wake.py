@@ -16,6 +16,9 @@ the room (``Runtime.get_app_session``: thread-safe). Those are private parts of 
 (pinned in requirements.txt); if they are missing or refuse, waking does nothing and the poll still
 brings the change (``tests/browser/test_classroom.py`` and ``benchmarks/classroom.py`` measure it).
 
+``GLASSBOX_WAKE=0`` in the server's environment turns waking off (the pages then only poll): for an
+operator who would rather not rely on Streamlit's private parts, and to measure the difference.
+
 Bounded: a room remembers at most ``MAX_MEMBERS`` sessions, each for ``FORGET_SECONDS`` after its page
 last ran; rooms no one followed for that long are forgotten.
 """
@@ -23,6 +26,7 @@ last ran; rooms no one followed for that long are forgotten.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -80,7 +84,7 @@ def wake(code: str) -> int:
     """Rerun the page of every session on this server that follows ``code``; how many were asked.
     Never raises: a page that cannot be woken sees the change at its next poll."""
     sessions = followers(code)
-    if not sessions:
+    if not sessions or os.environ.get("GLASSBOX_WAKE", "1") == "0":
         return 0
     try:
         from streamlit.runtime import Runtime  # noqa: PLC0415

@@ -121,3 +121,9 @@ def test_a_session_that_refuses_is_logged_not_raised(runtime, monkeypatch, caplo
     runtime.sessions["a"].request_rerun = refuse
     assert wake.wake("ROOM22") == 1
     assert "could not wake" in caplog.text
+
+
+def test_glassbox_wake_0_turns_waking_off(runtime, monkeypatch):
+    register_as(monkeypatch, "a", "ROOM22")
+    monkeypatch.setenv("GLASSBOX_WAKE", "0")
+    assert wake.wake("ROOM22") == 0 and not runtime.sessions["a"].reruns
