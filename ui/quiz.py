@@ -42,7 +42,7 @@ from ui.settings import literal
 
 TALLY_SECONDS = 1.0  # the lecturer's tally fills in as answers arrive
 SEED = "_glassbox_quiz_seed"  # the lecturer's draw: "Another question" moves it on
-OFFERED = "_glassbox_quiz_offered"  # (identity, seed, offers): the lecturer's list, made once per draw
+OFFERED = "_glassbox_quiz_offered"  # ((identity, seed, step, lang), offers): the lecturer's list
 ANSWERED = "_glassbox_quiz_answered"  # {(code, number): option}: what this student answered
 REFUSED = "_glassbox_quiz_refused"  # what the room refused the lecturer, said once
 SAID = "_glassbox_quiz_said"  # (i18n key) what happened to a student's answer, said once
@@ -147,7 +147,8 @@ def _offers(run, step_name: str) -> list[Offer]:
     seed = state.get(SEED, 0)
     identity = run_identity(run)
     kept = state.get(OFFERED)
-    if kept is not None and kept[0] == (identity, seed, step_name):
+    made_for = (identity, seed, step_name, current_lang())  # the titles are in the page's language
+    if kept is not None and kept[0] == made_for:
         return kept[1]
     kind, attn_kind = STEP_QUESTION.get(step_name, ("", ""))
     slide = _slide_question(run, step_name, seed)
@@ -162,7 +163,7 @@ def _offers(run, step_name: str) -> list[Offer]:
         title = t("classroom.q.compute", title=exercises.exercise_title(ex))
         offers.append(Offer(title, _room_exercise(ex, seed), True))
     offers.sort(key=lambda o: not o.first)  # stable: this slide's, then the others in their order
-    state[OFFERED] = ((identity, seed, step_name), offers)
+    state[OFFERED] = (made_for, offers)
     return offers
 
 

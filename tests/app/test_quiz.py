@@ -220,3 +220,11 @@ def test_students_following_one_slide_share_its_figure_built_once(store, monkeyp
     for student in students:
         assert student.header[0].value.startswith("5 / 12")
     assert len(built) == 2  # once in English (the lecturer and three students), once in 中文
+
+
+def test_the_lecturers_list_follows_the_interface_language(store):
+    lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
+    english = lecturer.selectbox(key="room_question_pick").options
+    lecturer.button_group(key="lang").set_value("zh").run()  # the sidebar's segmented control
+    chinese = lecturer.selectbox(key="room_question_pick").options
+    assert chinese != english and any("词元" in title for title in chinese)
