@@ -3,6 +3,9 @@
 import pytest
 
 import core.pipeline as P
+from core.run import LazyRun
+
+TRAINED_SENTENCE = "重庆很重要"  # 重 read two ways: chóng, then zhòng
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +33,9 @@ def small_random_pipe():
     """Random weights with d_k = 8 (a query and a key short enough to show whole)."""
     settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=5)
     return P.load_pipeline(settings)
+
+
+@pytest.fixture(scope="session")
+def trained(trained_pipe):
+    """The checkpoint's run of 重庆很重要 (the questions' and exercises' tests read it)."""
+    return LazyRun(trained_pipe, TRAINED_SENTENCE)

@@ -36,11 +36,6 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 
 @pytest.fixture(scope="module")
-def trained(trained_pipe):
-    return LazyRun(trained_pipe, SENTENCE)
-
-
-@pytest.fixture(scope="module")
 def small_heads(small_random_pipe):
     """Random weights with d_k = 8: a query and a key are shown whole."""
     return LazyRun(small_random_pipe, MIXED)

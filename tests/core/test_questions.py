@@ -37,11 +37,6 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 
 @pytest.fixture(scope="module")
-def trained(trained_pipe):
-    return LazyRun(trained_pipe, SENTENCE)
-
-
-@pytest.fixture(scope="module")
 def random_run(small_random_pipe):
     return LazyRun(small_random_pipe, MIXED)
 
