@@ -88,7 +88,10 @@ _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_url
 
 # A change reaches the followers on this server at once (ui/wake.py); each page also looks at the room
 # every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its presence.
-FOLLOW_SECONDS = 3.0
+# Rarely: a poll tick that the browser sends just as a woken run starts lost that run now and then
+# (benchmarks/classroom.py, 40 followers: 5-36 lost steps per run polling every 3 s, none at 20 s).
+FOLLOW_SECONDS = 20.0
+PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
 WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
@@ -305,6 +308,7 @@ def _watch(code: str, member: str, version: int) -> None:
     delta of that fragment): at the top level that shifted every later element by one, and the slide
     vanished from a follower's page (benchmarks/classroom.py, 40 followers). Inside a container of its
     own, a lost fragment container moves nothing else."""
+    wake.register(code)  # on every run and every poll: a page quiet for minutes is still woken
     store = room_store()
     try:
         store.seen(code, member)
@@ -322,7 +326,6 @@ def _student_panel(room: RoomState | None) -> None:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.following", code=room.code), icon=":material/groups:")
             st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
-        wake.register(room.code)
         with st.container(key="room_watch"):  # see _watch
             _watch(room.code, member, room.version)
     elif ROOM in state:
@@ -431,7 +434,7 @@ def _head_count(presenter: Presenter) -> None:
     store = room_store()
     try:
         store.update(presenter.code, presenter.secret)
-        present = store.present(presenter.code)
+        present = store.present(presenter.code, within=PRESENT_WITHIN)
     except RoomError as error:
         _lost(presenter, error)
     st.metric(t("classroom.present"), present)

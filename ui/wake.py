@@ -1,7 +1,7 @@
 """Wake the pages that follow a room: when the lecturer changes something, each follower's page on
 this server reruns at once, instead of at its next look at the room.
 
-    register(code)   # a follower's page, on every run: this session follows room ``code``
+    register(code)   # a follower's poll, on every run of it: this session follows room ``code``
     wake(code)       # the lecturer's page, when the room's version moved: rerun every follower now
 
 Why: a follower's page also looks at the room every few seconds (``ui.classroom._watch``), but a
@@ -35,7 +35,7 @@ from ui.rooms import MAX_MEMBERS, MAX_ROOMS
 
 log = logging.getLogger("glassbox.wake")
 
-FORGET_SECONDS = 60.0  # a follower's page runs at least every poll (a few seconds) while it is open
+FORGET_SECONDS = 60.0  # a follower's poll registers it again at least every 20 s while its page is open
 
 _LOCK = threading.Lock()
 _ROOMS: OrderedDict[str, OrderedDict[str, float]] = OrderedDict()  # code -> {session id: last run}

@@ -202,7 +202,7 @@ def test_student_leaves_explores_and_rejoins(lecturer: BrowserContext, student: 
     shows(pupil, 4)
     moves(teacher, "PageDown", 4)
     moves(teacher, "PageDown", 5)
-    pupil.wait_for_timeout(2 * FOLLOW_SECONDS * 1000 + 500)  # a follower would have moved by now
+    pupil.wait_for_timeout(FOLLOW)  # a follower, woken at once, would have moved by now
     shows(pupil, 4)
     expect(status(pupil)).to_contain_text(said("classroom.alone", code=code))
 
