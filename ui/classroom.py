@@ -90,7 +90,8 @@ _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_url
 # every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its presence.
 # Rarely: a poll tick that the browser sends just as a woken run starts lost that run now and then
 # (benchmarks/classroom.py, 40 followers: 5-36 lost steps per run polling every 3 s, none at 20 s).
-FOLLOW_SECONDS = 20.0
+# With waking off (GLASSBOX_WAKE=0) the poll is all there is: every 3 s.
+FOLLOW_SECONDS = 20.0 if wake.enabled() else 3.0
 PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish

@@ -80,11 +80,16 @@ def followers(code: str, now: float | None = None) -> list[str]:
         return list(sessions)
 
 
+def enabled() -> bool:
+    """Whether this server wakes followers (``GLASSBOX_WAKE`` is not ``0``)."""
+    return os.environ.get("GLASSBOX_WAKE", "1") != "0"
+
+
 def wake(code: str) -> int:
     """Rerun the page of every session on this server that follows ``code``; how many were asked.
     Never raises: a page that cannot be woken sees the change at its next poll."""
     sessions = followers(code)
-    if not sessions or os.environ.get("GLASSBOX_WAKE", "1") == "0":
+    if not sessions or not enabled():
         return 0
     try:
         from streamlit.runtime import Runtime  # noqa: PLC0415
