@@ -202,11 +202,8 @@ class Client(Session):
             self.texts = []
             self.fragments_run = (set(), set())
             self._stop_timers(list(self._timers))  # the frontend clears them when a full run starts
-        elif kind == "navigation":
-            self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
-            self.page_hash = fwd.navigation.page_script_hash
-        elif kind == "page_info_changed":
-            self.query = fwd.page_info_changed.query_string
+        elif self.follow_page(fwd):
+            pass
         elif kind == "auto_rerun":
             self.fragments_run[0].add(fwd.auto_rerun.fragment_id)
             self._start_timer(fwd.auto_rerun.fragment_id, fwd.auto_rerun.interval)

@@ -147,11 +147,8 @@ class Session:
                     kind = fwd.WhichOneof("type")
                     if kind == "delta":
                         self._read_delta(fwd.delta, result)
-                    elif kind == "navigation":
-                        self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
-                        self.page_hash = fwd.navigation.page_script_hash
-                    elif kind == "page_info_changed":
-                        self.query = fwd.page_info_changed.query_string
+                    elif self.follow_page(fwd):
+                        continue
                     elif kind == "script_finished":
                         status = fwd.script_finished
                         if status == ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -170,6 +167,19 @@ class Session:
         if result.errors and result.status == "ok":
             result.status = "error element"
         return result
+
+    def follow_page(self, fwd: ForwardMsg) -> bool:
+        """Keep the page and URL the server says this tab is on (navigation, page_info_changed), as the
+        browser does; False for any other message."""
+        kind = fwd.WhichOneof("type")
+        if kind == "navigation":
+            self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            self.page_hash = fwd.navigation.page_script_hash
+        elif kind == "page_info_changed":
+            self.query = fwd.page_info_changed.query_string
+        else:
+            return False
+        return True
 
     def rerun_msg(self, once: tuple[WidgetState, ...] = (), fragment_id: str = "") -> BackMsg:
         """A rerun as the browser asks for it: the URL's query, the page, every widget state set so far,
