@@ -45,6 +45,7 @@ import io
 import re
 import secrets
 from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -407,8 +408,6 @@ def _room_bar() -> None:
 def student_url(code: str) -> str:
     """The Lecture page with ``?room=CODE``, on the host the lecturer's browser uses (a path alone
     when the browser has not said, as in tests)."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
-
     url = st.context.url
     if not url:
         return f"/lecture?{PARAM}={code}"
