@@ -36,12 +36,6 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 
 @pytest.fixture(scope="module")
-def small_heads(small_random_pipe):
-    """Random weights with d_k = 8: a query and a key are shown whole."""
-    return LazyRun(small_random_pipe, MIXED)
-
-
-@pytest.fixture(scope="module")
 def minilm(minilm_pipe):
     return LazyRun(minilm_pipe, 'The cat sat on the mat')
 
@@ -83,10 +77,10 @@ def test_pe_entry_refuses_what_is_no_entry():
 # -- q·k/√d_k ----------------------------------------------------------------------------------------
 
 
-def test_attention_score_whole_vectors_when_d_k_is_at_most_8(small_heads):
-    e = next(x for x in exercises_for(small_heads, 0) if x.kind == "attention_score")
+def test_attention_score_whole_vectors_when_d_k_is_at_most_8(mixed_random):
+    e = next(x for x in exercises_for(mixed_random, 0) if x.kind == "attention_score")
     src = e.params["source"]
-    attn = small_heads.encoder[0].self_attn
+    attn = mixed_random.encoder[0].self_attn
     q, k = attn.q[0, 0, src["query"]], attn.k[0, 0, src["key"]]
     assert (src["layer"], src["head"], q.numel()) == (0, 0, 8)
     assert e.given["q"] == rounded(q).tolist() and e.given["k"] == rounded(k).tolist()
@@ -397,8 +391,8 @@ def test_exercises_for_the_trained_checkpoint(trained, seed):
         assert e.params["source"]
 
 
-def test_exercises_for_random_weights_and_minilm(small_heads, minilm):
-    assert [e.kind for e in exercises_for(small_heads, 0)] == ALL
+def test_exercises_for_random_weights_and_minilm(mixed_random, minilm):
+    assert [e.kind for e in exercises_for(mixed_random, 0)] == ALL
     # MiniLM learned its positions: no sinusoidal PE entry to compute
     assert [e.kind for e in exercises_for(minilm, 0)] == ALL[1:]
 

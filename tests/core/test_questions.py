@@ -37,16 +37,11 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 
 @pytest.fixture(scope="module")
-def random_run(small_random_pipe):
-    return LazyRun(small_random_pipe, MIXED)
-
-
-@pytest.fixture(scope="module")
 def minilm(minilm_pipe):
     return LazyRun(minilm_pipe, 'The cat sat on the mat with the other cat')
 
 
-@pytest.fixture(params=["trained", "random_run"])
+@pytest.fixture(params=["trained", "mixed_random"])
 def seq2seq(request):
     return request.getfixturevalue(request.param)
 
@@ -288,7 +283,7 @@ def test_the_same_question_under_other_seeds_differs_only_in_its_shuffle(trained
     assert len({q.options for q in asked}) > 1  # shuffled by the seed
 
 
-def test_ids_do_not_depend_on_the_process(random_run, tmp_path):
+def test_ids_do_not_depend_on_the_process(mixed_random, tmp_path):
     """Another Python process (another hash salt) gives the same ids: what several servers need."""
     script = (
         "import core.pipeline as P; from core.run import LazyRun; from core.questions import questions_for\n"
@@ -305,15 +300,15 @@ def test_ids_do_not_depend_on_the_process(random_run, tmp_path):
         check=True,
         timeout=120,
     )
-    assert out.stdout.split() == [q.id for q in questions_for(random_run, 11)]
+    assert out.stdout.split() == [q.id for q in questions_for(mixed_random, 11)]
 
 
-def test_run_identity_tells_weights_and_sentences_apart(trained, random_run):
+def test_run_identity_tells_weights_and_sentences_apart(trained, mixed_random):
     assert run_identity(trained) == run_identity(LazyRun(trained.pipe, SENTENCE))
     assert run_identity(trained) != run_identity(LazyRun(trained.pipe, "重要"))
     assert run_identity(trained) != run_identity(LazyRun(trained.pipe, SENTENCE, target="chong qing"))
-    reseeded = P.load_pipeline(dataclasses.replace(random_run.pipe.settings, seed=6))
-    assert run_identity(random_run) != run_identity(LazyRun(reseeded, MIXED))
+    reseeded = P.load_pipeline(dataclasses.replace(mixed_random.pipe.settings, seed=6))
+    assert run_identity(mixed_random) != run_identity(LazyRun(reseeded, MIXED))
 
 
 # -- what a run asks ----------------------------------------------------------------------------------
