@@ -45,8 +45,11 @@ Bounds (everything a caller passes may come from a URL or a widget, and every st
 Every error is a :class:`RoomError`, whose message is safe to show to whoever caused it.
 
 :class:`MemoryStore` keeps rooms in the process, under one lock (one Streamlit server runs its
-sessions on many threads): a single server needs no set-up at all. The next issue adds a store
-over Redis, shared by several servers, implementing the same :class:`RoomStore` Protocol.
+sessions on many threads): a single server needs no set-up at all. ``ui/rooms_redis.py`` keeps them
+in Redis, shared by several servers, behind the same :class:`RoomStore` Protocol and the same
+tests (``tests/app/test_rooms.py`` runs every test on both). Several servers also tell each other
+that a room changed (:meth:`RoomStore.announce`, :meth:`RoomStore.listen`), so each wakes the
+followers it serves; one server has no one to tell.
 
 No Streamlit here: the standard library only, so the tests use a store without a server.
 """
@@ -147,6 +150,14 @@ class QuestionClosed(RoomError):
 
     def __init__(self) -> None:
         super().__init__("This question is closed: the lecturer has moved on or revealed the answer.")
+
+
+class Unavailable(RoomError):
+    """The shared room store does not answer (Redis stopped, unreachable or misconfigured). Nothing
+    was changed; every page still works without rooms."""
+
+    def __init__(self) -> None:
+        super().__init__("Rooms are unavailable right now: the room server does not answer.")
 
 
 class StaleUpdate(RoomError):
@@ -254,6 +265,10 @@ class RoomStore(Protocol):
     def seen(self, code: str, member: str) -> None: ...
 
     def present(self, code: str, within: float = PRESENCE_SECONDS) -> int: ...
+
+    def announce(self, code: str) -> None: ...
+
+    def listen(self, wake: Callable[[str], None]) -> None: ...
 
 
 # --- input -------------------------------------------------------------------------------------------
@@ -595,6 +610,14 @@ class MemoryStore:
             now = self._now()
             _forget(room.members, now - PRESENCE_WINDOW, MAX_MEMBERS)
             return sum(1 for t in reversed(room.members.values()) if t >= now - within)
+
+    # --- other servers ---
+
+    def announce(self, code: str) -> None:
+        """Tell other servers that ``code`` changed: there are none, every follower is in this process."""
+
+    def listen(self, wake: Callable[[str], None]) -> None:
+        """Call ``wake(code)`` when another server announces a change: none ever will."""
 
     # --- under the lock ---
 

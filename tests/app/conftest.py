@@ -14,6 +14,7 @@ import weakref
 
 import pytest
 from apphelpers import differs
+from redisserver import RedisServer
 
 import core.batch
 import core.pipeline
@@ -59,3 +60,11 @@ def _shared_results_unchanged():
         where = differs(result, original)
         assert where is None, f"a page changed a shared result of {maker}: {where}"
     _made[:] = alive
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """One real redis-server per test process (tests empty it with ``flushdb`` as they need)."""
+    server = RedisServer()
+    yield server
+    server.stop()

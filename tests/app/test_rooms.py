@@ -41,6 +41,7 @@ from ui.rooms import (
     UnknownRoom,
     parse_code,
 )
+from ui.rooms_redis import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,9 +64,21 @@ def clock():
     return Clock()
 
 
-@pytest.fixture
-def store(clock):
-    return MemoryStore(now=clock)
+@pytest.fixture(params=["memory", "redis"])
+def store(request, clock):
+    """Every test of a store runs on both: the process's own and Redis (a real server, emptied first)."""
+    if request.param == "memory":
+        return MemoryStore(now=clock)
+    server = request.getfixturevalue("redis_server")
+    server.client.flushdb()
+    return RedisStore(server.url, now=clock)
+
+
+def members(store, code):
+    """The member ids a room remembers, least recently seen first."""
+    if isinstance(store, MemoryStore):
+        return list(store._rooms[code].members)
+    return store._client.zrange(store.keys(code)[2], 0, -1)
 
 
 @pytest.fixture
@@ -132,12 +145,13 @@ def test_a_read_state_is_a_copy(store, room):
     assert store.state(room.code).settings["sentence"] == "the cat sat"
 
 
-def test_memory_store_has_every_method_of_the_protocol_with_its_signature():
+@pytest.mark.parametrize("kind", [MemoryStore, RedisStore])
+def test_each_store_has_every_method_of_the_protocol_with_its_signature(kind):
     methods = [name for name, _ in inspect.getmembers(RoomStore, inspect.isfunction) if name[0] != "_"]
-    assert len(methods) == 13
+    assert len(methods) == 15
     for name in methods:
         wanted = inspect.signature(getattr(RoomStore, name))
-        assert inspect.signature(getattr(MemoryStore, name)) == wanted, name
+        assert inspect.signature(getattr(kind, name)) == wanted, name
 
 
 # --- a student cannot drive --------------------------------------------------------------------------
@@ -413,9 +427,9 @@ def test_presence_stays_bounded_and_forgets_the_least_recently_seen(store, room,
         store.seen(room.code, f"member-{i}")
         clock.advance(0.001)
     assert store.present(room.code, within=PRESENCE_WINDOW) == MAX_MEMBERS
-    assert len(store._rooms[room.code].members) == MAX_MEMBERS
-    assert "member-0" not in store._rooms[room.code].members
-    assert f"member-{3 * MAX_MEMBERS - 1}" in store._rooms[room.code].members
+    assert len(members(store, room.code)) == MAX_MEMBERS
+    assert "member-0" not in members(store, room.code)
+    assert f"member-{3 * MAX_MEMBERS - 1}" in members(store, room.code)
 
 
 def test_old_presence_entries_are_forgotten(store, room, clock):
@@ -423,7 +437,7 @@ def test_old_presence_entries_are_forgotten(store, room, clock):
         store.seen(room.code, f"member-{i}")
     clock.advance(PRESENCE_WINDOW + 1)
     store.seen(room.code, "late")
-    assert list(store._rooms[room.code].members) == ["late"]
+    assert members(store, room.code) == ["late"]
 
 
 @pytest.mark.parametrize(

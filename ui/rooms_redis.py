@@ -1,0 +1,548 @@
+"""Rooms in Redis: one room store shared by every server of a class (``GLASSBOX_REDIS_URL``).
+
+Same rooms, same rules, same errors as :class:`ui.rooms.MemoryStore` (``ui/rooms.py`` says who may
+do what and every bound); ``tests/app/test_rooms.py`` runs each of its tests on both stores, against
+a real ``redis-server``. What differs is where a room lives and how servers learn of a change.
+
+Keys (``PREFIX`` = ``glassbox:``; a code is checked by ``ui.rooms.parse_code`` before it is part of
+a key: six characters of ``ALPHABET``, so no student input becomes a key unchecked):
+
+- ``glassbox:room:CODE``: a hash, the room: secret, PIN, last presenter call, step, settings (JSON),
+  version, the question (JSON) with its number, whether revealed and its number of options, the
+  end reason, the PIN failures and lock-out;
+- ``glassbox:room:CODE:answers``: a hash, voter id → option (the current question's only);
+- ``glassbox:room:CODE:members``: a sorted set, member id → last seen;
+- ``glassbox:rooms``: a sorted set, code → last presenter call (an ended room: minus the time it
+  ended), so that creating room ``MAX_ROOMS + 1`` drops the room idle the longest, an ended one first.
+
+Every key expires (``KEEP_SECONDS``, renewed by each presenter call, each answer and each presence):
+a room's own idle limit (``IDLE_SECONDS``) is checked in the scripts with the servers' clock, so a
+room that expired still says so to its students; ``KEEP_SECONDS`` later its keys are gone from
+Redis whatever happens. Voter and member ids are checked like a code (``ui.rooms._id``) and are
+fields of those keys, never keys. Redis's own memory is capped too (``deploy/``: ``maxmemory``).
+
+Atomic: each call is one Lua script (``EVALSHA``; redis-py loads it again after a Redis restart),
+so two servers never interleave halfway through a change, and a call costs one round trip. The
+presenter's secret is compared through SHA-1 digests, so the time the comparison takes says
+nothing about the secret.
+
+Time: the servers' wall clock (``time.time``), the same on every server of one machine and, through
+NTP, of several; the tests pass a clock they move by hand.
+
+**How followers learn of a change (pub/sub, and a cheap version read):** the lecturer's server
+publishes the room's code on the channel ``glassbox:changed`` when its version moved
+(:meth:`RedisStore.announce`); every server subscribes once (:meth:`RedisStore.listen`, one thread
+and one connection per server) and wakes the followers it serves (``ui/wake.py``). So a change costs
+Redis one message per server, not one read per follower, and reaches every screen at once. Each
+follower's page still reads the room's version (one ``HGET`` in a script) every ``FOLLOW_SECONDS``
+(``ui/classroom.py``): the safety net for a message lost while a server reconnected.
+
+**When Redis does not answer** (stopped, restarting, unreachable, a malformed URL) every call raises
+:class:`ui.rooms.Unavailable`, a :class:`RoomError` like the others: pages say rooms are unavailable
+and draw everything else. After a failure the store waits ``RETRY_SECONDS`` before trying again, so
+a class of pages does not queue on a dead socket; a call waits at most ``TIMEOUT_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+
+import redis
+
+from ui.rooms import (
+    _PIN,
+    ENDED,
+    EXPIRED,
+    IDLE_SECONDS,
+    MAX_ANSWERS,
+    MAX_MEMBERS,
+    MAX_OPTIONS,
+    MAX_PIN_FAILURES,
+    MAX_ROOMS,
+    MAX_SECRET_CHARS,
+    MAX_STEP,
+    PIN_DIGITS,
+    PIN_LOCK_SECONDS,
+    PRESENCE_SECONDS,
+    PRESENCE_WINDOW,
+    BadInput,
+    Created,
+    NotPresenter,
+    Question,
+    QuestionClosed,
+    QuestionState,
+    RoomEnded,
+    RoomState,
+    StaleUpdate,
+    Tally,
+    TooMany,
+    Unavailable,
+    UnknownRoom,
+    _code,
+    _id,
+    _question,
+    _settings,
+    _whole,
+    new_code,
+    parse_code,
+)
+
+log = logging.getLogger("glassbox.rooms")
+
+PREFIX = "glassbox:"
+# A room's keys outlive its idle limit by a day: its students are told it expired (or ended) for
+# that long, then Redis forgets it on its own.
+KEEP_SECONDS = IDLE_SECONDS + 24 * 60 * 60
+TIMEOUT_SECONDS = 1.0  # a loopback or LAN round trip takes a millisecond; a second is a dead server
+RETRY_SECONDS = 2.0
+
+# --- the scripts -------------------------------------------------------------------------------------
+# KEYS: the room, its answers, its members, the index of rooms.
+# ARGV[1..4]: now, IDLE_SECONDS, KEEP_SECONDS, the code; each script's own arguments follow.
+# A reply is a list whose first element says what happened ('ok', or why not: see _check).
+
+_PRELUDE = """
+local room, answers, members, index = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, idle, keep, code = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+
+-- End the room: followers see it at the next version; what it held is freed; first to go when full.
+local function close(reason)
+  local version = redis.call('HINCRBY', room, 'version', 1)
+  redis.call('HSET', room, 'end', reason, 'q', '', 'qo', 0, 'settings', '{}')
+  redis.call('DEL', answers, members)
+  redis.call('EXPIRE', room, keep)
+  redis.call('ZADD', index, -now, code)
+  return version
+end
+
+-- The room's end reason ('' while open), expired now if its time is up; nil: no such room.
+local function find()
+  if redis.call('EXISTS', room) == 0 then return nil end
+  local fields = redis.call('HMGET', room, 'end', 'last')
+  if fields[1] == '' and now - tonumber(fields[2]) >= idle then close('expired') end
+  return redis.call('HGET', room, 'end')
+end
+
+-- nil if the room is open, else the refusal to return.
+local function refuse_closed()
+  local ended = find()
+  if ended == nil then return {'unknown'} end
+  if ended ~= '' then return {'ended', ended} end
+  return nil
+end
+
+-- nil if the room is open and the secret is its presenter's (the room is active again), else the refusal.
+local function refuse_presenter(secret)
+  local refused = refuse_closed()
+  if refused then return refused end
+  if redis.sha1hex(secret) ~= redis.sha1hex(redis.call('HGET', room, 'secret')) then
+    return {'notpresenter'}
+  end
+  redis.call('HSET', room, 'last', ARGV[1])
+  redis.call('ZADD', index, now, code)
+  for _, key in ipairs({room, answers, members, index}) do redis.call('EXPIRE', key, keep) end
+  return nil
+end
+
+-- Forget members seen before `before`, then the least recently seen beyond `most`.
+local function forget(before, most)
+  redis.call('ZREMRANGEBYSCORE', members, '-inf', '(' .. before)
+  local extra = redis.call('ZCARD', members) - most
+  if extra > 0 then redis.call('ZPOPMIN', members, extra) end
+end
+"""
+
+_SCRIPTS = {
+    # ARGV 5 secret, 6 pin, 7 step, 8 settings, 9 MAX_ROOMS, 10 PREFIX
+    "create": """
+if redis.call('EXISTS', room) == 1 then return {'taken'} end
+while redis.call('ZCARD', index) >= tonumber(ARGV[9]) do
+  local old = ARGV[10] .. 'room:' .. redis.call('ZPOPMIN', index)[1]
+  redis.call('DEL', old, old .. ':answers', old .. ':members')
+end
+redis.call('HSET', room, 'secret', ARGV[5], 'pin', ARGV[6], 'last', ARGV[1], 'step', ARGV[7],
+  'settings', ARGV[8], 'version', 1, 'q', '', 'qn', 0, 'qr', 0, 'qo', 0, 'questions', 0, 'end', '',
+  'failures', 0, 'locked', '-1e300')
+redis.call('EXPIRE', room, keep)
+redis.call('ZADD', index, now, code)
+redis.call('EXPIRE', index, keep)
+return {'ok'}
+""",
+    # ARGV 5 'version' or 'state'
+    "read": """
+if find() == nil then return {'unknown'} end
+if ARGV[5] == 'version' then return {'ok', redis.call('HGET', room, 'version')} end
+local r = redis.call('HMGET', room, 'version', 'step', 'settings', 'q', 'qn', 'qr', 'end')
+return {'ok', r[1], r[2], r[3], r[4], r[5], r[6], r[7]}
+""",
+    # ARGV 5 secret, 6 step ('': unchanged), 7 settings ('': unchanged), 8 if_version ('': any)
+    "update": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+local version = tonumber(redis.call('HGET', room, 'version'))
+if ARGV[8] ~= '' and tonumber(ARGV[8]) ~= version then return {'stale'} end
+local changed = false
+if ARGV[6] ~= '' and ARGV[6] ~= redis.call('HGET', room, 'step') then
+  redis.call('HSET', room, 'step', ARGV[6]); changed = true
+end
+if ARGV[7] ~= '' and ARGV[7] ~= redis.call('HGET', room, 'settings') then
+  redis.call('HSET', room, 'settings', ARGV[7]); changed = true
+end
+if changed then version = redis.call('HINCRBY', room, 'version', 1) end
+return {'ok', version}
+""",
+    # ARGV 5 secret, 6 the question as JSON ('': withdraw), 7 its number of options
+    "ask": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+if ARGV[6] == '' then
+  if redis.call('HGET', room, 'q') == '' then return {'ok', redis.call('HGET', room, 'version')} end
+  redis.call('HSET', room, 'q', '', 'qr', 0, 'qo', 0)
+else
+  local number = redis.call('HINCRBY', room, 'questions', 1)
+  redis.call('HSET', room, 'q', ARGV[6], 'qn', number, 'qr', 0, 'qo', ARGV[7])
+end
+redis.call('DEL', answers)
+return {'ok', redis.call('HINCRBY', room, 'version', 1)}
+""",
+    # ARGV 5 secret
+    "reveal": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+if redis.call('HGET', room, 'q') == '' then return {'noquestion'} end
+if redis.call('HGET', room, 'qr') == '0' then
+  redis.call('HSET', room, 'qr', 1)
+  return {'ok', redis.call('HINCRBY', room, 'version', 1)}
+end
+return {'ok', redis.call('HGET', room, 'version')}
+""",
+    # ARGV 5 secret
+    "end": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+return {'ok', close('ended')}
+""",
+    # ARGV 5 secret
+    "pin": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+return {'ok', redis.call('HGET', room, 'pin')}
+""",
+    # ARGV 5 the PIN's digits, 6 MAX_PIN_FAILURES, 7 the lock-out's end if this try locks
+    "recover": """
+local refused = refuse_closed()
+if refused then return refused end
+local locked = tonumber(redis.call('HGET', room, 'locked'))
+if now < locked then return {'locked', tostring(locked - now)} end
+if redis.sha1hex(ARGV[5]) == redis.sha1hex(redis.call('HGET', room, 'pin')) then
+  redis.call('HSET', room, 'failures', 0)
+  return {'ok', redis.call('HGET', room, 'secret')}
+end
+if redis.call('HINCRBY', room, 'failures', 1) >= tonumber(ARGV[6]) then
+  redis.call('HSET', room, 'failures', 0, 'locked', ARGV[7])
+end
+return {'notpresenter'}
+""",
+    # ARGV 5 question number, 6 voter, 7 option, 8 MAX_ANSWERS
+    "answer": """
+local refused = refuse_closed()
+if refused then return refused end
+local q = redis.call('HMGET', room, 'q', 'qn', 'qr', 'qo')
+if q[1] == '' or q[2] ~= ARGV[5] or q[3] ~= '0' then return {'closed'} end
+if tonumber(ARGV[7]) >= tonumber(q[4]) then return {'nooption'} end
+if redis.call('HEXISTS', answers, ARGV[6]) == 1 then return {'ok', 0} end
+if redis.call('HLEN', answers) >= tonumber(ARGV[8]) then return {'toomany'} end
+redis.call('HSET', answers, ARGV[6], ARGV[7])
+redis.call('EXPIRE', answers, keep)
+return {'ok', 1}
+""",
+    "tally": """
+local refused = refuse_closed()
+if refused then return refused end
+local q = redis.call('HMGET', room, 'q', 'qn', 'qo')
+if q[1] == '' then return {'ok'} end
+return {'ok', q[2], q[3], unpack(redis.call('HVALS', answers))}
+""",
+    # ARGV 5 member, 6 forget before, 7 MAX_MEMBERS
+    "seen": """
+local refused = refuse_closed()
+if refused then return refused end
+redis.call('ZADD', members, now, ARGV[5])
+forget(ARGV[6], tonumber(ARGV[7]))
+redis.call('EXPIRE', members, keep)
+return {'ok'}
+""",
+    # ARGV 5 forget before, 6 MAX_MEMBERS, 7 count since
+    "present": """
+local refused = refuse_closed()
+if refused then return refused end
+forget(ARGV[5], tonumber(ARGV[6]))
+return {'ok', redis.call('ZCOUNT', members, ARGV[7], '+inf')}
+""",
+}
+
+
+class _Taken(Exception):
+    """The code drawn for a new room is in use."""
+
+
+_REFUSALS: dict[str, Callable[[list[str]], Exception]] = {
+    "taken": lambda reply: _Taken(),
+    "unknown": lambda reply: UnknownRoom(),
+    "ended": lambda reply: RoomEnded(EXPIRED if reply[1] == EXPIRED else ENDED),
+    "notpresenter": lambda reply: NotPresenter(),
+    "stale": lambda reply: StaleUpdate(),
+    "closed": lambda reply: QuestionClosed(),
+    "nooption": lambda reply: BadInput("There is no such option."),
+    "noquestion": lambda reply: BadInput("There is no question to reveal."),
+    "toomany": lambda reply: TooMany(f"This question has taken its {MAX_ANSWERS} answers."),
+    "locked": lambda reply: TooMany("Too many wrong PINs: try again later.", float(reply[1])),
+}
+
+
+def _json(value: object) -> str:
+    """One spelling per value (sorted keys): equal settings are equal strings, in Lua too."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _number(value: float) -> str:
+    return repr(float(value))  # every digit: Lua reads it back as the same double
+
+
+class RedisStore:
+    """Every room of every server, in Redis at ``url``. See the module docstring.
+
+    ``now`` is the clock (seconds since the epoch, or the tests' own); ``prefix`` starts every key and
+    the channel. A malformed ``url`` is logged and makes every call :class:`Unavailable`.
+    """
+
+    def __init__(self, url: str, *, now: Callable[[], float] = time.time, prefix: str = PREFIX) -> None:
+        self._now = now
+        self._prefix = prefix
+        self._channel = f"{prefix}changed"
+        self._origin = uuid.uuid4().hex  # this server, so that it does not wake its followers twice
+        self._down_until = -1.0
+        self._listening = False
+        self._lock = threading.Lock()
+        try:
+            options = {"decode_responses": True, "socket_connect_timeout": TIMEOUT_SECONDS}
+            self._client = redis.Redis.from_url(url, socket_timeout=TIMEOUT_SECONDS, **options)
+            # The subscription waits for messages as long as none come: no read timeout there.
+            self._subscriber = redis.Redis.from_url(url, health_check_interval=30, **options)
+        except (ValueError, TypeError) as error:  # the operator's URL: say what is wrong, not where
+            log.error("GLASSBOX_REDIS_URL is not a Redis URL (%s): rooms are unavailable", error)
+            self._client = self._subscriber = None
+        self._scripts = {} if self._client is None else self._register()
+
+    def _register(self) -> dict[str, redis.commands.core.Script]:
+        return {name: self._client.register_script(_PRELUDE + body) for name, body in _SCRIPTS.items()}
+
+    def __len__(self) -> int:
+        """Rooms in the index (ended ones too, as MemoryStore counts them)."""
+        return int(self._redis(lambda: self._client.zcard(self._index)))
+
+    @property
+    def _index(self) -> str:
+        return f"{self._prefix}rooms"
+
+    def keys(self, code: str) -> list[str]:
+        """The room's hash, answers and members, and the index: every key a room call touches."""
+        room = f"{self._prefix}room:{code}"
+        return [room, f"{room}:answers", f"{room}:members", self._index]
+
+    # --- calling Redis ---
+
+    def _redis(self, call: Callable[[], object]) -> object:
+        """``call()``, with every Redis failure an :class:`Unavailable` (and no retry for a moment)."""
+        if self._client is None or time.monotonic() < self._down_until:
+            raise Unavailable()
+        try:
+            return call()
+        except redis.RedisError as error:
+            self._down_until = time.monotonic() + RETRY_SECONDS
+            log.warning("the room store does not answer: %s", error)
+            raise Unavailable() from None
+
+    def _run(self, script: str, code: str, *args: object) -> list[str]:
+        """Run ``script`` on room ``code`` (checked already); its reply after 'ok', or its refusal raised."""
+        now = self._now()
+        argv = [_number(now), IDLE_SECONDS, KEEP_SECONDS, code, *args]
+        reply = self._redis(lambda: self._scripts[script](keys=self.keys(code), args=argv))
+        status = reply[0]
+        if status != "ok":
+            raise _REFUSALS[status](reply)
+        return reply[1:]
+
+    # --- the presenter ---
+
+    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created:
+        step = _whole(step, 0, MAX_STEP, "step")
+        values = _json(_settings({} if settings is None else settings))
+        secret = secrets.token_urlsafe(32)
+        pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        while True:
+            code = new_code()
+            try:
+                self._run("create", code, secret, pin, step, values, MAX_ROOMS, self._prefix)
+            except _Taken:  # one chance in millions: draw again
+                continue
+            return Created(code, secret, pin)
+
+    def update(
+        self,
+        code: str,
+        secret: str | None,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+        if_version: int | None = None,
+    ) -> int:
+        if step is not None:
+            step = _whole(step, 0, MAX_STEP, "step")
+        values = None if settings is None else _json(_settings(settings))
+        if if_version is not None:
+            _whole(if_version, 1, 2**62, "version")
+        code = _code(code)
+        new = self._run(
+            "update",
+            code,
+            _text(secret),
+            "" if step is None else step,
+            "" if values is None else values,
+            "" if if_version is None else if_version,
+        )
+        return int(new[0])
+
+    def ask(self, code: str, secret: str | None, question: Question | None) -> int:
+        checked = None if question is None else _question(question)
+        code = _code(code)
+        if checked is None:
+            return int(self._run("ask", code, _text(secret), "", 0)[0])
+        asked = {"kind": checked.kind, "options": list(checked.options), "answer": checked.answer}
+        asked["params"] = dict(checked.params)
+        return int(self._run("ask", code, _text(secret), _json(asked), len(checked.options))[0])
+
+    def reveal(self, code: str, secret: str | None) -> int:
+        return int(self._run("reveal", _code(code), _text(secret))[0])
+
+    def end(self, code: str, secret: str | None) -> int:
+        return int(self._run("end", _code(code), _text(secret))[0])
+
+    def pin(self, code: str, secret: str | None) -> str:
+        return self._run("pin", _code(code), _text(secret))[0]
+
+    def recover(self, code: str, pin: str) -> str:
+        code = _code(code)
+        digits = pin.replace(" ", "").replace("-", "") if isinstance(pin, str) and len(pin) <= 32 else ""
+        if not _PIN.fullmatch(digits):
+            raise BadInput(f"The presenter PIN is {PIN_DIGITS} digits.")
+        lock_until = _number(self._now() + PIN_LOCK_SECONDS)
+        return self._run("recover", code, digits, MAX_PIN_FAILURES, lock_until)[0]
+
+    # --- everyone ---
+
+    def state(self, code: str) -> RoomState:
+        code = _code(code)
+        version, step, settings, asked, number, revealed, end = self._run("read", code, "state")
+        question = None
+        if asked:
+            q = json.loads(asked)
+            shown = revealed == "1"
+            answer = q["answer"] if shown else None
+            question = QuestionState(int(number), q["kind"], tuple(q["options"]), q["params"], shown, answer)
+        return RoomState(
+            code, int(version), int(step), json.loads(settings), question, bool(end), end or None
+        )
+
+    def version(self, code: str) -> int:
+        return int(self._run("read", _code(code), "version")[0])
+
+    def answer(self, code: str, question: int, voter: str, option: int) -> bool:
+        code = _code(code)
+        question = _whole(question, 1, 2**62, "question number")
+        voter = _id(voter, "voter")
+        option = _whole(option, 0, MAX_OPTIONS - 1, "option")
+        return self._run("answer", code, question, voter, option, MAX_ANSWERS)[0] == 1
+
+    def tally(self, code: str) -> Tally | None:
+        reply = self._run("tally", _code(code))
+        if not reply:
+            return None
+        number, options, *answers = reply
+        counts = [0] * int(options)
+        for option in answers:
+            counts[int(option)] += 1
+        return Tally(int(number), tuple(counts), len(answers))
+
+    def seen(self, code: str, member: str) -> None:
+        code = _code(code)
+        member = _id(member, "member")
+        self._run("seen", code, member, _number(self._now() - PRESENCE_WINDOW), MAX_MEMBERS)
+
+    def present(self, code: str, within: float = PRESENCE_SECONDS) -> int:
+        code = _code(code)
+        number = isinstance(within, int | float) and not isinstance(within, bool)
+        if not number or not 0 < within <= PRESENCE_WINDOW:
+            raise BadInput(f"Presence is counted over 0 to {PRESENCE_WINDOW:g} seconds.")
+        now = self._now()
+        forget, since = _number(now - PRESENCE_WINDOW), _number(now - within)
+        return int(self._run("present", code, forget, MAX_MEMBERS, since)[0])
+
+    # --- other servers ---
+
+    def announce(self, code: str) -> None:
+        """Tell every other server that room ``code`` changed (they wake their followers). Never
+        raises: a follower not woken sees the change at its next look at the room."""
+        try:
+            self._redis(lambda: self._client.publish(self._channel, f"{self._origin} {_code(code)}"))
+        except (Unavailable, BadInput):
+            pass
+
+    def listen(self, wake: Callable[[str], None]) -> None:
+        """Call ``wake(code)`` for every change another server announces, from a thread of its own
+        (started once; it reconnects after Redis comes back)."""
+        with self._lock:
+            if self._listening or self._subscriber is None:
+                return
+            self._listening = True
+        threading.Thread(target=self._listen, args=(wake,), name="glassbox-rooms-listen", daemon=True).start()
+
+    def _listen(self, wake: Callable[[str], None]) -> None:
+        while True:
+            pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
+            try:
+                pubsub.subscribe(self._channel)
+                while True:
+                    message = pubsub.get_message(timeout=10.0)
+                    if message is not None:
+                        self._heard(message.get("data"), wake)
+            except redis.RedisError as error:
+                log.warning("room announcements stopped (%s); trying again", error)
+            finally:
+                pubsub.close()
+            time.sleep(RETRY_SECONDS)
+
+    def _heard(self, data: object, wake: Callable[[str], None]) -> None:
+        origin, _, code = data.partition(" ") if isinstance(data, str) else ("", "", "")
+        if origin != self._origin and parse_code(code) == code:
+            try:
+                wake(code)
+            except Exception:  # a follower's page; the listener must go on for the others
+                log.exception("could not wake the followers of a room")
+
+
+def _text(secret: object) -> str:
+    """A secret as the scripts compare it: anything that cannot be one is a wrong secret."""
+    if not isinstance(secret, str) or len(secret) > MAX_SECRET_CHARS:
+        return ""
+    try:
+        secret.encode("utf-8")
+    except UnicodeEncodeError:
+        return ""
+    return secret
