@@ -34,14 +34,19 @@ student is here; when the version moved (a wake lost, a lecturer on another serv
 whole page. A student who changes a setting or moves a step leaves the room (the page says so) and
 rejoins with one click.
 
-Left for later: the store shared by several servers (the next issue; ``room_store`` is the one place
-to swap it).
+Several servers: with ``GLASSBOX_REDIS_URL`` set, rooms live in Redis (``ui/rooms_redis.py``), so a
+lecturer on one server and students on others share one room; the lecturer's server announces each
+change there and every server wakes the followers it serves. When the store does not answer
+(``Unavailable``) every page still draws: a follower keeps the room's last step and settings and says
+rooms are unavailable, its poll tries again; the lecturer keeps the room's right and is told the same.
+A room the store lost (Redis restarted without its data) ends on every screen that followed it.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import os
 import re
 import secrets
 from dataclasses import dataclass, field, replace
@@ -63,14 +68,31 @@ from ui.rooms import (
     RoomState,
     RoomStore,
     TooMany,
+    Unavailable,
     UnknownRoom,
     parse_code,
 )
 from ui.settings import Settings, to_query, validate
 from ui.sidebar import NOTICES, SENTENCE_OWN
 
-# One store per process: every session of this server sees the same rooms (ui/rooms.py, MemoryStore).
-_STORE: RoomStore = MemoryStore()
+REDIS_URL = "GLASSBOX_REDIS_URL"  # e.g. redis://127.0.0.1:6379/0: rooms shared by several servers
+
+
+def _make_store() -> RoomStore:
+    """This server's own rooms (``MemoryStore``), or Redis's when ``GLASSBOX_REDIS_URL`` names one; then
+    this server also hears the changes other servers announce and wakes its followers."""
+    url = os.environ.get(REDIS_URL, "").strip()
+    if not url:
+        return MemoryStore()
+    from ui.rooms_redis import RedisStore  # noqa: PLC0415 (the redis client only when it is used)
+
+    store = RedisStore(url)
+    store.listen(wake.wake)
+    return store
+
+
+# One store per process: every session of this server sees the same rooms.
+_STORE: RoomStore = _make_store()
 
 PRESENTER = "_glassbox_room_presenter"  # Presenter: this session drives that room
 ROOM = "_glassbox_room"  # the code of the room this session follows (or left, and may rejoin)
@@ -79,6 +101,7 @@ APPLIED = "_glassbox_room_applied"  # Applied: what of the room this page shows
 MEMBER = "_glassbox_room_member"  # this session's member id, for the lecturer's head count
 JUMP = "_glassbox_room_jump"  # the step a lecturer who took a room over goes to, once
 NOTICE = "_glassbox_room_notice"  # (i18n key, values): said once, on the next draw of the panel
+NOTICE_SHOWN = "_glassbox_room_notice_shown"  # the key of the notice the last draw showed (or None)
 PARAM = "room"  # the URL parameter of the student URL: /lecture?room=CODE
 COOKIES = "_glassbox_room_cookies"  # [(name, value, max-age)]: written by this run's page
 FIRST_RUN = "_glassbox_room_first_run"  # set once a session's first run read its cookies
@@ -97,10 +120,11 @@ PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every pol
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
 WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
+READ = "_glassbox_room_read"  # the room as this follower last read it: kept while the store is away
 
 
 def room_store() -> RoomStore:
-    """The store of every room (the next issue puts a store shared by several servers here)."""
+    """The store of every room: this process's, or the one shared through Redis (``_make_store``)."""
     return _STORE
 
 
@@ -127,6 +151,8 @@ def _tell(key: str, **values: object) -> None:
 
 def _error_key(error: RoomError) -> str:
     """The i18n key of a room's refusal (the store's own messages are English only)."""
+    if isinstance(error, Unavailable):
+        return "classroom.unavailable"
     if isinstance(error, RoomEnded):
         return "classroom.expired" if error.reason == EXPIRED else "classroom.ended"
     if isinstance(error, UnknownRoom):
@@ -185,6 +211,8 @@ def _restore_presenter() -> None:
         return
     try:
         room_store().pin(code, secret)
+    except Unavailable:
+        pass  # not provable now; every presenter call proves the secret again (and refuses a wrong one)
     except RoomError:
         _set_cookie(PRESENTER_COOKIE, "", 0)
         return
@@ -228,8 +256,15 @@ def follow_room() -> RoomState | None:
     code = state[ROOM]
     try:
         room = room_store().state(code)
+    except Unavailable:
+        return _unreadable(code)
+    except UnknownRoom:
+        applied = state.get(APPLIED)
+        shown = applied is not None and applied.code == code  # this page showed it: the store lost it
+        return _stop_following("classroom.lost" if shown else "classroom.unknown", code)
     except RoomError as error:
         return _stop_following(_error_key(error), code)
+    state[READ] = room
     if room.ended:
         return _stop_following("classroom.expired" if room.end_reason == EXPIRED else "classroom.ended", code)
     applied = state.get(APPLIED)
@@ -240,6 +275,17 @@ def follow_room() -> RoomState | None:
     if applied is None or applied.code != code or applied.version != room.version:
         _apply(room)
     return room
+
+
+def _unreadable(code: str) -> RoomState | None:
+    """The store does not answer: the page keeps the room as last read (its poll tries again) and says
+    rooms are unavailable; a room never read yet is left, to rejoin with one click."""
+    last = st.session_state.get(READ)
+    if last is None or last.code != code:
+        leave_room("classroom.unavailable")
+        return None
+    _tell("classroom.unavailable")
+    return replace(last, question=None)
 
 
 def _stop_following(key: str, code: str) -> None:
@@ -315,6 +361,8 @@ def _watch(code: str, member: str, version: int) -> None:
     try:
         store.seen(code, member)
         changed = store.version(code) != version
+    except Unavailable:  # the page says so once; then it waits for the store to answer again
+        changed = st.session_state.get(NOTICE_SHOWN) != "classroom.unavailable"
     except RoomError:
         changed = True
     if changed:
@@ -348,8 +396,12 @@ def room_step(room: RoomState | None, total: int) -> int | None:
 
 def _start() -> None:
     """A new room; this run's ``publish`` sends it the step and settings on screen."""
+    try:
+        created = room_store().create(step=1)
+    except RoomError as error:  # the store does not answer: say so, and stay as we were
+        _tell(_error_key(error))
+        return
     _forget_room()
-    created = room_store().create(step=1)
     _present(Presenter(created.code, created.secret))
 
 
@@ -367,7 +419,7 @@ def _end() -> None:
             room_store().end(presenter.code, presenter.secret)
         except RoomError:
             pass  # ended or expired already: it is over either way
-        wake.wake(presenter.code)  # every follower is told now
+        _wake(presenter.code)  # every follower is told now
         _tell("classroom.you_ended", code=presenter.code)
 
 
@@ -435,6 +487,8 @@ def _head_count(presenter: Presenter) -> None:
     try:
         store.update(presenter.code, presenter.secret)
         present = store.present(presenter.code, within=PRESENT_WITHIN)
+    except Unavailable:  # publish says so on the page; the room is still this lecturer's
+        present = t("classroom.count_unknown")
     except RoomError as error:
         _lost(presenter, error)
     st.metric(t("classroom.present"), present)
@@ -478,6 +532,7 @@ def room_panel(room: RoomState | None) -> None:
     happened to a room since the last draw (ended, unknown, left …)."""
     state = st.session_state
     notice = state.pop(NOTICE, None)
+    state[NOTICE_SHOWN] = None if notice is None else notice[0]
     if notice is not None:
         key, values = notice
         st.warning(t(key, **values), icon=":material/info:")
@@ -516,6 +571,9 @@ def publish(step: int, settings: Settings) -> None:
     try:
         shown = to_query(settings)
         version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
+    except Unavailable:  # the class sees this step once the store answers again (the next run's publish)
+        st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
+        return
     except RoomError as error:
         _lost(presenter, error)
         return
@@ -530,12 +588,19 @@ def wake_followers() -> None:
     the slide built (``ui.shared_view``)."""
     code = st.session_state.pop(WAKE, None)
     if code is not None:
-        wake.wake(code)
+        _wake(code)
+
+
+def _wake(code: str) -> None:
+    """The followers of ``code`` rerun now: this server's at once, every other server's when it hears."""
+    wake.wake(code)
+    room_store().announce(code)
 
 
 def _lost(presenter: Presenter, error: RoomError) -> None:
-    """The room refused its lecturer (it expired, or ended elsewhere): say so, and draw the page
-    without it."""
+    """The room refused its lecturer (it expired, ended elsewhere, or the store lost it): say so, and
+    draw the page without it."""
     st.session_state.pop(PRESENTER, None)
-    _tell(_error_key(error), code=presenter.code)
+    key = "classroom.lost" if isinstance(error, UnknownRoom) else _error_key(error)
+    _tell(key, code=presenter.code)
     st.rerun(scope="app")

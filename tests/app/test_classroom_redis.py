@@ -1,0 +1,127 @@
+"""The Lecture page's rooms over Redis (a real redis-server), through AppTest: a lecturer on one server
+and students on another, a store that stops answering (every page still draws and says so, the
+class goes on once it answers again), a store that lost its rooms (every screen that followed says the
+room ended), and ``GLASSBOX_REDIS_URL`` choosing the store.
+
+Two servers here are two ``RedisStore`` objects over one Redis, swapped in as the page's store before
+each page's run (AppTest runs every page in this process); tests/deploy runs real servers."""
+
+from __future__ import annotations
+
+import pytest
+from apphelpers import assert_clean
+from redisserver import RedisServer
+from serverprocess import free_port
+from test_classroom import click, heading, join, keyed, said, shown, start_room, texts
+
+import ui.classroom as classroom
+import ui.rooms_redis
+from i18n import t
+from ui.rooms import MemoryStore
+from ui.rooms_redis import RedisStore
+
+
+@pytest.fixture
+def servers(redis_server, monkeypatch):
+    """Server A's and server B's stores over one Redis; ``on(store)`` makes the next run use it."""
+    redis_server.client.flushdb()
+    monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.0)
+    a, b = RedisStore(redis_server.url), RedisStore(redis_server.url)
+    return a, b
+
+
+def on(monkeypatch, store):
+    monkeypatch.setattr(classroom, "_STORE", store)
+
+
+def test_a_lecturer_on_one_server_and_students_on_another_follow_each_other(servers, monkeypatch):
+    a, b = servers
+    on(monkeypatch, a)
+    lecturer, code = start_room({"sentence": "重庆很重要", "step": "2"})
+    on(monkeypatch, b)
+    student, student_zh = join(code), join(code, "zh")
+    assert shown(student) == heading(2, "tokens")
+    assert shown(student_zh) == heading(2, "tokens", "zh")
+    on(monkeypatch, a)
+    click(lecturer, "lecture_next")
+    assert b.state(code).step == 3  # server B reads what server A wrote
+    on(monkeypatch, b)
+    for page in (student.run(), student_zh.run()):
+        assert_clean(page)
+    assert shown(student) == heading(3, "embeddings")
+    assert shown(student_zh) == heading(3, "embeddings", "zh")
+    on(monkeypatch, a)
+    lecturer.run()
+    assert lecturer.metric[0].value == "2"  # seen on server B, counted on server A
+
+
+def test_a_store_that_stops_answering_is_said_and_the_class_goes_on_when_it_answers(servers, monkeypatch):
+    a, _ = servers
+    dead = RedisStore(f"redis://127.0.0.1:{free_port()}/0")  # nobody listens there
+    on(monkeypatch, a)
+    lecturer, code = start_room({"step": "4"})
+    student = join(code)
+    on(monkeypatch, dead)
+    for page in (lecturer, student):
+        page.run()
+        assert_clean(page)
+        assert t("classroom.unavailable") in said(page)
+    assert shown(student) == heading(4, "positional")  # the slide stays, with the room's last settings
+    click(lecturer, "lecture_next")  # the lecturer keeps teaching; the room hears of it later
+    assert_clean(lecturer)
+    assert shown(lecturer) == heading(5, "encoder")
+    on(monkeypatch, a)
+    lecturer.run()  # the store answers again: the next run publishes the step on screen
+    student.run()
+    assert_clean(student)
+    assert shown(student) == heading(5, "encoder")
+    assert t("classroom.unavailable") not in said(student) + said(lecturer)
+
+
+def test_nobody_starts_a_room_while_the_store_is_away(monkeypatch):
+    on(monkeypatch, RedisStore(f"redis://127.0.0.1:{free_port()}/0"))
+    from apphelpers import open_page  # noqa: PLC0415
+
+    page = open_page("pages/lecture.py")
+    click(page, "room_start")
+    assert_clean(page)
+    assert t("classroom.unavailable") in said(page)
+    assert "room_start" in [b.key for b in page.button]  # no room panel for a room that is not
+    student = join("K7MQ2P")
+    assert t("classroom.unavailable") in said(student)
+
+
+def test_rooms_lost_with_the_store_end_on_every_screen_that_followed(monkeypatch):
+    server = RedisServer()  # saves nothing: a restart forgets every room
+    try:
+        monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.0)
+        on(monkeypatch, RedisStore(server.url))
+        lecturer, code = start_room()
+        student = join(code)
+        server.stop()
+        server.start()
+        for page in (lecturer, student):
+            page.run()
+            assert_clean(page)
+            assert t("classroom.lost", code=code) in said(page)
+        assert "room_start" in [b.key for b in lecturer.button]  # the lecturer can start a new one
+        click(lecturer, "room_start")
+        assert_clean(lecturer)
+        (new,) = texts(keyed(lecturer, "room_code_big"))
+        assert new != code
+    finally:
+        server.stop()
+
+
+def test_the_environment_chooses_the_store(monkeypatch, redis_server):
+    monkeypatch.delenv(classroom.REDIS_URL, raising=False)
+    assert isinstance(classroom._make_store(), MemoryStore)
+    monkeypatch.setenv(classroom.REDIS_URL, redis_server.url)
+    store = classroom._make_store()
+    assert isinstance(store, RedisStore)
+    store.create()  # it reaches the server
+    assert store._listening  # and hears the other servers
+    monkeypatch.setenv(classroom.REDIS_URL, "not a url")
+    on(monkeypatch, classroom._make_store())
+    student = join("K7MQ2P")
+    assert t("classroom.unavailable") in said(student)
