@@ -603,4 +603,5 @@ def _lost(presenter: Presenter, error: RoomError) -> None:
     st.session_state.pop(PRESENTER, None)
     key = "classroom.lost" if isinstance(error, UnknownRoom) else _error_key(error)
     _tell(key, code=presenter.code)
+    _wake(presenter.code)  # its followers read the room now, and are told the same
     st.rerun(scope="app")
