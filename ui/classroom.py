@@ -119,6 +119,7 @@ FOLLOW_SECONDS = 20.0 if wake.enabled() else 3.0
 PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
+ON_SCREEN = "_glassbox_room_on_screen"  # (step, settings' URL values) the lecturer's page drew last
 WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
 READ = "_glassbox_room_read"  # the room as this follower last read it: kept while the store is away
 
@@ -482,15 +483,22 @@ def qr_png(url: str) -> bytes:
 
 @st.fragment(run_every=COUNT_SECONDS)
 def _head_count(presenter: Presenter) -> None:
-    """How many follow the room now; the call also keeps the room alive while this page is open."""
+    """How many follow the room now. The call also keeps the room alive while this page is open, and
+    sends it the step and settings on screen again: a publish the store missed (it was away for a
+    moment) reaches the class within ``COUNT_SECONDS`` of its return, without the lecturer doing
+    anything."""
     store = room_store()
+    step, shown = st.session_state.get(ON_SCREEN, (None, None))
     try:
-        store.update(presenter.code, presenter.secret)
+        version = store.update(presenter.code, presenter.secret, step=step, settings=shown)
         present = store.present(presenter.code, within=PRESENT_WITHIN)
     except Unavailable:  # publish says so on the page; the room is still this lecturer's
         present = t("classroom.count_unknown")
     except RoomError as error:
         _lost(presenter, error)
+    else:
+        if _moved(presenter, version):
+            _wake(presenter.code)
     st.metric(t("classroom.present"), present)
 
 
@@ -568,18 +576,26 @@ def publish(step: int, settings: Settings) -> None:
     presenter = st.session_state.get(PRESENTER)
     if presenter is None:
         return
+    shown = to_query(settings)
+    st.session_state[ON_SCREEN] = (step, shown)
     try:
-        shown = to_query(settings)
         version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
-    except Unavailable:  # the class sees this step once the store answers again (the next run's publish)
+    except Unavailable:  # the class sees this step once the store answers again (see _head_count)
         st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
         return
     except RoomError as error:
         _lost(presenter, error)
         return
-    if st.session_state.get(PUBLISHED) != (presenter.code, version):  # moved: here, or by Ask / Reveal
-        st.session_state[PUBLISHED] = (presenter.code, version)
+    if _moved(presenter, version):  # here, or by Ask / Reveal
         st.session_state[WAKE] = presenter.code
+
+
+def _moved(presenter: Presenter, version: int) -> bool:
+    """Whether the room's version moved since this lecturer's last look (and remember it)."""
+    if st.session_state.get(PUBLISHED) == (presenter.code, version):
+        return False
+    st.session_state[PUBLISHED] = (presenter.code, version)
+    return True
 
 
 def wake_followers() -> None:
