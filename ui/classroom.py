@@ -87,7 +87,7 @@ def _make_store() -> RoomStore:
     from ui.rooms_redis import RedisStore  # noqa: PLC0415 (the redis client only when it is used)
 
     store = RedisStore(url)
-    store.listen(wake.wake)
+    store.listen(wake.wake, wake.wake_all)
     return store
 
 

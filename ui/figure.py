@@ -32,16 +32,19 @@ popovers and 3.9 s without (medians; the first load imports torch either way).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 
+import plotly.graph_objects as go
 import streamlit as st
+from plotly.basedatatypes import BaseFigure
 
 from core.questions import run_identity
 from figures.export import figure_csv
 from figures.redraw import draw_once
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
-from ui.budget import cached, hashable
+from ui.budget import cached, hashable, nbytes
 from ui.lang import t
 
 PNG_SCALE = 2
@@ -154,6 +157,89 @@ def download_popover(fig, key: str, name: str) -> None:
         st.html(image_buttons_html(key), unsafe_allow_javascript=True)
 
 
+# -- shared figures: built once, serialised once ------------------------------------------------------
+# st.plotly_chart (Streamlit 1.67) turns the figure it is given into JSON on every call: ``fig.to_dict()``
+# (a deep copy of the whole figure, every numpy array base64-encoded) and then ``plotly.io.to_json`` of
+# that dict. A figure shared by every session (memo_figure's, shared_view's) would be turned into the
+# same dict once per draw in every session. So when such a figure is stored, its dict is made once
+# (``SerialisedFigure``) and show_figure hands Streamlit that stand-in instead: Streamlit asks it for
+# ``to_dict()`` and gets the dict made when the figure was stored; the JSON, and so the chart, is the
+# same to the byte (tests/app/test_shared_view.py compares the protos). Through plotly's public
+# ``to_dict``, which Streamlit calls; nothing of Streamlit's is replaced. What is left per draw:
+# ``json.dumps`` of the ready dict and Streamlit's own element (id, proto).
+# The dict is counted with the figure's cache entry in the server's budget (``_shared_nbytes``) and goes
+# when the entry goes: memory bounded in bytes like every cached value.
+
+
+def drawing_state(fig) -> tuple[bool, bool]:
+    """What show_figure may still do to ``fig`` in place: reserve its margins, shape it for one drawing.
+    A stand-in made in another state than ``fig``'s now would be of another figure."""
+    return bool(getattr(fig, "_margins_reserved", False)), bool(getattr(fig, "_drawn_once", False))
+
+
+class SerialisedFigure(go.Figure):
+    """What ``st.plotly_chart`` is handed for a shared figure: an empty figure whose ``to_dict()`` (and
+    ``to_plotly_json()``) return the shared figure's dict, made once. Read only, like the figure: the
+    same dict goes to every call (plotly.io.to_json's one change, removing the traces' ``uid``, is done
+    here first, so nothing ever changes it)."""
+
+    def __init__(self, fig: go.Figure) -> None:
+        super().__init__(layout={"template": {}})  # empty, without a copy of the default template
+        plain = fig.to_dict()
+        for trace in plain.get("data", []):
+            trace.pop("uid", None)
+        self._plain = plain
+        self._state = drawing_state(fig)
+
+    def to_dict(self) -> dict:
+        return self._plain
+
+    def to_plotly_json(self) -> dict:
+        return self._plain
+
+
+def serialised(fig):
+    """The stand-in made when ``fig`` was stored in a shared cache, if ``fig`` is still in the state it was
+    made in; else ``fig`` itself (a figure of one session, or one show_figure changed since)."""
+    stand_in = getattr(fig, "_serialised", None)
+    if isinstance(stand_in, SerialisedFigure) and stand_in._state == drawing_state(fig):
+        return stand_in
+    return fig
+
+
+def _figures_in(value, depth: int = 2) -> list:
+    """The plotly figures ``value`` is or holds: in its fields (a dataclass), items or values, ``depth``
+    levels down (a view is a Slide, a tuple of figures, a dict of them …)."""
+    if isinstance(value, BaseFigure):
+        return [value]
+    if depth == 0:
+        return []
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        children = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    elif isinstance(value, (list, tuple)):
+        children = list(value)
+    elif isinstance(value, dict):
+        children = list(value.values())
+    else:
+        return []
+    found = {id(fig): fig for child in children for fig in _figures_in(child, depth - 1)}
+    return list(found.values())
+
+
+def _share(value):
+    """``value`` with each figure it holds serialised once (its stand-in kept on it), before it is stored."""
+    for fig in _figures_in(value):
+        if not isinstance(fig, SerialisedFigure) and serialised(fig) is fig:  # (not one of another cache's)
+            fig._serialised = SerialisedFigure(fig)
+    return value
+
+
+def _shared_nbytes(value) -> int:
+    """The bytes a shared value holds, its figures' stand-ins and their dicts included."""
+    stand_ins = [fig._serialised for fig in _figures_in(value) if hasattr(fig, "_serialised")]
+    return nbytes((value, *stand_ins, *[s._plain for s in stand_ins]))
+
+
 # Figures that depend on sizes and settings only (not on weights or the sentence) are built once per
 # arguments, for every session: on the Positional page such figures were ~0.4 s of the ~0.65 s a new
 # seed took on the server (py-spy), rebuilt on every rerun to come out the same. In the server's cache
@@ -162,10 +248,10 @@ def _memo_key(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     return where, themed, hashable(args), hashable(kwargs)  # arrays and dataclasses by value
 
 
-@cached(max_entries=256, key=_memo_key)
+@cached(max_entries=256, key=_memo_key, sizer=_shared_nbytes)
 def _memo(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     fig = _make(*args, **dict(kwargs))
-    return fig if themed else draw_once(reserve_figure_margins(fig))
+    return _share(fig if themed else draw_once(reserve_figure_margins(fig)))
 
 
 def memo_figure(make, *args, themed: bool = False, **kwargs):
@@ -174,12 +260,14 @@ def memo_figure(make, *args, themed: bool = False, **kwargs):
     For figures of plain arguments (numbers, strings, lists, numpy arrays, dataclasses: Streamlit
     hashes them) that do not depend on weights or the sentence's numbers. Ready to draw in our style
     (``show_figure``'s margins and one-drawing shape are done), or as built for Streamlit's theme
-    (``themed=True``, for ``show_themed_figure``). The figure is never to be changed after."""
+    (``themed=True``, for ``show_themed_figure``). The figure is never to be changed after: it is also
+    serialised once, for every draw (``SerialisedFigure``)."""
     code = getattr(make, "__code__", None)
     where = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(make)
     try:
-        return _memo(f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args,
-                     tuple(sorted(kwargs.items())))
+        return _memo(
+            f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args, tuple(sorted(kwargs.items()))
+        )
     except TypeError as exc:  # an argument compared by identity only: built, not kept
         if "no value to compare by" not in str(exc):
             raise
@@ -193,20 +281,23 @@ def _view_key(identity: str, name: str, lang: str, _build):
     return identity, name, lang
 
 
-@cached(max_entries=64, key=_view_key)
+@cached(max_entries=64, key=_view_key, sizer=_shared_nbytes)
 def _view(identity: str, name: str, lang: str, _build):
-    return _build()
+    return _share(_build())
 
 
 def shared_view(run, name: str, lang: str, build):
     """``build()``, once per server for this run (``core.questions.run_identity``: weights, sizes,
     sentence, target), view ``name`` and language, and the same object for every session after:
-    read only. ``build`` returns what the page draws, its figures ready (``draw_once``)."""
+    read only. ``build`` returns what the page draws, its figures ready (``draw_once``): a figure, or
+    a dataclass, tuple, list or dict holding figures (two levels down), each serialised once for every
+    session's ``show_figure``."""
     return _view(run_identity(run), name, lang, build)
 
 
-def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = True, column: float = 1.0,
-                **kwargs):
+def show_figure(
+    fig, key: str, name: str | None = None, *, downloads: bool = True, column: float = 1.0, **kwargs
+):
     """Draw ``fig`` full width; ``name`` (default: ``key``) names the downloaded files.
 
     ``column``: the share of the page's width the figure is drawn in (one of two columns: 0.5); the
@@ -225,7 +316,8 @@ def show_figure(fig, key: str, name: str | None = None, *, downloads: bool = Tru
         fig = reserve_figure_margins(fig, AUTO_ANGLE_WIDTH * column)
         # and one drawing in the browser, not two (Streamlit's theme restyles a copy: always two)
         fig = draw_once(fig)
-    shown = st.plotly_chart(fig, key=key, config=config, **kwargs)
+    # a shared figure's dict was made once, when it was stored: Streamlit gets it from the stand-in
+    shown = st.plotly_chart(serialised(fig), key=key, config=config, **kwargs)
     if downloads:
         download_popover(fig, key, name)
     return shown
@@ -235,4 +327,3 @@ def show_themed_figure(fig, key: str, name: str | None = None, **kwargs):
     """:func:`show_figure` with Streamlit's theme, for the figures laid out for its 12 px labels
     (Tokenization and Overview; Attention's step-by-step figures in narrow columns)."""
     return show_figure(fig, key, name, theme="streamlit", **kwargs)
-

@@ -268,7 +268,7 @@ class RoomStore(Protocol):
 
     def announce(self, code: str) -> None: ...
 
-    def listen(self, wake: Callable[[str], None]) -> None: ...
+    def listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None = None) -> None: ...
 
 
 # --- input -------------------------------------------------------------------------------------------
@@ -616,8 +616,9 @@ class MemoryStore:
     def announce(self, code: str) -> None:
         """Tell other servers that ``code`` changed: there are none, every follower is in this process."""
 
-    def listen(self, wake: Callable[[str], None]) -> None:
-        """Call ``wake(code)`` when another server announces a change: none ever will."""
+    def listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None = None) -> None:
+        """Call ``wake(code)`` when another server announces a change (and ``resync()`` when some may
+        have been missed): none ever will."""
 
     # --- under the lock ---
 

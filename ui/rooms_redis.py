@@ -504,26 +504,33 @@ class RedisStore:
         except (Unavailable, BadInput):
             pass
 
-    def listen(self, wake: Callable[[str], None]) -> None:
+    def listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None = None) -> None:
         """Call ``wake(code)`` for every change another server announces, from a thread of its own
-        (started once; it reconnects after Redis comes back)."""
+        (started once). It reconnects after Redis comes back, then calls ``resync()``: what was
+        announced meanwhile is lost (pub/sub keeps nothing), so every follower should look again."""
         with self._lock:
             if self._listening or self._subscriber is None:
                 return
             self._listening = True
-        threading.Thread(target=self._listen, args=(wake,), name="glassbox-rooms-listen", daemon=True).start()
+        args = (wake, resync)
+        threading.Thread(target=self._listen, args=args, name="glassbox-rooms-listen", daemon=True).start()
 
-    def _listen(self, wake: Callable[[str], None]) -> None:
+    def _listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None) -> None:
+        missed = False
         while True:
             pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
             try:
                 pubsub.subscribe(self._channel)
+                if missed and resync is not None:
+                    resync()
+                missed = False
                 while True:
                     message = pubsub.get_message(timeout=10.0)
                     if message is not None:
                         self._heard(message.get("data"), wake)
             except redis.RedisError as error:
                 log.warning("room announcements stopped (%s); trying again", error)
+                missed = True
             finally:
                 pubsub.close()
             time.sleep(RETRY_SECONDS)

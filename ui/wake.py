@@ -3,6 +3,7 @@ this server reruns at once, instead of at its next look at the room.
 
     register(code)   # a follower's poll, on every run of it: this session follows room ``code``
     wake(code)       # the lecturer's page, when the room's version moved: rerun every follower now
+    wake_all()       # the shared store's announcements were cut for a while: every follower looks
 
 Why: a follower's page also looks at the room every few seconds (``ui.classroom._watch``), but a
 class that only polls sees a change up to one poll late, and 40 pages polling every second keep a
@@ -78,6 +79,14 @@ def followers(code: str, now: float | None = None) -> list[str]:
         if not sessions:
             del _ROOMS[code]
         return list(sessions)
+
+
+def wake_all() -> int:
+    """Rerun every follower's page on this server (changes may have been missed: the shared store's
+    announcements stopped for a while); how many were asked."""
+    with _LOCK:
+        codes = list(_ROOMS)
+    return sum(wake(code) for code in codes)
 
 
 def enabled() -> bool:

@@ -69,6 +69,14 @@ def test_a_change_wakes_the_followers_of_that_room_only(runtime, monkeypatch):
     assert wake.wake("NOBODY") == 0
 
 
+def test_after_missed_announcements_every_follower_of_every_room_is_woken_once(runtime, monkeypatch):
+    register_as(monkeypatch, "a", "ROOM22")
+    register_as(monkeypatch, "b", "ROOM22")
+    register_as(monkeypatch, "c", "OTHER3")
+    assert wake.wake_all() == 3
+    assert [len(runtime.sessions[s].reruns) for s in "abc"] == [1, 1, 1]
+
+
 def test_a_woken_page_reruns_whole_with_its_values_and_without_its_clicks(runtime, monkeypatch):
     register_as(monkeypatch, "a", "ROOM22")
     wake.wake("ROOM22")
