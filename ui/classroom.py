@@ -118,6 +118,7 @@ _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_url
 FOLLOW_SECONDS = 20.0 if wake.enabled() else 3.0
 PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
+AWAY_SECONDS = 3.0  # a follower's poll while the store is away: back in step within seconds of its return
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
 ON_SCREEN = "_glassbox_room_on_screen"  # (step, settings' URL values) the lecturer's page drew last
 WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
@@ -291,6 +292,7 @@ def _unreadable(code: str) -> RoomState | None:
 
 def _stop_following(key: str, code: str) -> None:
     state = st.session_state
+    wake.unregister(code)
     state[FOLLOWING] = False
     state.pop(ROOM, None)
     state.pop(APPLIED, None)
@@ -324,6 +326,7 @@ def leave_room(key: str = "classroom.left") -> None:
     """Stop following (the student explores alone); the room is remembered for Rejoin."""
     state = st.session_state
     if state.get(FOLLOWING):
+        wake.unregister(state.get(ROOM, ""))
         state[FOLLOWING] = False
         state.pop(APPLIED, None)
         _drop_param()
@@ -349,7 +352,19 @@ def _rejoin() -> None:
 
 @st.fragment(run_every=FOLLOW_SECONDS)
 def _watch(code: str, member: str, version: int) -> None:
-    """Say this student is here; rerun the page when the room changed (or ended).
+    """Say this student is here; rerun the page when the room changed (or ended): ``_look``."""
+    _look(code, member, version)
+
+
+@st.fragment(run_every=AWAY_SECONDS)
+def _watch_away(code: str, member: str, version: int) -> None:
+    """``_watch`` while the page says the store is away: nobody can wake this page then (the lecturer's
+    server cannot announce), so it looks often, and reruns once the store answers."""
+    _look(code, member, version)
+
+
+def _look(code: str, member: str, version: int) -> None:
+    """Say this student is here; rerun the page when the room changed, ended, or the store is back.
 
     Every ``run_every`` fragment is called inside a keyed container of its own. Under load a timed
     fragment run can start before the full run's messages are sent, and Streamlit 1.67 then drops the
@@ -359,11 +374,12 @@ def _watch(code: str, member: str, version: int) -> None:
     own, a lost fragment container moves nothing else."""
     wake.register(code)  # on every run and every poll: a page quiet for minutes is still woken
     store = room_store()
+    said_away = st.session_state.get(NOTICE_SHOWN) == "classroom.unavailable"
     try:
         store.seen(code, member)
-        changed = store.version(code) != version
+        changed = store.version(code) != version or said_away  # back: the page stops saying it is away
     except Unavailable:  # the page says so once; then it waits for the store to answer again
-        changed = st.session_state.get(NOTICE_SHOWN) != "classroom.unavailable"
+        changed = not said_away
     except RoomError:
         changed = True
     if changed:
@@ -377,8 +393,9 @@ def _student_panel(room: RoomState | None) -> None:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.following", code=room.code), icon=":material/groups:")
             st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
-        with st.container(key="room_watch"):  # see _watch
-            _watch(room.code, member, room.version)
+        with st.container(key="room_watch"):  # see _look
+            away = state.get(NOTICE_SHOWN) == "classroom.unavailable"
+            (_watch_away if away else _watch)(room.code, member, room.version)
     elif ROOM in state:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.alone", code=state[ROOM]), icon=":material/explore:")
@@ -515,7 +532,7 @@ def _presenter_panel(presenter: Presenter) -> None:
             st.caption(t("classroom.url_label"))
             st.code(url, language=None, wrap_lines=True)
             with st.container(horizontal=True, vertical_alignment="bottom"):
-                with st.container(key="room_count"):  # see _watch
+                with st.container(key="room_count"):  # see _look
                     _head_count(presenter)
                 _pin_popover(presenter)
                 st.button(t("classroom.end"), key="room_end", on_click=_end, icon=":material/stop_circle:")
@@ -582,6 +599,7 @@ def publish(step: int, settings: Settings) -> None:
         version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
     except Unavailable:  # the class sees this step once the store answers again (see _head_count)
         st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
+        st.session_state[WAKE] = presenter.code  # the followers here say why the lecture stands still
         return
     except RoomError as error:
         _lost(presenter, error)

@@ -2,6 +2,7 @@
 this server reruns at once, instead of at its next look at the room.
 
     register(code)   # a follower's poll, on every run of it: this session follows room ``code``
+    unregister(code) # the follower left the room, or the room ended
     wake(code)       # the lecturer's page, when the room's version moved: rerun every follower now
     wake_all()       # the shared store's announcements were cut for a while: every follower looks
 
@@ -64,6 +65,16 @@ def register(code: str, now: float | None = None) -> None:
         _ROOMS[code] = sessions
         while len(_ROOMS) > MAX_ROOMS:
             _ROOMS.popitem(last=False)
+
+
+def unregister(code: str) -> None:
+    """This session's page no longer follows room ``code``: it is not woken for it again (a wake
+    would only redraw the page, and wipe what it said once, such as "the room has ended")."""
+    session = _session_id()
+    with _LOCK:
+        sessions = _ROOMS.get(code)
+        if session is not None and sessions is not None:
+            sessions.pop(session, None)
 
 
 def followers(code: str, now: float | None = None) -> list[str]:

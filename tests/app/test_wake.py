@@ -69,6 +69,14 @@ def test_a_change_wakes_the_followers_of_that_room_only(runtime, monkeypatch):
     assert wake.wake("NOBODY") == 0
 
 
+def test_a_page_that_stopped_following_is_not_woken(runtime, monkeypatch):
+    register_as(monkeypatch, "a", "ROOM22")
+    register_as(monkeypatch, "b", "ROOM22")
+    wake.unregister("ROOM22")  # b left
+    wake.unregister("OTHER3")  # a room it never followed: nothing to do
+    assert wake.followers("ROOM22") == ["a"]
+
+
 def test_after_missed_announcements_every_follower_of_every_room_is_woken_once(runtime, monkeypatch):
     register_as(monkeypatch, "a", "ROOM22")
     register_as(monkeypatch, "b", "ROOM22")

@@ -1,0 +1,109 @@
+"""The classroom's browser helpers (tests/browser/test_classroom.py, one server; test_cluster.py,
+several): open the Lecture page, start a room, read a slide's heading and a room's status."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from browserhelpers import settled
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+from i18n import t
+from ui.rooms import ALPHABET
+
+TIMEOUT = 60_000  # a page load: the first session imports torch and builds the model
+FOLLOW = 5_000  # a student sees the lecturer's change (the benchmark's target is 2 s)
+HEADING = ".st-key-lecture_slide h2"
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+STEPS = ("overview", "tokens", "embeddings", "positional", "encoder", "decoder", "cross", "masks",
+         "residual", "ffn", "output", "greedy")  # fmt: skip
+SENTENCE = "我们去北京"  # not a default sentence: a student's page can only have it from the room
+LECTURER = f"/lecture?sentence={quote(SENTENCE)}&step=3"
+
+
+def heading(step: int, lang: str = "en", total: int = 12) -> str:
+    return t(
+        "lecture.heading", lang, step=step, total=total, title=t(f"lecture.{STEPS[step - 1]}.title", lang)
+    )
+
+
+def said(key: str, lang: str = "en", **values) -> str:
+    """A message as the page shows it: Markdown's bold and code marks are gone."""
+    return t(key, lang, **values).replace("**", "").replace("`", "")
+
+
+def clean(*pages: Page) -> None:
+    for page in pages:
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def shows(page: Page, step: int, lang: str = "en", timeout: float = FOLLOW) -> None:
+    """The slide's heading is step ``step``'s (``N / total · title``), and nothing broke."""
+    expect(page.locator(HEADING)).to_have_text(heading(step, lang), timeout=timeout)
+    clean(page)
+
+
+def open_lecture(context: BrowserContext, url: str, step: int, lang: str = "en") -> Page:
+    page = context.new_page()
+    page.goto(url)
+    shows(page, step, lang, timeout=TIMEOUT)
+    settled(page)
+    return page
+
+
+def press(page: Page, key: str) -> None:
+    """A clicker's key, sent to the page itself (not to a button or field that has the focus)."""
+    settled(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+
+
+def click(page: Page, key: str) -> None:
+    button = page.locator(f".st-key-{key} button")
+    expect(button).to_be_enabled(timeout=TIMEOUT)
+    button.click()
+
+
+def status(page: Page) -> Locator:
+    """A student's room status: following, or exploring on their own."""
+    return page.locator(".st-key-room_follow")
+
+
+def start_room(page: Page) -> tuple[str, str]:
+    """Start a room (the button may be in the folded sidebar: open it first); (code, student URL)."""
+    button = page.locator(".st-key-room_start button")
+    expect(button).to_have_count(1, timeout=TIMEOUT)
+    in_sidebar = button.evaluate("(el) => el.closest('[data-testid=\"stSidebar\"]') !== null")
+    unfold = page.get_by_test_id("stExpandSidebarButton")
+    if in_sidebar and unfold.is_visible():
+        unfold.click()
+    button.click()
+    big = page.locator(".st-key-room_code_big")
+    expect(big).to_have_text(re.compile(rf"^\s*[{ALPHABET}]{{6}}\s*$"), timeout=TIMEOUT)
+    code = big.inner_text().strip()
+    url = page.locator(".st-key-room_code [data-testid='stCode'] code").inner_text().strip()
+    assert url.endswith(f"/lecture?room={code}"), url
+    settled(page)
+    return code, url
+
+
+def head_count(page: Page) -> Locator:
+    return page.locator(".st-key-room_code [data-testid='stMetricValue']")
+
+
+def room_with_student(lecturer: BrowserContext, student: BrowserContext, app_url: str, lang: str = "en"):
+    """The lecturer at step 3 of ``SENTENCE`` in a room; a student following it. (lecturer, student, code)."""
+    teacher = open_lecture(lecturer, app_url + LECTURER, 3)
+    code, url = start_room(teacher)
+    pupil = open_lecture(student, url + ("&lang=zh" if lang == "zh" else ""), 3, lang)
+    expect(status(pupil)).to_contain_text(said("classroom.following", lang, code=code))
+    return teacher, pupil, code
+
+
+def moves(page: Page, key: str, step: int) -> None:
+    """The lecturer presses ``key``; their page shows ``step``."""
+    press(page, key)
+    shows(page, step, timeout=TIMEOUT)
+
+
