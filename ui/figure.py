@@ -44,7 +44,7 @@ from core.questions import run_identity
 from figures.export import figure_csv
 from figures.redraw import draw_once
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
-from ui.budget import cached, hashable, nbytes
+from ui.budget import cached, hashable
 from ui.lang import t
 
 PNG_SCALE = 2
@@ -167,8 +167,8 @@ def download_popover(fig, key: str, name: str) -> None:
 # same to the byte (tests/app/test_shared_view.py compares the protos). Through plotly's public
 # ``to_dict``, which Streamlit calls; nothing of Streamlit's is replaced. What is left per draw:
 # ``json.dumps`` of the ready dict and Streamlit's own element (id, proto).
-# The dict is counted with the figure's cache entry in the server's budget (``_shared_nbytes``) and goes
-# when the entry goes: memory bounded in bytes like every cached value.
+# The cache entry holds the figure with its stand-in and dict (``Shared``), so the server's budget
+# measures them together and drops them together: bounded in bytes like every cached value.
 
 
 def drawing_state(fig) -> tuple[bool, bool]:
@@ -226,18 +226,27 @@ def _figures_in(value, depth: int = 2) -> list:
     return list(found.values())
 
 
-def _share(value):
-    """``value`` with each figure it holds serialised once (its stand-in kept on it), before it is stored."""
+@dataclasses.dataclass(frozen=True)
+class Shared:
+    """What a cache of shared figures keeps: the value the page gets, and the stand-ins of the figures
+    it holds with their dicts, for ``ui.budget.nbytes`` to count (it walks this module's objects, and
+    of a figure only its plotly data)."""
+
+    value: object
+    stand_ins: tuple[SerialisedFigure, ...]
+    dicts: tuple[dict, ...]
+
+
+def _share(value) -> Shared:
+    """``value`` with each figure it holds serialised once (its stand-in kept on it), to be stored."""
+    stand_ins = []
     for fig in _figures_in(value):
-        if not isinstance(fig, SerialisedFigure) and serialised(fig) is fig:  # (not one of another cache's)
+        if isinstance(fig, SerialisedFigure):
+            continue
+        if serialised(fig) is fig:  # (else serialised already, held by another cache's entry too)
             fig._serialised = SerialisedFigure(fig)
-    return value
-
-
-def _shared_nbytes(value) -> int:
-    """The bytes a shared value holds, its figures' stand-ins and their dicts included."""
-    stand_ins = [fig._serialised for fig in _figures_in(value) if hasattr(fig, "_serialised")]
-    return nbytes((value, *stand_ins, *[s._plain for s in stand_ins]))
+        stand_ins.append(fig._serialised)
+    return Shared(value, tuple(stand_ins), tuple(s._plain for s in stand_ins))
 
 
 # Figures that depend on sizes and settings only (not on weights or the sentence) are built once per
@@ -248,7 +257,7 @@ def _memo_key(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     return where, themed, hashable(args), hashable(kwargs)  # arrays and dataclasses by value
 
 
-@cached(max_entries=256, key=_memo_key, sizer=_shared_nbytes)
+@cached(max_entries=256, key=_memo_key)
 def _memo(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     fig = _make(*args, **dict(kwargs))
     return _share(fig if themed else draw_once(reserve_figure_margins(fig)))
@@ -267,7 +276,7 @@ def memo_figure(make, *args, themed: bool = False, **kwargs):
     try:
         return _memo(
             f"{where}:{getattr(make, '__qualname__', '')}", themed, make, args, tuple(sorted(kwargs.items()))
-        )
+        ).value
     except TypeError as exc:  # an argument compared by identity only: built, not kept
         if "no value to compare by" not in str(exc):
             raise
@@ -281,7 +290,7 @@ def _view_key(identity: str, name: str, lang: str, _build):
     return identity, name, lang
 
 
-@cached(max_entries=64, key=_view_key, sizer=_shared_nbytes)
+@cached(max_entries=64, key=_view_key)
 def _view(identity: str, name: str, lang: str, _build):
     return _share(_build())
 
@@ -292,7 +301,7 @@ def shared_view(run, name: str, lang: str, build):
     read only. ``build`` returns what the page draws, its figures ready (``draw_once``): a figure, or
     a dataclass, tuple, list or dict holding figures (two levels down), each serialised once for every
     session's ``show_figure``."""
-    return _view(run_identity(run), name, lang, build)
+    return _view(run_identity(run), name, lang, build).value
 
 
 def show_figure(
