@@ -89,6 +89,20 @@ def limit_from_env(environ=None) -> int:
 _SCALARS = (int, float, bool, complex, type(None))
 _FLOAT_BYTES = sys.getsizeof(0.5)
 _LEAVES = {str, bytes, int, float, bool, type(None)}
+# A str that is not ASCII grows when CPython first encodes it to UTF-8 (sending it to a browser does):
+# the encoding is kept with it, and sys.getsizeof counts it. A cached label would then measure more
+# after its first draw than when it was stored. So such a str is measured as if encoded already:
+# its header and characters (1, 2 or 4 bytes each) and its UTF-8 bytes, whenever it is measured.
+_STR_HEADER = {k: sys.getsizeof(c) - 2 * k for k, c in ((1, "\xe9"), (2, "\u0101"), (4, "\U0001f600"))}
+
+
+def _size(o) -> int:
+    """``sys.getsizeof(o)``, for a str the same before and after it was encoded (``_STR_HEADER``)."""
+    if type(o) is not str or o.isascii():
+        return sys.getsizeof(o)
+    widest = max(map(ord, o))
+    kind = 1 if widest < 256 else 2 if widest < 65536 else 4
+    return _STR_HEADER[kind] + (len(o) + 1) * kind + len(o.encode("utf-8", "surrogatepass")) + 1
 _SKIPPED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
             types.CodeType, types.FrameType, property, staticmethod, classmethod)
 _OURS = ("core.", "figures.", "ui.")  # objects of these modules are walked attribute by attribute
@@ -115,7 +129,7 @@ def nbytes(obj) -> int:
             continue
         seen.add(id(o))
         if isinstance(o, (str, bytes, bytearray) + _SCALARS):
-            total += sys.getsizeof(o)
+            total += _size(o)
         elif isinstance(o, _SKIPPED):
             continue
         elif _is_tensor(o):
@@ -166,7 +180,7 @@ def _walk_into(o, stack: list) -> int:
         if kinds <= {float, int, bool}:  # a row of numbers: no need to visit each
             return sys.getsizeof(o) + len(o) * _FLOAT_BYTES
         if kinds <= _LEAVES:  # labels: measured without a visit each (a vocabulary: 30k)
-            return sys.getsizeof(o) + sum(map(sys.getsizeof, o))
+            return sys.getsizeof(o) + sum(map(_size, o))
         stack.extend(o)
         return sys.getsizeof(o)
     size = sys.getsizeof(o)

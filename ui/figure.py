@@ -226,11 +226,13 @@ def _figures_in(value, depth: int = 2) -> list:
     return list(found.values())
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Shared:
     """What a cache of shared figures keeps: the value the page gets, and the stand-ins of the figures
     it holds with their dicts, for ``ui.budget.nbytes`` to count (it walks this module's objects, and
-    of a figure only its plotly data)."""
+    of a figure only its plotly data). Slots: an instance ``__dict__`` changes its size as CPython
+    shares keys between instances, which would change the measured size of an entry after it was
+    stored."""
 
     value: object
     stand_ins: tuple[SerialisedFigure, ...]

@@ -341,3 +341,18 @@ def test_the_default_is_a_4_gb_server_s():
     from core.weight_init import SLABS
 
     assert DEFAULT_MB * MB + SLABS.spare_bytes + 1024 * MB <= 3.5 * 1024 * MB
+
+
+def test_a_string_measures_the_same_before_and_after_it_is_sent():
+    """CPython keeps a str's UTF-8 once it was encoded for the C API (as protobuf does when a label goes
+    to the browser): a cached label measured when stored must measure the same after it was drawn."""
+    import ctypes  # noqa: PLC0415
+
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.restype = ctypes.c_char_p
+    made = [["重庆", "很重要"], ["caf", "é"], ["a", "😀"], ["ab", "c"]]  # joined here: new, never encoded
+    for text in ["".join(parts) for parts in made]:
+        before = nbytes(text), nbytes([text, "x"])
+        as_utf8(ctypes.py_object(text))
+        assert (nbytes(text), nbytes([text, "x"])) == before, text
+        assert nbytes(text) == sys.getsizeof(text)  # and it is what the str holds, encoded
