@@ -13,12 +13,14 @@ One ``streamlit run app.py`` per N (benchmarks/stclient.py's Server). Per N:
    5 s. Join time: opening → the slide heading ("S / total · title", the st.header of
    ``lecture_slide``) is on the page. Websocket: the server has sent the heading's delta; browser:
    ``.st-key-lecture_slide h2`` has the text (timed in Python, ``time.monotonic``).
-3. Idle: 10 s with nobody moving. Each follower's page re-reads the room every second (an
-   st.fragment with run_every); the server's CPU per second then is the price of following.
+3. Idle: 10 s with nobody moving. Each follower's page looks at the room every FOLLOW_SECONDS (an
+   st.fragment with run_every, ui/classroom.py); the server's CPU per second then is the price of
+   following.
 4. The lecturer clicks ``lecture_next`` K times, ``--gap`` seconds apart plus 0 to 1 s (out of phase
    with the students' polling). Propagation: the click's BackMsg sent → each student's page shows
-   "S / total" for the new step; a follower sees it once its fragment's next tick notices that the
-   room's version moved and reruns the whole page. Not seen 10 s after the click: an error.
+   "S / total" for the new step; a follower sees it once its server wakes its page (ui/wake.py: the
+   lecturer's server at once, the others when Redis brings them the lecturer's announcement), or at
+   its next poll if a wake was lost. Not seen 10 s after the click: an error.
 
 Reported per N: propagation and join p50 / p95 / max (websocket, browsers, all), at two moments: the
 heading shown, and the whole page sent (the run that drew the step has finished: the websocket's
@@ -39,23 +41,45 @@ server sends, also for the runs the server starts itself (a fragment's ``st.reru
 and runs each ``st.fragment(run_every=…)`` on a timer as Streamlit's frontend does (``setInterval``
 per fragment, cleared when a full run starts). Chromium pages run with background throttling off: a
 student's tab is in front, and headless pages must not slow their timers.
+
+**Through the load balancer** (issue 28), ``--lb 1,2,3 [--n 40,80]``: per N, first the single-server
+embedded mode above (one ``streamlit run app.py``, no Redis, no balancer; ``--no-embedded`` skips it),
+then per replica count R a fresh ``deploy.local.Cluster(replicas=R, redis=True)`` (Redis, R replicas,
+HAProxy), the same scenario through the balancer's URL. Each replica is warmed first (a /lecture page
+run directly on it: its torch import is not a student's join). A websocket through HAProxy is
+balanced ``leastconn`` and stays on its replica for the socket's life; the replica a follower is on is
+the ``glassbox_server`` cookie HAProxy sets on the websocket's 101 answer (a Chromium page: the
+cookie in its context). CPU is read from /proc per process over each phase: the replicas (summed:
+"CPU per follower update"), Redis and HAProxy apart, the client, which shares the cores with the
+servers (this process: the lecturer and the websocket followers; "browsers": Playwright's driver and
+Chromium), and the whole machine (whatever else runs on it shows as "others"). "CPU per step" is a
+phase's CPU over the K steps: a replica is one Python process, so its CPU per step is about the
+time its last follower waits. The client's event loop lag over the steps says when the client itself
+stamps late. RSS per replica; at the end, what Redis holds (MEMORY USAGE of every key) and the RSS of
+Redis and HAProxy. A lost room: at the end, a newcomer on each replica (directly) does not show the
+lecturer's last step, or a follower missed a step. One table at the end, the machine with it; the
+target (issue 28): N = 80 with 2 replicas, p95 step propagation ≤ 2 s, 0 errors, 0 lost rooms.
+``--env NAME=VALUE`` (repeatable) is set for every server started (e.g. ``GLASSBOX_WAKE=0``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib.util
 import os
 import platform
 import random
 import re
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 
 import websockets
 from load import machine, sample_rss
@@ -108,6 +132,17 @@ OK_FINISH = (
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
     ForwardMsg.FINISHED_EARLY_FOR_RERUN,
 )
+SERVER_COOKIE = "glassbox_server"  # HAProxy's affinity cookie (deploy/haproxy*.cfg): names the replica
+TARGET_LB_N, TARGET_LB_REPLICAS = 80, 2
+
+
+def replica_of(set_cookies: list[str]) -> str:
+    """The replica a balancer's answer names (its affinity cookie); "" when it set none."""
+    for header in set_cookies:
+        name, _, value = header.split(";", 1)[0].partition("=")
+        if name.strip() == SERVER_COOKIE:
+            return value.strip()
+    return ""
 
 
 # -- a websocket tab that stays open -------------------------------------------------------------------
@@ -126,6 +161,7 @@ class Client(Session):
         self.step = self.total = 0  # the last heading's "step / total"
         self.texts: list[str] = []  # texts since the last full run started
         self.errors: list[str] = []
+        self.replica = ""  # the HAProxy server this tab's websocket went to ("" without a balancer)
         self.full_runs = 0
         self.finished: Counter[int] = Counter()  # script_finished status -> how many
         # A full run that registers a fragment (auto_rerun) also sends the fragment's container (an
@@ -133,6 +169,7 @@ class Client(Session):
         self.fragments_run: tuple[set[str], set[str]] = (set(), set())  # (auto_rerun ids, block ids)
         self.lost_containers = 0
         self.ticks = 0  # fragment reruns asked for
+        self.tick_times: list[float] = []  # when each was sent (time.monotonic)
         self.received = 0  # bytes of ForwardMsgs
         self.fragment_runs = 0
         self._timers: dict[str, tuple[float, asyncio.Task]] = {}
@@ -142,6 +179,7 @@ class Client(Session):
     async def start(self) -> None:
         self.opened = time.monotonic()
         await self.open()
+        self.replica = replica_of(self.ws.response.headers.get_all("Set-Cookie"))
         await self.ws.send(self.rerun_msg().SerializeToString())
         self._reader = asyncio.create_task(self._read())
 
@@ -241,6 +279,7 @@ class Client(Session):
         while True:
             await asyncio.sleep(interval)
             self.ticks += 1
+            self.tick_times.append(time.monotonic())
             try:
                 await self.ws.send(self.rerun_msg(fragment_id=fragment_id).SerializeToString())
             except websockets.ConnectionClosed:  # the reader has recorded why
@@ -286,6 +325,7 @@ class Tab:
     steps: dict[int, float] = field(default_factory=dict)
     whole: dict[int, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what the page showed when a wait timed out
+    replica: str = ""  # the balancer's affinity cookie in its context once it joined
 
     def state(self) -> str:
         return "; ".join(self.notes[-2:])
@@ -335,6 +375,8 @@ async def join_browser(browser, url: str, code: str, delay: float) -> Tab:
     tab.opened = time.monotonic()
     await tab.page.goto(f"{url}/lecture?room={code}", wait_until="commit")
     await sees(tab, None, JOIN_WAIT_S)
+    cookies = await context.cookies()
+    tab.replica = next((c["value"] for c in cookies if c["name"] == SERVER_COOKIE), "")
     return tab
 
 
@@ -353,19 +395,130 @@ async def join_all(url: str, code: str, n: int, browsers: int, chromium) -> tupl
     return joined[:n], joined[n:]
 
 
+# -- what the phases measure: CPU and memory per process, from /proc --------------------------------
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int | str) -> list[str]:
+    """/proc/PID/stat after the command's name: [0] state, [1] ppid, ..., [11] utime, [12] stime."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def process_cpu(pid: int) -> float:
+    """user + system CPU seconds of ``pid`` (all its threads) so far; 0 once it is gone."""
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def browsers_cpu(servers: set[int]) -> float:
+    """Every process below this one (Playwright's driver, Chromium) but the ``servers``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                children.setdefault(int(_stat(entry.name)[1]), []).append(int(entry.name))
+            except OSError:  # exited while we looked
+                pass
+    total, todo = 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        if pid not in servers:
+            total += process_cpu(pid)
+            todo += children.get(pid, [])
+    return total
+
+
+def machine_cpu() -> tuple[float, float]:
+    """Seconds every core of the machine was busy so far, and seconds stolen by the hypervisor."""
+    fields = Path("/proc/stat").read_text().split()[1:9]  # the first line: all cores together
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields)
+    return (user + nice + system + irq + softirq) / TICK, steal / TICK
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@dataclass
+class Target:
+    """The servers one level runs against: ``pids()`` names the app processes app1..appR (one for the
+    single server) and, behind a balancer, redis and haproxy; ``url`` is where the people go."""
+
+    url: str
+    pids: Callable[[], dict[str, int]]
+    logs: list[Path]
+    peaks: dict[str, float] = field(default_factory=dict)  # app process -> largest RSS seen, MB
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far of each server process, of the client (this process, the websocket people:
+        "client"; Playwright and Chromium: "browsers") and of the whole machine."""
+        pids = self.pids()
+        out = {name: process_cpu(pid) for name, pid in pids.items()}
+        out["client"] = process_cpu(os.getpid())
+        out["browsers"] = browsers_cpu(set(pids.values()))
+        out["machine"], out["steal"] = machine_cpu()
+        return out
+
+    def cpu_seconds(self) -> float:
+        """The app servers' CPU summed."""
+        return sum(process_cpu(pid) for name, pid in self.pids().items() if name.startswith("app"))
+
+    def rss_mb(self) -> float:
+        """The largest app server's RSS now (MB); each one's peak is kept in ``peaks``."""
+        now = {}
+        for name, pid in self.pids().items():
+            if name.startswith("app"):
+                try:
+                    now[name] = rss_mb(pid)
+                except OSError:
+                    continue
+                self.peaks[name] = max(self.peaks.get(name, 0.0), now[name])
+        return max(now.values(), default=float("nan"))
+
+    def log_errors(self) -> list[str]:
+        texts = "\n".join(log.read_text(errors="replace") for log in self.logs if log.exists())
+        return [line for line in texts.splitlines() if "Traceback" in line or "Uncaught" in line]
+
+
+def apps_cpu(cpu: dict[str, float]) -> float:
+    return sum(v for name, v in cpu.items() if name.startswith("app"))
+
+
+def cpu_since(target: Target, before: dict[str, float]) -> dict[str, float]:
+    return {name: v - before.get(name, 0.0) for name, v in target.cpu().items()}
+
+
+async def loop_lag(out: list[float], stop: asyncio.Event, period: float = 0.05) -> None:
+    """How late this client's event loop wakes a sleeper: a busy client stamps its messages late."""
+    while not stop.is_set():
+        t0 = time.monotonic()
+        await asyncio.sleep(period)
+        out.append(time.monotonic() - t0 - period)
+
+
 # -- the phases ----------------------------------------------------------------------------------------
 
 
-async def idle_cost(server: Server, seconds: float, ws: list[Client]) -> dict:
-    """The server's CPU per second while nobody moves; the followers' fragments still tick."""
+async def idle_cost(target: Target, seconds: float, ws: list[Client]) -> dict:
+    """The servers' CPU per second while nobody moves; the followers' fragments still tick."""
     ticks0 = sum(c.fragment_runs for c in ws)
-    cpu0, t0 = server.cpu_seconds(), time.monotonic()
+    cpu0, t0 = target.cpu(), time.monotonic()
     await asyncio.sleep(seconds)
     wall = time.monotonic() - t0
+    cpu = cpu_since(target, cpu0)
     ticks = sum(c.fragment_runs for c in ws) - ticks0
     return {
-        "cpu_per_s": (server.cpu_seconds() - cpu0) / wall,
+        "cpu_per_s": apps_cpu(cpu) / wall,
         "ticks_per_follower_s": ticks / max(1, len(ws)) / wall,
+        "cpu": cpu,
+        "wall_s": wall,
     }
 
 
@@ -383,10 +536,12 @@ async def press_next(lecturer: Client, ws: list[Client], tabs: list[Tab]) -> tup
     return step, sent
 
 
-async def propagate(server: Server, lecturer: Client, ws: list[Client], tabs: list[Tab], args) -> dict:
-    """K presses of Next, ``args.gap`` s (+ 0 to 1 s) apart; the server's CPU over the whole phase."""
+async def propagate(target: Target, lecturer: Client, ws: list[Client], tabs: list[Tab], args) -> dict:
+    """K presses of Next, ``args.gap`` s (+ 0 to 1 s) apart; the CPU over the whole phase."""
     rng = random.Random(len(ws))
-    cpu0, t0 = server.cpu_seconds(), time.monotonic()
+    lag, stop = [], asyncio.Event()
+    lagging = asyncio.create_task(loop_lag(lag, stop))
+    cpu0, t0 = target.cpu(), time.monotonic()
     sent: dict[int, float] = {}
     for _ in range(args.steps):
         step, sent[step] = await press_next(lecturer, ws, tabs)
@@ -394,7 +549,10 @@ async def propagate(server: Server, lecturer: Client, ws: list[Client], tabs: li
         # lecturer's presses are not in phase with it: up to one polling period of jitter.
         gap = args.gap + rng.uniform(0, 1.0)
         await asyncio.sleep(max(0.0, gap - (time.monotonic() - sent[step])))
-    return {"sent": sent, "cpu_s": server.cpu_seconds() - cpu0, "wall_s": time.monotonic() - t0}
+    cpu, wall = cpu_since(target, cpu0), time.monotonic() - t0
+    stop.set()
+    await lagging
+    return {"sent": sent, "cpu_s": apps_cpu(cpu), "wall_s": wall, "cpu": cpu, "lag": lag}
 
 
 def delays(followers: list, sent: dict[int, float], seen: str = "steps") -> tuple[list[float], int]:
@@ -429,33 +587,46 @@ class Level:
     page_errors: int  # exception elements on the browser pages at the end
     log_errors: list[str]
     rss: list[float]
+    peaks: dict[str, float] = field(default_factory=dict)  # app process -> its largest RSS, MB
+
+
+def single(server: Server) -> Target:
+    """The one ``streamlit run app.py`` of the single-server mode, as a Target."""
+    return Target(server.url, lambda: {"app1": server.proc.pid}, [server.log_path])
 
 
 async def run_level(n: int, args, chromium) -> dict:
     """A fresh server: the room, N + B followers joining, the idle cost, K steps; then the figures."""
     with Server() as server:
-        lecturer, code = await open_room(server.url)
-        rss, stop = [], asyncio.Event()
-        sampler = asyncio.create_task(sample_rss(server, rss, stop))
-        ws, tabs = [], []
-        try:
-            ws, tabs = await join_all(server.url, code, n, args.browsers if chromium else 0, chromium)
-            await asyncio.sleep(2.0)  # the last joiners' pages finish drawing
-            idle = await idle_cost(server, args.idle, ws)
-            runs0, bytes0 = [c.full_runs for c in ws], sum(c.received for c in ws)
-            steps = await propagate(server, lecturer, ws, tabs, args)
-            runs = [c.full_runs - r for c, r in zip(ws, runs0, strict=True)]
-            steps["bytes"] = sum(c.received for c in ws) - bytes0
-            page_errors = sum([await tab.page.get_by_test_id("stException").count() for tab in tabs])
-        finally:
-            stop.set()
-            await sampler
-            for follower in [lecturer, *ws]:
-                await follower.close()
-            for tab in tabs:
-                await tab.page.context.close()
-        level = Level(n, code, lecturer, ws, tabs, idle, steps, runs, page_errors, server.log_errors(), rss)
+        level = await measure(single(server), n, args, chromium)
     return summarise(level)
+
+
+async def measure(target: Target, n: int, args, chromium) -> Level:
+    """The room, N + B followers joining, the idle cost, K steps, against servers already running."""
+    lecturer, code = await open_room(target.url)
+    rss, stop = [], asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(target, rss, stop))
+    ws, tabs = [], []
+    try:
+        ws, tabs = await join_all(target.url, code, n, args.browsers if chromium else 0, chromium)
+        await asyncio.sleep(2.0)  # the last joiners' pages finish drawing
+        idle = await idle_cost(target, args.idle, ws)
+        runs0, bytes0 = [c.full_runs for c in ws], sum(c.received for c in ws)
+        steps = await propagate(target, lecturer, ws, tabs, args)
+        runs = [c.full_runs - r for c, r in zip(ws, runs0, strict=True)]
+        steps["bytes"] = sum(c.received for c in ws) - bytes0
+        page_errors = sum([await tab.page.get_by_test_id("stException").count() for tab in tabs])
+    finally:
+        stop.set()
+        await sampler
+        for follower in [lecturer, *ws]:
+            await follower.close()
+        for tab in tabs:
+            await tab.page.context.close()
+    level = Level(n, code, lecturer, ws, tabs, idle, steps, runs, page_errors, target.log_errors(), rss)
+    level.peaks = dict(target.peaks)
+    return level
 
 
 def timings(level: Level, seen: str) -> tuple[dict, dict, int]:
@@ -520,7 +691,9 @@ def misses(level: Level) -> list[str]:
             late = [s for s, at in sent.items() if f.whole.get(s, at + 99) - at > MISS_S]
             if late:
                 shown = {s: round(f.steps[s] - sent[s], 2) for s in sent if s in f.steps}
-                out.append(f"{name} {i}: late for steps {late}; headings at {shown}; {f.state()}")
+                ticks = [round(t - sent[late[0]], 2) for t in getattr(f, "tick_times", [])]
+                polls = f"; its poll ticks at {ticks} s after step {late[0]}'s click" if ticks else ""
+                out.append(f"{name} {i}: late for steps {late}; headings at {shown}{polls}; {f.state()}")
     return out
 
 
@@ -622,45 +795,298 @@ def machine_line(chromium_version: str) -> str:
     )
 
 
+# -- through the load balancer (issue 28) ---------------------------------------------------------------
+
+
+def cluster_class():
+    """deploy.local.Cluster; the project's root on sys.path first, as when this file runs as a script."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from deploy.local import Cluster  # noqa: PLC0415 (only the --lb mode needs it)
+
+    return Cluster
+
+
+async def warm(url: str) -> None:
+    """One /lecture run directly on a replica: its first run imports torch, which is no student's join."""
+    client = Client(url)
+    await client.start()
+    try:
+        if not await client.wait_for(lambda: client.full_runs > 0, 180):
+            raise RuntimeError(f"{url}: no first run of /lecture: {client.errors[:3]}")
+    finally:
+        await client.close()
+
+
+async def room_answers(direct: dict[str, str], code: str) -> dict[str, int | None]:
+    """Per replica (directly, not through the balancer): the step a newcomer's page shows; None: none."""
+    out = {}
+    for name, url in direct.items():
+        client = Client(url, f"room={code}")
+        await client.start()
+        try:
+            await client.wait_for(lambda c=client: bool(c.steps), JOIN_WAIT_S)
+        finally:
+            await client.close()
+        out[name] = client.step or None
+    return out
+
+
+async def run_embedded(n: int, args, chromium) -> dict:
+    """The single-server embedded mode (no Redis, no balancer), as the benchmark without --lb runs it."""
+    with Server() as server:
+        level = await measure(single(server), n, args, chromium)
+        answers = await room_answers({"app1": server.url}, level.code)
+    return summarise_lb(level, "embedded", answers)
+
+
+async def run_cluster(replicas: int, n: int, args, chromium) -> dict:
+    """A fresh Cluster(replicas=R, redis=True), each replica warmed; the level through HAProxy."""
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix=f"lb{replicas}-n{n}-", dir=LOG_DIR)
+    with cluster_class()(replicas=replicas, redis=True, log_dir=folder) as cluster:
+        direct = dict(zip(cluster.names, cluster.replica_urls, strict=True))
+        await asyncio.gather(*(warm(url) for url in direct.values()))
+        logs = [cluster.dir / f"{name}.log" for name in cluster.names]
+        level = await measure(Target(cluster.url, cluster.pids, logs), n, args, chromium)
+        answers = await room_answers(direct, level.code)
+        held = stores(cluster.redis_url, cluster.pids())
+    result = summarise_lb(level, f"{replicas} replica{'s' * (replicas > 1)}", answers)
+    result.update(folder=folder, stores=held)
+    return result
+
+
+def stores(redis_url: str, pids: dict[str, int]) -> str:
+    """What Redis holds once the level is over (the room, its members, no one's answers), and the
+    memory of Redis and HAProxy."""
+    import redis  # noqa: PLC0415 (the --lb mode only)
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(count=1000))
+        held = sum(client.memory_usage(key, samples=0) or 0 for key in keys)  # every element counted
+        used = client.info("memory")["used_memory"]
+    finally:
+        client.close()
+    return (
+        f"Redis {len(keys)} keys holding {held / 1000:.1f} kB (MEMORY USAGE), used_memory "
+        f"{used / 2**20:.1f} MB, RSS {rss_mb(pids['redis']):.0f} MB; "
+        f"HAProxy RSS {rss_mb(pids['haproxy']):.0f} MB"
+    )
+
+
+def cores(cpu: dict[str, float], wall: float) -> dict[str, float]:
+    """CPU seconds over a phase → cores busy on average; "others": the machine less every process here
+    (at least 0: /proc/stat and each process count in clock ticks, rounded apart)."""
+    ours = sum(v for name, v in cpu.items() if name not in ("machine", "steal"))
+    return {**{name: v / wall for name, v in cpu.items()}, "others": max(0.0, cpu["machine"] - ours) / wall}
+
+
+def summarise_lb(level: Level, mode: str, answers: dict[str, int | None]) -> dict:
+    """summarise()'s figures and, per process, where the followers are, what each process spent."""
+    r = summarise(level)
+    updates = (len(level.ws) + len(level.tabs)) * r["steps"]
+    steps = level.steps
+    final = level.lecturer.step
+    lag, steps_cores = steps["lag"], cores(steps["cpu"], steps["wall_s"])
+    r.update(
+        mode=mode,
+        lecturer_on=level.lecturer.replica or "app1",
+        ws_on=Counter(c.replica or "app1" for c in level.ws),
+        tabs_on=Counter(t.replica or "app1" for t in level.tabs),
+        steps_wall_s=steps["wall_s"],
+        steps_cores=steps_cores,
+        idle_wall_s=level.idle["wall_s"],
+        idle_cores=cores(level.idle["cpu"], level.idle["wall_s"]),
+        per_update_ms={
+            **{k: 1000 * steps["cpu"].get(k, 0.0) / updates for k in ("redis", "haproxy")},
+            # the client's own work per websocket follower, Chromium's per page (each step drawn)
+            "client": 1000 * steps["cpu"]["client"] / max(1, len(level.ws) * r["steps"]),
+            "browsers": 1000 * steps["cpu"]["browsers"] / max(1, len(level.tabs) * r["steps"]),
+        },
+        per_step_s={k: v * steps["wall_s"] / r["steps"] for k, v in steps_cores.items()},
+        lag_p95_s=percentile(lag, 95),
+        lag_max_s=max(lag, default=float("nan")),
+        rss_peaks=dict(sorted(level.peaks.items())),
+        final_step=final,
+        answers=answers,
+        lost_rooms=int(any(s != final for s in answers.values()) or r["errors"]["missed steps"] > 0),
+    )
+    return r
+
+
+NOT_APPS = ("redis", "haproxy", "client", "browsers")
+
+
+def busy(figures: dict[str, float]) -> str:
+    names = sorted(k for k in figures if k.startswith("app")) + [*NOT_APPS, "others"]
+    return ", ".join(f"{k} {figures[k]:.2f}" for k in names if k in figures)
+
+
+def spread(on: Counter) -> str:
+    return ", ".join(f"{name} {count}" for name, count in sorted(on.items())) or "none"
+
+
+def report_lb(r: dict) -> None:
+    """The lines the single-server report has not: where each follower is, each process's CPU."""
+    print(
+        f"  {r['mode']}: lecturer on {r['lecturer_on']}; websocket followers on {spread(r['ws_on'])}; "
+        f"browsers on {spread(r['tabs_on'])}"
+    )
+    for phase in ("steps", "idle"):
+        c = r[f"{phase}_cores"]
+        print(
+            f"  cores busy over the {phase} ({r[f'{phase}_wall_s']:.0f} s): {busy(c)}; "
+            f"machine {c['machine']:.2f} of {os.cpu_count()} (steal {c['steal']:.2f})"
+        )
+    u, step = r["per_update_ms"], r["per_step_s"]
+    print(f"  CPU per step (s): {busy(step)}; machine {step['machine']:.2f}")
+    print(
+        f"  per follower update: replicas {r['update_ms_net']:.0f} ms net ({r['update_ms_raw']:.0f} raw), "
+        f"Redis {u['redis']:.2f} ms, HAProxy {u['haproxy']:.2f} ms; the client {u['client']:.1f} ms per "
+        f"websocket follower, Chromium {u['browsers']:.0f} ms per page"
+    )
+    print(f"  client event loop late over the steps: p95 {r['lag_p95_s']:.3f} s, max {r['lag_max_s']:.3f} s")
+    print(f"  RSS max per replica: {', '.join(f'{k} {v:.0f} MB' for k, v in r['rss_peaks'].items())}")
+    if "stores" in r:
+        print(f"  at the end: {r['stores']}")
+    said = ", ".join(f"{k} {v}" for k, v in r["answers"].items())
+    print(f"  the room at the end (lecturer at step {r['final_step']}): a newcomer sees step {said}; "
+          f"lost rooms {r['lost_rooms']}")  # fmt: skip
+
+
+def table_lb(results: list[dict]) -> None:
+    print(
+        "\n| mode | N (+ browsers) | lecturer · followers per replica | propagation p50 / p95 / max "
+        "| join p50 / p95 / max | errors | lost rooms | CPU / follower update (replicas) "
+        "| Redis · HAProxy / update "
+        "| CPU per step: busiest replica · replicas · Redis · HAProxy · client · browsers · others "
+        "| client loop late p95 | RSS max per replica |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in sorted(results, key=lambda r: r["n"]):
+        p, j, c, u = r["propagation"]["all"], r["join"]["all"], r["per_step_s"], r["per_update_ms"]
+        on = r["ws_on"] + r["tabs_on"]
+        apps = [v for k, v in c.items() if k.startswith("app")]
+        balancer = f"{u['redis']:.2f} · {u['haproxy']:.2f} ms" if "redis" in c else "—"
+        print(
+            f"| {r['mode']} | {r['n']} (+{r['browsers']}) | {r['lecturer_on']} · "
+            f"{' / '.join(str(on.get(k, 0)) for k in r['rss_peaks'])} | "
+            f"{percentile(p, 50):.2f} / {percentile(p, 95):.2f} / {max(p, default=float('nan')):.2f} s | "
+            f"{percentile(j, 50):.2f} / {percentile(j, 95):.2f} / {max(j, default=float('nan')):.2f} s | "
+            f"{sum(r['errors'].values())} | {r['lost_rooms']} | "
+            f"{r['update_ms_net']:.0f} ms ({r['update_ms_raw']:.0f} raw) | "
+            f"{balancer} | "
+            f"{max(apps):.2f} · {sum(apps):.2f} · "
+            f"{' · '.join(f'{c[k]:.2f}' if k in c else '—' for k in (*NOT_APPS, 'others'))} s | "
+            f"{r['lag_p95_s']:.3f} s | "
+            f"{' / '.join(f'{v:.0f}' for v in r['rss_peaks'].values())} MB |"
+        )
+
+
+def verdicts_lb(results: list[dict]) -> bool:
+    """The issue's target on every run of N = 80 with 2 replicas; True when met and nothing erred."""
+    mode = f"{TARGET_LB_REPLICAS} replicas"
+    print()
+    met_all = True
+    for r in [r for r in results if r["mode"] == mode and r["n"] == TARGET_LB_N]:
+        prop, errors = percentile(r["propagation"]["all"], 95), sum(r["errors"].values())
+        met = prop <= TARGET_PROPAGATION_S and not errors and not r["lost_rooms"]
+        met_all &= met
+        print(
+            f"target N = {TARGET_LB_N}, {mode}: p95 step propagation ≤ {TARGET_PROPAGATION_S:g} s, "
+            f"0 errors, 0 lost rooms: {'met' if met else 'MISSED'} "
+            f"({prop:.2f} s, {errors} errors, {r['lost_rooms']} lost)"
+        )
+    errors = sum(sum(r["errors"].values()) for r in results)
+    print(f"errors over all runs: {errors}; lost rooms: {sum(r['lost_rooms'] for r in results)}")
+    return met_all and not errors
+
+
 # -- main ----------------------------------------------------------------------------------------------
 
 
-async def run_all(args) -> list[dict]:
+async def run_all(args, plan: list[tuple[str, Callable]]) -> list[dict]:
+    """Each ``(label, run)`` of the plan in turn, one Chromium for all; ``run(chromium)`` → figures."""
     from playwright.async_api import async_playwright  # noqa: PLC0415 (only this benchmark needs it)
 
     async with async_playwright() as p:
         chromium = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS + NO_THROTTLING)
-        print(machine_line(chromium.version), flush=True)
+        args.machine = machine_line(chromium.version)
+        print(args.machine, flush=True)
         print(
             f"settings: N = {args.n}, {args.steps} steps, {args.browsers} browsers, gap {args.gap:g} s, "
             f"idle {args.idle:g} s, joins spread over {SPREAD_S:g} s, a miss after {MISS_S:g} s"
         )
+        if args.lb:
+            embedded = "no" if args.no_embedded else "yes"
+            print(f"  replicas behind HAProxy: {args.lb}; the embedded mode too: {embedded}; env {args.env}")
         results = []
-        for n in args.n:
+        for label, run in plan:
             started = time.monotonic()
-            print(f"\n(N = {n}: load average before {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
-            results.append(await run_level(n, args, chromium if args.browsers else None))
+            print(f"\n({label}: load average before {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+            results.append(await run(chromium if args.browsers else None))
             report(results[-1], args.gap)
+            if "mode" in results[-1]:
+                report_lb(results[-1])
             print(f"  (wall {time.monotonic() - started:.0f} s)", flush=True)
         await chromium.close()
     return results
 
 
-def main() -> None:
+def plan(args) -> list[tuple[str, Callable]]:
+    """Without --lb: one server per N. With it: per N, the embedded mode, then each replica count."""
+    if not args.lb:
+        return [(f"N = {n}", functools.partial(run_level, n, args)) for n in args.n]
+    out = []
+    for n in args.n:
+        if not args.no_embedded:
+            out.append((f"embedded, N = {n}", functools.partial(run_embedded, n, args)))
+        out += [(f"{r} replica(s), N = {n}", functools.partial(run_cluster, r, n, args)) for r in args.lb]
+    return out
+
+
+def counts(text: str) -> list[int]:
+    """``40,80`` → [40, 80]."""
+    return [int(x) for x in text.split(",") if x]
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, nargs="+", default=[10, 20, 40], help="websocket followers per level")
+    ap.add_argument("--n", type=counts, nargs="+", help="websocket followers per level (default 10 20 40; "
+                    "with --lb 40,80)")  # fmt: skip
     ap.add_argument("--steps", type=int, default=6, help="presses of Next per level (K)")
     ap.add_argument("--browsers", type=int, default=3, help="Chromium followers per level (B)")
     ap.add_argument("--gap", type=float, default=3.0, help="seconds between two presses of Next")
     ap.add_argument("--idle", type=float, default=10.0, help="seconds of the idle measurement")
     ap.add_argument("--quick", action="store_true", help="N = 3, 2 steps, 1 browser, idle 5 s")
-    args = ap.parse_args()
+    ap.add_argument("--lb", type=counts, help="replica counts behind HAProxy with Redis, e.g. 1,2,3")
+    ap.add_argument("--no-embedded", action="store_true", help="with --lb: skip the single-server mode")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="set for every server started (repeatable), e.g. GLASSBOX_WAKE=0")  # fmt: skip
+    args = ap.parse_args(argv)
+    args.n = [n for group in args.n for n in group] if args.n else ([40, 80] if args.lb else [10, 20, 40])
     if args.quick:
         args.n, args.steps, args.browsers, args.idle = [3], 2, 1, 5.0
+    return args
+
+
+def main() -> None:
+    args = parse()
+    for pair in args.env:  # the servers inherit this process's environment (a Cluster adds its own)
+        name, _, value = pair.partition("=")
+        os.environ[name] = value
+    if args.lb:
+        os.environ.pop("GLASSBOX_REDIS_URL", None)  # the embedded mode is the one without Redis
     started = time.monotonic()
-    results = asyncio.run(run_all(args))
-    table(results)
-    ok = verdicts(results)
+    results = asyncio.run(run_all(args, plan(args)))
+    if args.lb:
+        table_lb(results)
+        print(args.machine.replace("load average", "load average at the start"))
+        ok = verdicts_lb(results)
+    else:
+        table(results)
+        ok = verdicts(results)
     print(
         f"wall time {time.monotonic() - started:.0f} s; load average after "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
