@@ -71,8 +71,9 @@ STOP_SECONDS = 10  # SIGTERM, then SIGKILL after this long
 APP_START_SECONDS = 120  # a replica's /_stcore/health, on a loaded machine
 
 
-def streamlit_command(port: int) -> list[str]:
-    """``streamlit run app.py`` on 127.0.0.1:``port``, with the options of the tests' servers."""
+def streamlit_command(port: int, *options: str) -> list[str]:
+    """``streamlit run app.py`` on 127.0.0.1:``port``, headless; ``options`` are added (the tests'
+    servers are started with this command too: tests/browser/serverprocess.py)."""
     return [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.headless", "true",
@@ -80,6 +81,7 @@ def streamlit_command(port: int) -> list[str]:
         "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
+        *options,
     ]  # fmt: skip
 
 

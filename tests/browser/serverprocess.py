@@ -1,7 +1,8 @@
 """A Streamlit server process of a test's (or a benchmark's) own, and the CPU time it uses.
 
-The one ``streamlit run app.py`` command line of the browser tests and the benchmarks
-(:func:`streamlit_command`): headless, on loopback, no usage statistics, no file watcher.
+The one ``streamlit run app.py`` command line of the browser tests, the benchmarks and deploy/
+(:func:`streamlit_command`, deploy/local.py's): headless, on loopback, no usage statistics, no file
+watcher.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # a benchmark run as a script (pytest has the root on its path)
+    sys.path.insert(0, str(ROOT))
+from deploy.local import streamlit_command  # noqa: E402, F401 (one command line: tests, deploy/, benchmarks)
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's package: browsers are never downloaded
 CHROMIUM_FLAGS = [
     "--disable-background-networking",
@@ -30,19 +35,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def streamlit_command(port: int, *options: str) -> list[str]:
-    """``streamlit run app.py`` on 127.0.0.1:``port`` as the tests run it; ``options`` are added."""
-    return [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-        *options,
-    ]  # fmt: skip
 
 
 def wait_healthy(proc: subprocess.Popen, url: str, timeout: float = 60) -> None:
