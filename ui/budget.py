@@ -461,6 +461,10 @@ class CachedFunction:
     def clear(self) -> None:
         self.cache.clear()
 
+    def has(self, *args, **kwargs) -> bool:
+        """Whether ``self(*args, **kwargs)`` is kept already (a call would not compute it)."""
+        return self._key(*args, **kwargs) in self.cache
+
     def __contains__(self, key) -> bool:
         return key in self.cache
 

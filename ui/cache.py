@@ -86,27 +86,30 @@ class CachedParts:
         s = settings
         self.key = (pipe, cache_key(s), pipe.weights, s.sentence)
 
-    def _computed(self, what: str, compute):
+    def _computed(self, what: str, part, *args):
+        """``part(*self.key, *args)``; a spinner while it is computed (none for a kept part: a spinner
+        costs a thread and messages on every rerun of every follower)."""
         try:
+            if part.has(*self.key, *args):
+                return part(*self.key, *args)
             with st.spinner(t("run.running")):
-                return compute()
+                return part(*self.key, *args)
         except Exception as exc:
             show_failure(exc, self.settings, what)
             st.stop()
 
     def whole(self):
         target, max_tokens = run_target(self.settings), self.settings.max_tokens
-        return self._computed("run_pipeline", lambda: _run(*self.key, target, max_tokens))
+        return self._computed("run_pipeline", _run, target, max_tokens)
 
     def source(self):
-        return self._computed("source_run", lambda: _source_run(*self.key, self.settings.max_tokens))
+        return self._computed("source_run", _source_run, self.settings.max_tokens)
 
     def encoder(self, norm: str | None):
-        return self._computed("encoder_trace",
-                              lambda: _encoder_trace(*self.key, self.settings.max_tokens, norm))
+        return self._computed("encoder_trace", _encoder_trace, self.settings.max_tokens, norm)
 
     def greedy(self):
-        return self._computed("greedy_sentence", lambda: _greedy(*self.key, self.settings.max_tokens))
+        return self._computed("greedy_sentence", _greedy, self.settings.max_tokens)
 
 
 def cache_key(settings: Settings):
@@ -137,8 +140,11 @@ def get_pipeline(settings: Settings, quiet: bool = False):
     try:
         if settings.weights == Weights.SESSION:
             return _session_pipeline(settings)
+        key = cache_key(settings)
+        if _load.has(key):  # kept: no spinner (see CachedParts._computed)
+            return _load(key)
         with st.spinner(t("run.building")):
-            return _load(cache_key(settings))
+            return _load(key)
     except Exception as exc:  # a page shows a message, never a traceback
         log.exception("load_pipeline failed for %s", settings)
         if not quiet:

@@ -356,3 +356,40 @@ def test_a_string_measures_the_same_before_and_after_it_is_sent():
         as_utf8(ctypes.py_object(text))
         assert (nbytes(text), nbytes([text, "x"])) == before, text
         assert nbytes(text) == sys.getsizeof(text)  # and it is what the str holds, encoded
+
+
+def test_a_cached_function_says_whether_a_call_would_compute(budget):
+    from ui.budget import cached  # noqa: PLC0415
+
+    calls = []
+
+    @cached(budget=budget)
+    def double(_unkeyed, x):
+        calls.append(x)
+        return [x, x]
+
+    assert not double.has(object(), 3)
+    double(object(), 3)
+    assert double.has(object(), 3) and not double.has(object(), 4)  # ``_unkeyed`` is not in the key
+    double(object(), 3)
+    assert calls == [3]
+
+
+def test_a_kept_run_part_is_returned_without_a_spinner(monkeypatch):
+    """A spinner costs a thread and messages on every rerun: only a part being computed shows one."""
+    import contextlib  # noqa: PLC0415
+
+    import ui.cache  # noqa: PLC0415
+    from ui.settings import Settings  # noqa: PLC0415
+
+    spun = []
+    monkeypatch.setattr(ui.cache.st, "spinner", lambda text: spun.append(text) or contextlib.nullcontext())
+    # a seed no other test uses: the model and its run are not kept yet in this process
+    settings = Settings(weights="random", sentence="the cat sat", d_model=32, num_heads=2, num_layers=1,
+                        seed=914_273)  # fmt: skip
+    pipe = ui.cache.get_pipeline(settings)
+    assert ui.cache.get_pipeline(settings) is pipe
+    parts = ui.cache.CachedParts(settings, pipe)
+    first = parts.source()
+    assert parts.source() is first
+    assert len(spun) == 2  # the model built once, the source run computed once: nothing for the hits
