@@ -5,7 +5,9 @@ the end. Missing ``redis-server`` fails the test (``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
+import ctypes
 import shutil
+import signal
 import subprocess
 import time
 
@@ -13,6 +15,13 @@ import redis
 from serverprocess import free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
+PR_SET_PDEATHSIG = 1
+
+
+def _dies_with_parent() -> None:
+    """In the child: SIGTERM when the test process that started it dies (even killed), so a killed
+    run leaves no redis-server behind."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class RedisServer:
@@ -29,7 +38,9 @@ class RedisServer:
     def start(self) -> None:
         # --save "" and no AOF: nothing written to disk (a restart forgets every room)
         options = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen([REDIS_SERVER, *options], stdout=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, *options], stdout=subprocess.DEVNULL, preexec_fn=_dies_with_parent
+        )
         deadline = time.monotonic() + 10
         while True:
             try:
