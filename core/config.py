@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from core.positional import POSITIONS
 
 NORMS = ("post", "pre")
-ACTIVATIONS = ("relu", "gelu")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,10 @@ class ModelConfig:
     head's queries and keys, "alibi" adds a distance penalty to each head's scores (both in self-
     attention only). max_len is a hard limit only for "learned" (one row per position); the other
     three run on longer inputs.
+
+    A decoder-only model (GPT-2, core/hf.py) is one causal stack: ``encoder=False`` (no source
+    embedding, no encoder, no cross-attention), ``positions="learned", norm="pre",
+    activation="gelu_tanh", scale_embeddings=False, tie_embeddings=True``.
     """
 
     src_vocab_size: int
@@ -38,16 +42,20 @@ class ModelConfig:
     dropout: float = 0.1
     max_len: int = 512
     norm: str = "post"
-    pad_id: int = 0
+    pad_id: int | None = 0  # None: no pad token (GPT-2); a decoder-only model only, see decode
     seed: int = 0
     positions: str = "sinusoidal"  # | "learned" (a trained table of max_len rows, BERT) | "rope" | "alibi"
-    activation: str = "relu"  # the FFN's non-linearity; "gelu" is the exact (erf) GELU
+    activation: str = "relu"  # the FFN's non-linearity; "gelu" is the exact (erf) GELU, "gelu_tanh"
+    # its tanh approximation (GPT-2's gelu_new)
     layer_norm_eps: float = 1e-5  # ε in every LayerNorm (torch's default; BERT uses 1e-12)
     embed_norm: bool = False  # a LayerNorm on the embedding sum, before the stack (BERT)
     scale_embeddings: bool = True  # multiply the lookup by sqrt(d_model) (BERT does not)
     type_vocab_size: int = 0  # token-type (segment) embeddings, added to the sum; 0 = none
     final_norm: bool = True  # a LayerNorm after each stack (BERT's encoder ends without one)
     decoder: bool = True  # False: an encoder only; no target embedding, decoder or generator
+    encoder: bool = True  # False: a decoder only (GPT); no source embedding, encoder or cross-attention
+    # the generator's matrix is the target embedding's (GPT-2: logits = h Eᵀ, and no bias)
+    tie_embeddings: bool = False
 
     def __post_init__(self) -> None:
         def positive(name: str) -> None:
@@ -75,10 +83,13 @@ class ModelConfig:
             raise ValueError(f"dropout={self.dropout!r} must be a number in [0, 1)")
         if self.norm not in NORMS:
             raise ValueError(f"norm={self.norm!r} must be one of {NORMS}")
-        if isinstance(self.pad_id, bool) or not isinstance(self.pad_id, int) or self.pad_id < 0:
+        if self.pad_id is None and self.encoder:
+            raise ValueError("pad_id=None (no pad token) is for a decoder-only model (encoder=False)")
+        pad = 0 if self.pad_id is None else self.pad_id
+        if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
             raise ValueError(f"pad_id={self.pad_id!r} must be a non-negative integer")
         smallest_vocab = min(self.src_vocab_size, self.tgt_vocab_size)
-        if self.pad_id >= smallest_vocab:
+        if pad >= smallest_vocab:
             raise ValueError(f"pad_id={self.pad_id} is outside a vocabulary of size {smallest_vocab}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ValueError(f"seed={self.seed!r} must be an integer")
@@ -89,12 +100,23 @@ class ModelConfig:
         eps = self.layer_norm_eps
         if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0.0 < eps < 1.0:
             raise ValueError(f"layer_norm_eps={eps!r} must be a number in (0, 1)")
-        for name in ("embed_norm", "scale_embeddings", "final_norm", "decoder"):
+        for name in ("embed_norm", "scale_embeddings", "final_norm", "decoder", "encoder", "tie_embeddings"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if not (self.encoder or self.decoder):
+            raise ValueError("encoder=False and decoder=False: a model needs at least one stack")
+        if self.tie_embeddings and not self.decoder:
+            raise ValueError("tie_embeddings=True needs a decoder: an encoder only has no generator")
         types = self.type_vocab_size
         if isinstance(types, bool) or not isinstance(types, int) or types < 0:
             raise ValueError(f"type_vocab_size={types!r} must be a non-negative integer")
+
+    @property
+    def stack(self) -> str:
+        """Which stacks the model has: "encoder_decoder" (the paper), "encoder" (BERT) or "decoder" (GPT)."""
+        if self.encoder and self.decoder:
+            return "encoder_decoder"
+        return "encoder" if self.encoder else "decoder"
 
     @property
     def d_k(self) -> int:

@@ -22,7 +22,8 @@ from core.trace import DecoderLayerTrace, EncoderLayerTrace
 class FeedForward(nn.Module):
     """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position separately (section 3.3).
 
-    activation="gelu" puts GELU(z) = z·Φ(z) (exact, with erf, as BERT) in place of max(0, z).
+    activation="gelu" puts GELU(z) = z·Φ(z) (exact, with erf, as BERT) in place of max(0, z);
+    "gelu_tanh" its approximation ½z(1 + tanh(√(2/π)(z + 0.044715 z³))), GPT-2's ``gelu_new``.
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "relu") -> None:
@@ -30,11 +31,15 @@ class FeedForward(nn.Module):
         self.linear1 = Linear(d_model, d_ff)
         self.linear2 = Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
-        self.activation = {"relu": torch.relu, "gelu": F.gelu}[activation]
+        self.activation = {"relu": torch.relu, "gelu": F.gelu, "gelu_tanh": _gelu_tanh}[activation]
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         hidden = self.activation(self.linear1(x))  # (B, L, d_ff)
         return self.linear2(self.dropout(hidden)), hidden  # (B, L, d_model), (B, L, d_ff)
+
+
+def _gelu_tanh(z: torch.Tensor) -> torch.Tensor:
+    return F.gelu(z, approximate="tanh")
 
 
 def _in_attention(positions: str) -> str:
@@ -107,6 +112,9 @@ class DecoderLayer(nn.Module):
     y = Residual(y, SelfAttention(y, y, tgt_mask))      tgt_mask: padding ∧ causal
     y = Residual(y, CrossAttention(y, memory, src_mask))
     y = Residual(y, FFN(y))
+
+    ``cross=False`` (a decoder-only model, GPT): no cross-attention and no sublayer2; the FFN's
+    residual stays ``sublayer3``, so every decoder layer names its parts alike.
     """
 
     def __init__(
@@ -119,25 +127,32 @@ class DecoderLayer(nn.Module):
         activation: str = "relu",
         eps: float = 1e-5,
         positions: str = "sinusoidal",
+        cross: bool = True,
     ) -> None:
         super().__init__()
         mode = _in_attention(positions)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, mode, causal=True)
         # Cross-attention: no rope/alibi (query and key positions belong to different sequences)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout) if cross else None
         self.ffn = FeedForward(d_model, d_ff, dropout, activation)
         self.sublayer1 = Residual(d_model, dropout, norm, eps)
-        self.sublayer2 = Residual(d_model, dropout, norm, eps)
+        self.sublayer2 = Residual(d_model, dropout, norm, eps) if cross else None
         self.sublayer3 = Residual(d_model, dropout, norm, eps)
 
     def forward(
-        self, x: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor, tgt_mask: torch.Tensor
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor | None,
+        src_mask: torch.Tensor | None,
+        tgt_mask: torch.Tensor,
     ) -> tuple[torch.Tensor, DecoderLayerTrace]:
         after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask))
-        # Cross-attention: queries from the decoder, keys and values from the encoder's memory.
-        after_cross, _, cross_attn = self.sublayer2(
-            after_self, lambda y: self.cross_attn(y, memory, src_mask)
-        )
+        after_cross, cross_attn = after_self, None  # decoder-only: nothing to read across
+        if self.cross_attn is not None:
+            # Cross-attention: queries from the decoder, keys and values from the encoder's memory.
+            after_cross, _, cross_attn = self.sublayer2(
+                after_self, lambda y: self.cross_attn(y, memory, src_mask)
+            )
         out, ffn_out, hidden = self.sublayer3(after_cross, self.ffn)
         trace = DecoderLayerTrace(
             input=x.detach(),

@@ -18,6 +18,12 @@ whose defaults are the paper's model:
     (positions="learned", scale_embeddings=False, type_vocab_size=2, embed_norm=True,
      activation="gelu", final_norm=False, decoder=False)
 
+A decoder-only model (GPT-2, core/hf.py) is one causal stack, ``encoder=False``:
+
+    ids ─ Embedding + learned position ─ N × DecoderLayer(pre-norm, no cross-attention) ─ LayerNorm ─ Eᵀ
+    (positions="learned", scale_embeddings=False, norm="pre", activation="gelu_tanh",
+     tie_embeddings=True, encoder=False); ``trace(ids)`` fills ``decoder``, ``logits`` at every position.
+
 positions="rope" / "alibi" add nothing to the embeddings; every self-attention rotates its queries
 and keys (rope) or adds a distance penalty to its scores (alibi), see core/attention.py.
 """
@@ -33,7 +39,7 @@ from torch import nn
 
 from core.config import ModelConfig
 from core.layers import DecoderLayer, EncoderLayer
-from core.masks import decoder_mask, padding_mask
+from core.masks import causal_mask, decoder_mask, padding_mask
 from core.modules import LayerNorm, Linear
 from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
 from core.trace import DecodeResult, ModelTrace
@@ -96,17 +102,23 @@ class Embedding(nn.Module):
         return self.lookup.weight.new_zeros(length, self.lookup.embedding_dim)
 
     def forward(
-        self, ids: torch.Tensor, token_types: torch.Tensor | None = None
+        self,
+        ids: torch.Tensor,
+        token_types: torch.Tensor | None = None,
+        position_ids: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, L) ids -> (embedded (B, L, d_model) before dropout, lookup (B, L, d_model)).
 
         ``token_types`` (B, L) picks the token-type rows; None means type 0 (one sentence).
+        ``position_ids`` (B, L) each token's position (left padding: the first real token is 0);
+        None: 0, 1, ... in every row.
         """
         self._check_length(ids.size(1))
         lookup = self.lookup(ids)  # (B, L, d_model)
         x = lookup if self.scale is None else lookup * self.scale
         if self.positions in ADDED_TO_EMBEDDINGS:
-            x = x + self.positional(ids.size(1))  # (B, L, d_model)
+            rows = self.positional(ids.size(1))  # (L, d_model)
+            x = x + (rows if position_ids is None else rows[position_ids])  # (B, L, d_model)
         if self.token_type is not None:
             x = x + (self.token_type.weight[0] if token_types is None else self.token_type(token_types))
         return self.norm(x), lookup
@@ -148,14 +160,23 @@ class Decoder(nn.Module):
 
         out = LayerNorm(layer_N(… layer_1(y, memory) …, memory))
 
-    Every layer reads the same memory: the encoder's output after its last layer.
+    Every layer reads the same memory: the encoder's output after its last layer. A decoder-only
+    model's layers read none (memory and src_mask are None).
     """
 
     def __init__(self, c: ModelConfig) -> None:
         super().__init__()
         self.layers = nn.ModuleList(
             DecoderLayer(
-                c.d_model, c.num_heads, c.d_ff, c.dropout, c.norm, c.activation, c.layer_norm_eps, c.positions
+                c.d_model,
+                c.num_heads,
+                c.d_ff,
+                c.dropout,
+                c.norm,
+                c.activation,
+                c.layer_norm_eps,
+                c.positions,
+                cross=c.encoder,  # a decoder-only model has no memory to read
             )
             for _ in range(c.num_layers)
         )
@@ -175,7 +196,10 @@ class Transformer(nn.Module):
 
         P(y_t | y_<t, x) = softmax(Decoder(Embed(y_<t), Encoder(Embed(x))) W + b)
 
-    An encoder-only model (``config.decoder=False``) has None for the three target-side parts.
+    An encoder-only model (``config.decoder=False``) has None for the three target-side parts; a
+    decoder-only one (``config.encoder=False``) for the two source-side parts, and reads
+    P(y_t | y_<t) = softmax(Decoder(Embed(y_<t)) W + b).
+    ``tie_embeddings``: W is the target embedding's matrix transposed, and there is no b (GPT-2).
     """
 
     def __init__(self, config: ModelConfig, *, _random_init: bool = True, _materialize: bool = True) -> None:
@@ -187,12 +211,15 @@ class Transformer(nn.Module):
         # (core.modules' Linear and LayerNorm, and embedding_table, skip torch's init on "meta".)
         with torch.device("meta"):
             # (registration order = the order _init_weights draws in: keep it, or seeds change weights)
-            self.src_embed = Embedding(c.src_vocab_size, c)
+            self.src_embed = Embedding(c.src_vocab_size, c) if c.encoder else None
             self.tgt_embed = Embedding(c.tgt_vocab_size, c) if c.decoder else None
-            self.encoder = Encoder(c)
+            self.encoder = Encoder(c) if c.encoder else None
             self.decoder = Decoder(c) if c.decoder else None
             # d_model -> logits over the vocabulary
-            self.generator = Linear(c.d_model, c.tgt_vocab_size) if c.decoder else None
+            tied = c.tie_embeddings
+            self.generator = Linear(c.d_model, c.tgt_vocab_size, bias=not tied) if c.decoder else None
+            if c.tie_embeddings:  # one tensor in two places (materialize_on_cpu keeps it shared)
+                self.generator.weight = self.tgt_embed.lookup.weight
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
             return
         self._fill_sinusoids([self.src_embed, self.tgt_embed])
@@ -344,6 +371,8 @@ class Transformer(nn.Module):
 
     def encode(self, src_ids: torch.Tensor):
         """-> (memory, src_mask, encoder traces, embedded, lookup)."""
+        if self.encoder is None:
+            raise ValueError("this model is a decoder only (config.encoder=False): it has no encoder")
         self._check_ids(src_ids, self.config.src_vocab_size, "src_ids")
         src_mask = padding_mask(src_ids, self.config.pad_id)  # (B, 1, 1, S)
         embedded, lookup = self.src_embed(src_ids)  # (B, S, d_model)
@@ -354,35 +383,92 @@ class Transformer(nn.Module):
         if self.decoder is None:
             raise ValueError("this model is an encoder only (config.decoder=False): it takes no tgt_ids")
 
-    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor):
-        """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup)."""
+    def decode(
+        self,
+        tgt_ids: torch.Tensor,
+        memory: torch.Tensor | None,
+        src_mask: torch.Tensor | None,
+        attention_mask: torch.Tensor | None = None,
+    ):
+        """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup).
+
+        memory and src_mask are None for a decoder-only model. ``attention_mask`` (B, T), True/1 =
+        a real token, says where the padding is when pad_id cannot (GPT-2 has no pad token,
+        ``pad_id=None``, and pads with ``<|endoftext|>``, a real token too); None: every position
+        not equal to pad_id (``pad_id=None``: no position is padding). With it, a token's position
+        is the number of real tokens before it, so a left-padded row (how a batch of prompts of
+        different lengths is generated from) reads as the row alone.
+        """
         self._need_decoder()
         self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
         # The causal mask, merged with the target's padding (core/masks.py): position t sees keys ≤ t.
-        tgt_mask = decoder_mask(tgt_ids, self.config.pad_id)  # (B, 1, T, T)
-        embedded, lookup = self.tgt_embed(tgt_ids)  # (B, T, d_model)
+        if attention_mask is None and self.config.pad_id is not None:
+            tgt_mask = decoder_mask(tgt_ids, self.config.pad_id)  # (B, 1, T, T)
+        else:
+            real = torch.ones_like(tgt_ids, dtype=torch.bool)  # (B, T) True = a real token
+            if attention_mask is not None:
+                real = attention_mask.bool()
+            tgt_mask = real[:, None, None, :] & causal_mask(tgt_ids.size(1), tgt_ids.device)  # (B, 1, T, T)
+        position_ids = None  # (B, T) when given a mask: the count of real tokens before each one
+        if attention_mask is not None:
+            position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)
+        embedded, lookup = self.tgt_embed(tgt_ids, position_ids=position_ids)  # (B, T, d_model)
         out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask)
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
-    def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> torch.Tensor:
-        """(B, S), (B, T) ids -> logits (B, T, tgt_vocab_size)."""
+    def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, S), (B, T) ids -> logits (B, T, tgt_vocab_size). Decoder-only: forward(ids (B, T))."""
         self._need_decoder()
+        if self.encoder is None:
+            return self.decode(src_ids, None, None)[0]
         memory, src_mask, *_ = self.encode(src_ids)
         return self.decode(tgt_ids, memory, src_mask)[0]
 
     # -- tracing -----------------------------------------------------------------------------------
 
     @torch.no_grad()
-    def trace(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> ModelTrace:
+    def trace(
+        self,
+        src_ids: torch.Tensor,
+        tgt_ids: torch.Tensor | None = None,
+        *,
+        attention_mask: torch.Tensor | None = None,
+    ) -> ModelTrace:
         """Run the model and return every intermediate tensor (see core/trace.py).
 
         Traces are taken as in inference: dropout is off whatever mode the module is in.
+        A decoder-only model takes its ids alone, ``trace(ids)``, and an optional ``attention_mask``
+        (B, T), True/1 = a real token (see :meth:`decode`).
         """
+        if self.encoder is None:
+            if tgt_ids is not None:
+                raise ValueError("this model is a decoder only (config.encoder=False): trace(ids) alone")
+            with _eval_mode(self):
+                return self._trace_decoder_only(src_ids, attention_mask)
         if tgt_ids is not None:
             self._need_decoder()
         with _eval_mode(self):
             encoded = self.encode(src_ids)
             return self._trace_from(src_ids, encoded, tgt_ids)
+
+    def _trace_decoder_only(self, ids: torch.Tensor, attention_mask: torch.Tensor | None) -> ModelTrace:
+        logits, out, mask, traces, embedded, lookup = self.decode(ids, None, None, attention_mask)
+        return ModelTrace(
+            src_ids=None,
+            src_token_embedding=None,
+            src_embedded=None,
+            positional=self.tgt_embed.positional(ids.size(1)).detach(),
+            src_mask=None,
+            encoder=[],
+            memory=None,
+            tgt_ids=ids,
+            tgt_token_embedding=lookup.detach(),
+            tgt_embedded=embedded.detach(),
+            tgt_mask=mask,
+            decoder=traces,
+            decoder_output=out.detach(),
+            logits=logits.detach(),
+        )
 
     def _trace_from(self, src_ids, encoded, tgt_ids) -> ModelTrace:
         memory, src_mask, enc_traces, src_embedded, src_lookup = encoded

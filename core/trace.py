@@ -65,8 +65,9 @@ class DecoderLayerTrace:
     input: Tensor  # (B, T, d_model)
     self_attn: AttentionTrace  # masked (causal) self-attention
     after_self_attn: Tensor
-    cross_attn: AttentionTrace  # queries from the decoder, keys and values from the memory
-    after_cross_attn: Tensor
+    # queries from the decoder, keys and values from the memory; None in a decoder-only model
+    cross_attn: AttentionTrace | None
+    after_cross_attn: Tensor  # decoder-only: the same tensor as after_self_attn
     ffn_hidden: Tensor  # (B, T, d_ff)
     ffn_output: Tensor
     output: Tensor  # (B, T, d_model)
@@ -77,7 +78,7 @@ class DecoderLayerTrace:
             input=self.input[:, :n],
             self_attn=self.self_attn.first(n, n),
             after_self_attn=self.after_self_attn[:, :n],
-            cross_attn=self.cross_attn.first(n),  # every source position stays
+            cross_attn=None if self.cross_attn is None else self.cross_attn.first(n),  # every source stays
             after_cross_attn=self.after_cross_attn[:, :n],
             ffn_hidden=self.ffn_hidden[:, :n],
             ffn_output=self.ffn_output[:, :n],
@@ -97,13 +98,16 @@ class SourceTrace:
 
 @dataclass(frozen=True, slots=True, weakref_slot=True)
 class ModelTrace:
-    src_ids: Tensor  # (B, S)
-    src_token_embedding: Tensor  # (B, S, d_model) the lookup, before scaling
-    src_embedded: Tensor  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
+    """One run of the model. A decoder-only model (``config.encoder=False``) has no source side:
+    the ``src_*`` fields and ``memory`` are None and ``encoder`` is empty; its ids are ``tgt_ids``."""
+
+    src_ids: Tensor | None  # (B, S)
+    src_token_embedding: Tensor | None  # (B, S, d_model) the lookup, before scaling
+    src_embedded: Tensor | None  # (B, S, d_model) lookup · sqrt(d_model) + PE, as fed to the encoder
     positional: Tensor  # (max(S, T), d_model) the position rows added (rope / alibi: zeros, nothing added)
-    src_mask: Tensor  # (B, 1, 1, S) key padding
+    src_mask: Tensor | None  # (B, 1, 1, S) key padding
     encoder: list[EncoderLayerTrace]
-    memory: Tensor  # (B, S, d_model) encoder output after the final LayerNorm
+    memory: Tensor | None  # (B, S, d_model) encoder output after the final LayerNorm
     tgt_ids: Tensor | None = None  # (B, T)
     tgt_token_embedding: Tensor | None = None
     tgt_embedded: Tensor | None = None
@@ -126,7 +130,7 @@ class ModelTrace:
         """
         return dataclasses.replace(
             self,
-            positional=self.positional[: max(self.src_ids.size(1), n)],
+            positional=self.positional[: max(0 if self.src_ids is None else self.src_ids.size(1), n)],
             tgt_ids=self.tgt_ids[:, :n],
             tgt_token_embedding=self.tgt_token_embedding[:, :n],
             tgt_embedded=self.tgt_embedded[:, :n],
@@ -139,6 +143,6 @@ class ModelTrace:
 
 @dataclass(frozen=True, slots=True, weakref_slot=True)
 class DecodeResult:
-    tokens: Tensor  # (B, 1 + n) the generated ids, starting with BOS
+    tokens: Tensor  # (B, 1 + n) the generated ids, starting with BOS (core/generate.py: the prompt)
     steps: list[ModelTrace]  # one per generated token: the trace of the prefix that produced it
     probs: list[Tensor]  # per step, (B, tgt_vocab_size): the distribution the token was taken from

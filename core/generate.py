@@ -1,0 +1,115 @@
+"""Generation from a decoder-only model (``config.encoder=False``, e.g. GPT-2 from core/hf.py), one
+token at a time, each step with the trace of the run that chose it.
+
+    greedy:   y_t = argmax_y P(y | y_<t)
+    sampling: y_t ~ softmax(logits / τ) restricted to the top k tokens and to the smallest set whose
+              probability reaches p (nucleus), renormalised
+
+The whole sequence is run again at every step (no key/value cache): each step's trace is the
+complete run a view shows, and these models are small enough. The encoder-decoder model has its own
+``Transformer.greedy_decode``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from core.model import Transformer, _eval_mode
+from core.trace import DecodeResult
+
+
+def _check(model: Transformer, ids: torch.Tensor, max_new_tokens: int) -> None:
+    if model.encoder is not None or model.decoder is None:
+        raise ValueError(f"generation here is for a decoder-only model, not a {model.config.stack!r} one")
+    if max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens={max_new_tokens} must be ≥ 0")
+    if ids.dim() != 2 or ids.size(1) == 0:
+        raise ValueError(f"ids must be (batch, length ≥ 1), got {tuple(ids.shape)}")
+
+
+def filter_logits(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> torch.Tensor:
+    """(B, vocab) logits -> the distribution sampling draws from, (B, vocab) probabilities.
+
+    τ → 0 leaves all the probability on the argmax (greedy); top_k=1 likewise. Tokens outside the top
+    k, or past the nucleus (sorted by probability, those after the cumulative sum first reaches p),
+    get probability 0; the most probable token always stays.
+    """
+    if temperature < 0:
+        raise ValueError(f"temperature={temperature} must be ≥ 0")
+    if temperature == 0:  # the limit τ → 0: one-hot on the argmax (ties: the first, as argmax)
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.size(-1)).to(logits.dtype)
+    scaled = logits / temperature
+    if top_k is not None:
+        if top_k < 1:
+            raise ValueError(f"top_k={top_k} must be ≥ 1")
+        kth = scaled.topk(min(top_k, scaled.size(-1)), dim=-1).values[..., -1:]  # (B, 1)
+        scaled = scaled.masked_fill(scaled < kth, float("-inf"))
+    probs = scaled.softmax(dim=-1)
+    if top_p is not None:
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p={top_p} must be in (0, 1]")
+        sorted_p, order = probs.sort(dim=-1, descending=True)
+        before = sorted_p.cumsum(-1) - sorted_p  # probability of the tokens ranked above each one
+        drop = (before >= top_p).scatter(-1, order, before >= top_p)  # back to vocabulary order
+        probs = probs.masked_fill(drop, 0.0)
+        probs = probs / probs.sum(-1, keepdim=True)
+    return probs
+
+
+@torch.no_grad()
+def sample(
+    model: Transformer,
+    ids: torch.Tensor,
+    max_new_tokens: int,
+    *,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int = 0,
+    eos_id: int | None = None,
+    attention_mask: torch.Tensor | None = None,
+) -> DecodeResult:
+    """Continue ``ids`` (B, L) by ``max_new_tokens`` tokens, each drawn from
+    :func:`filter_logits` of the last position's logits with a generator seeded by ``seed`` (the same
+    seed, the same tokens). ``temperature=0`` is greedy. A row that has produced ``eos_id`` is
+    padded with it from then on; generation stops when every row has. Prompts of different lengths
+    are padded on the left, with ``attention_mask`` (B, L) 1 = a real token (as transformers does):
+    every row's next token then sits at the same column.
+
+    Returns DecodeResult: ``tokens`` (B, L + n) the prompt and what followed, ``steps[t]`` the trace
+    of the run that chose token t, ``probs[t]`` (B, vocab) the distribution it was drawn from.
+    """
+    _check(model, ids, max_new_tokens)
+    generator = torch.Generator(device=ids.device).manual_seed(seed)
+    tokens, steps, probs = ids, [], []
+    done = torch.zeros(ids.size(0), dtype=torch.bool, device=ids.device)
+    limit = model.config.max_len if model.config.positions == "learned" else None
+    with _eval_mode(model):
+        for _ in range(max_new_tokens):
+            if done.all() or (limit is not None and tokens.size(1) >= limit):
+                break  # learned positions have no row past max_len
+            trace = model.trace(tokens, attention_mask=attention_mask)
+            p = filter_logits(trace.logits[:, -1], temperature, top_k, top_p)  # (B, vocab)
+            next_id = torch.multinomial(p, 1, generator=generator)[:, 0] if temperature else p.argmax(-1)
+            if eos_id is not None:
+                next_id = next_id.masked_fill(done, eos_id)
+                done |= next_id == eos_id
+            tokens = torch.cat([tokens, next_id[:, None]], dim=1)
+            if attention_mask is not None:  # the new token is real (after EOS too, as transformers)
+                attention_mask = torch.cat([attention_mask, attention_mask.new_ones(len(tokens), 1)], dim=1)
+            steps.append(trace)
+            probs.append(p)
+    return DecodeResult(tokens=tokens, steps=steps, probs=probs)
+
+
+def greedy(
+    model: Transformer,
+    ids: torch.Tensor,
+    max_new_tokens: int,
+    eos_id: int | None = None,
+    attention_mask: torch.Tensor | None = None,
+) -> DecodeResult:
+    """y_t = argmax_y P(y | y_<t): :func:`sample` at temperature 0 (no random number is drawn)."""
+    return sample(model, ids, max_new_tokens, temperature=0.0, eos_id=eos_id, attention_mask=attention_mask)

@@ -1,0 +1,189 @@
+"""A Hugging Face model folder in our own Transformer: ``config.json`` + weights + tokenizer files.
+
+    model, tokenizer, info = load_folder("models/gpt2")
+    tr = model.trace(torch.tensor([tokenizer.encode("Attention is all you need")]))
+    tr.decoder[i].self_attn.weights, tr.logits          # causal self-attention, next-token logits
+
+Nothing in the folder is executed: the weights are read from ``model.safetensors`` by core's own
+reader (core/pretrained.py) or from ``pytorch_model.bin`` with ``torch.load(weights_only=True)``,
+which unpickles tensors and plain containers only.
+
+One family so far, chosen by config.json's ``model_type``; each family is a config translation
+(its config.json -> ModelConfig), a renaming of its tensors into ours, and its tokenizer:
+
+    gpt2   GPT2LMHeadModel (gpt2, distilgpt2, ...): learned positions, pre-norm, GELU (tanh),
+           tied input/output embeddings, one causal stack -> ModelConfig(encoder=False, ...)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from core.config import ModelConfig
+from core.gpt2_tokenizer import GPT2Tokenizer
+from core.model import Transformer
+from core.pretrained import read_safetensors
+
+
+@dataclass(frozen=True)
+class FolderInfo:
+    """What was loaded: the folder's name, its family (a key of FAMILIES) and its architecture."""
+
+    name: str
+    family: str
+    architecture: str
+    weights_file: str
+
+
+def _read_pickled(path: Path) -> dict[str, torch.Tensor]:
+    # weights_only: tensors and plain containers only, never an object that runs code
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def read_weights(folder: Path) -> tuple[dict[str, torch.Tensor], str]:
+    """The folder's tensors and the file they came from; safetensors first (no pickle at all).
+
+    A big model is saved in shards: ``<name>.index.json`` maps every tensor to its shard's file.
+    """
+    for name, read in (("model.safetensors", read_safetensors), ("pytorch_model.bin", _read_pickled)):
+        if (folder / name).is_file():
+            return read(folder / name), name
+        index = folder / f"{name}.index.json"
+        if index.is_file():
+            shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+            weights = {}
+            for shard in shards:
+                weights.update(read(folder / Path(shard).name))  # .name: never a path out of the folder
+            return weights, index.name
+    raise FileNotFoundError(
+        f"{folder} has neither model.safetensors nor pytorch_model.bin (nor their shards)"
+    )
+
+
+# -- GPT-2 -----------------------------------------------------------------------------------------
+
+
+def gpt2_config(hf: dict) -> ModelConfig:
+    """A GPT-2 ``config.json`` (as a dict) -> ModelConfig: one causal, pre-norm stack."""
+    activation = hf.get("activation_function", "gelu_new")
+    if activation not in ("gelu_new", "gelu_pytorch_tanh"):
+        raise ValueError(f"activation_function={activation!r}: only GPT-2's gelu_new is supported")
+    for option in ("scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"):
+        if hf.get(option):
+            raise ValueError(f"{option}=True is not supported")
+    if not hf.get("scale_attn_weights", True):
+        raise ValueError("scale_attn_weights=False is not supported: attention divides by sqrt(d_k)")
+    d_model, vocab = hf["n_embd"], hf["vocab_size"]
+    return ModelConfig(
+        src_vocab_size=vocab,  # unused: there is no encoder
+        tgt_vocab_size=vocab,
+        d_model=d_model,
+        num_heads=hf["n_head"],
+        num_layers=hf["n_layer"],
+        d_ff=hf.get("n_inner") or 4 * d_model,
+        dropout=hf.get("resid_pdrop", 0.1),
+        max_len=hf["n_positions"],
+        norm="pre",
+        # GPT-2 has no pad token (None): a padded batch passes attention_mask (Transformer.decode)
+        pad_id=hf.get("pad_token_id"),
+        positions="learned",
+        activation="gelu_tanh",
+        layer_norm_eps=hf.get("layer_norm_epsilon", 1e-5),
+        scale_embeddings=False,
+        final_norm=True,
+        encoder=False,
+        tie_embeddings=hf.get("tie_word_embeddings", True),
+    )
+
+
+# GPT-2's names inside block h.{i} -> ours inside decoder.layers.{i}
+_GPT2_LAYER = {
+    "ln_1": "sublayer1.norm",  # pre-norm: x + Attention(LayerNorm(x))
+    "attn.c_proj": "self_attn.w_o",
+    "ln_2": "sublayer3.norm",  # the FFN's residual is sublayer3 in every decoder layer
+    "mlp.c_fc": "ffn.linear1",
+    "mlp.c_proj": "ffn.linear2",
+}
+# Conv1D stores (in, out), the transpose of a Linear's (out, in)
+_CONV1D = ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj")
+
+
+def gpt2_state_dict(weights: dict[str, torch.Tensor], config: ModelConfig) -> dict[str, torch.Tensor]:
+    """Rename a GPT-2 checkpoint's tensors to ours: Conv1D matrices transposed, c_attn's (d, 3d)
+    split into W_Q, W_K, W_V, the output matrix tied to the token embedding when the config says so."""
+    ours = {}
+    for name, tensor in weights.items():
+        name = name.removeprefix("transformer.")
+        parts = name.split(".")
+        if name in ("wte.weight", "wpe.weight"):
+            ours[{"wte": "tgt_embed.lookup", "wpe": "tgt_embed.position"}[parts[0]] + ".weight"] = tensor
+        elif parts[0] == "ln_f":
+            ours[f"decoder.norm.{parts[1]}"] = tensor
+        elif name == "lm_head.weight":
+            ours["generator.weight"] = tensor
+        elif parts[0] == "h" and len(parts) >= 4:
+            _gpt2_layer(ours, parts[1], ".".join(parts[2:-1]), parts[-1], tensor)
+        else:
+            raise ValueError(f"unexpected tensor {name!r} in a GPT-2 checkpoint")
+    if config.tie_embeddings:  # save_pretrained leaves the tied copy out of model.safetensors
+        ours["generator.weight"] = ours["tgt_embed.lookup.weight"]
+    return ours
+
+
+def _gpt2_layer(ours: dict, i: str, module: str, leaf: str, tensor: torch.Tensor) -> None:
+    if module == "attn" and leaf in ("bias", "masked_bias"):
+        return  # old checkpoints store the causal mask as a buffer: ours is built by core/masks.py
+    key = f"{module}.{leaf}"
+    if leaf == "weight" and module in _CONV1D:
+        tensor = tensor.t()
+    if module == "attn.c_attn":  # (3d, d) weight or (3d,) bias: queries, keys, values stacked
+        for ours_name, part in zip(("w_q", "w_k", "w_v"), tensor.chunk(3, dim=0), strict=True):
+            ours[f"decoder.layers.{i}.self_attn.{ours_name}.{leaf}"] = part.contiguous()
+        return
+    if module not in _GPT2_LAYER:
+        raise ValueError(f"unexpected tensor h.{i}.{key} in a GPT-2 checkpoint")
+    ours[f"decoder.layers.{i}.{_GPT2_LAYER[module]}.{leaf}"] = tensor.contiguous()
+
+
+def load_gpt2(folder: Path, hf: dict) -> tuple[Transformer, GPT2Tokenizer, str]:
+    config = gpt2_config(hf)
+    tokenizer = GPT2Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
+    if len(tokenizer) > config.tgt_vocab_size:
+        raise ValueError(f"vocab.json has {len(tokenizer)} tokens, config.json says {config.tgt_vocab_size}")
+    weights, source = read_weights(folder)
+    # strict: every parameter of ours is filled, and no tensor of theirs is left over
+    model = Transformer.from_state_dict(config, gpt2_state_dict(weights, config)).eval()
+    return model, tokenizer, source
+
+
+# -- any folder ------------------------------------------------------------------------------------
+
+# model_type -> loader(folder, config.json as a dict) -> (model, tokenizer, weights file name)
+FAMILIES: dict[str, Callable] = {"gpt2": load_gpt2}
+
+
+def load_folder(path) -> tuple[Transformer, GPT2Tokenizer, FolderInfo]:
+    """A Hugging Face model folder -> (our model in eval mode, its tokenizer, FolderInfo).
+
+    The family is config.json's ``model_type``; an unsupported one raises a ValueError that names
+    it (and its ``architectures``) and lists what is supported.
+    """
+    folder = Path(path)
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise FileNotFoundError(f"{folder} has no config.json: not a Hugging Face model folder")
+    hf = json.loads(config_file.read_text(encoding="utf-8"))
+    family = hf.get("model_type")
+    architecture = ", ".join(hf.get("architectures") or []) or "unknown architecture"
+    if family not in FAMILIES:
+        raise ValueError(
+            f"{folder.name}: model_type={family!r} ({architecture}) is not supported; "
+            f"supported: {', '.join(sorted(FAMILIES))}"
+        )
+    model, tokenizer, source = FAMILIES[family](folder, hf)
+    return model, tokenizer, FolderInfo(folder.name, family, architecture, source)
