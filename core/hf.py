@@ -8,11 +8,14 @@ Nothing in the folder is executed: the weights are read from ``model.safetensors
 reader (core/pretrained.py) or from ``pytorch_model.bin`` with ``torch.load(weights_only=True)``,
 which unpickles tensors and plain containers only.
 
-One family so far, chosen by config.json's ``model_type``; each family is a config translation
+The family is chosen by config.json's ``model_type``; each family is a config translation
 (its config.json -> ModelConfig), a renaming of its tensors into ours, and its tokenizer:
 
     gpt2   GPT2LMHeadModel (gpt2, distilgpt2, ...): learned positions, pre-norm, GELU (tanh),
            tied input/output embeddings, one causal stack -> ModelConfig(encoder=False, ...)
+    bert   BertModel, BertForMaskedLM, BertForPreTraining, BertLMHeadModel (bert-base-chinese,
+           all-MiniLM-L6-v2, ...): the encoder alone (core/pretrained.py), heads left out, with
+           its WordPiece (vocab.txt, switches from tokenizer_config.json) -> ModelConfig(decoder=False)
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import torch
 from core.config import ModelConfig
 from core.gpt2_tokenizer import GPT2Tokenizer
 from core.model import Transformer
-from core.pretrained import read_safetensors
+from core.pretrained import bert_config, bert_state_dict, read_safetensors
+from core.wordpiece import WordPieceTokenizer
 
 
 @dataclass(frozen=True)
@@ -161,13 +165,62 @@ def load_gpt2(folder: Path, hf: dict) -> tuple[Transformer, GPT2Tokenizer, str]:
     return model, tokenizer, source
 
 
+# -- BERT ------------------------------------------------------------------------------------------
+
+# tokenizer_config.json's names -> WordPieceTokenizer's (BertTokenizer's defaults when absent)
+_WORDPIECE_OPTIONS = {
+    "do_lower_case": "lowercase",
+    "tokenize_chinese_chars": "chinese_chars",
+    "strip_accents": "strip_accents",
+}
+
+
+def bert_tokenizer(folder: Path) -> WordPieceTokenizer:
+    """``vocab.txt`` normalised as ``tokenizer_config.json`` says: a cased or a Chinese BERT keeps
+    its case (``do_lower_case=false``); without the file, BERT's uncased defaults.
+
+    transformers 5 saves no vocab.txt, only ``tokenizer.json``: then its WordPiece vocabulary
+    (token -> id) is read from there.
+    """
+    options = {}
+    settings = folder / "tokenizer_config.json"
+    if settings.is_file():
+        saved = json.loads(settings.read_text(encoding="utf-8"))
+        options = {ours: saved[theirs] for theirs, ours in _WORDPIECE_OPTIONS.items() if theirs in saved}
+    if (folder / "vocab.txt").is_file():
+        return WordPieceTokenizer.from_file(folder / "vocab.txt", **options)
+    if (folder / "tokenizer.json").is_file():
+        model = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8")).get("model", {})
+        if model.get("type") == "WordPiece":
+            vocab = sorted(model["vocab"], key=model["vocab"].get)
+            if [model["vocab"][t] for t in vocab] != list(range(len(vocab))):
+                raise ValueError(f"{folder}/tokenizer.json: the WordPiece ids are not 0, 1, 2, ...")
+            return WordPieceTokenizer(vocab, **options)
+    raise FileNotFoundError(f"{folder} has neither vocab.txt nor a WordPiece tokenizer.json")
+
+
+def load_bert(folder: Path, hf: dict) -> tuple[Transformer, WordPieceTokenizer, str]:
+    """The encoder of any BERT checkpoint (``bert.`` prefix of BertFor* stripped, heads ignored)."""
+    if hf.get("is_decoder") or hf.get("add_cross_attention"):
+        # a causal BERT (BertLMHeadModel as a decoder) masks the future: not what our encoder does
+        raise ValueError("is_decoder or add_cross_attention: only BERT's bidirectional encoder is supported")
+    config = bert_config(hf)
+    tokenizer = bert_tokenizer(folder)
+    if len(tokenizer) > config.src_vocab_size:
+        raise ValueError(f"vocab.txt has {len(tokenizer)} tokens, config.json says {config.src_vocab_size}")
+    weights, source = read_weights(folder)
+    # strict: every parameter of ours is filled, and no tensor of theirs is left over
+    model = Transformer.from_state_dict(config, bert_state_dict(weights)).eval()
+    return model, tokenizer, source
+
+
 # -- any folder ------------------------------------------------------------------------------------
 
 # model_type -> loader(folder, config.json as a dict) -> (model, tokenizer, weights file name)
-FAMILIES: dict[str, Callable] = {"gpt2": load_gpt2}
+FAMILIES: dict[str, Callable] = {"gpt2": load_gpt2, "bert": load_bert}
 
 
-def load_folder(path) -> tuple[Transformer, GPT2Tokenizer, FolderInfo]:
+def load_folder(path) -> tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer, FolderInfo]:
     """A Hugging Face model folder -> (our model in eval mode, its tokenizer, FolderInfo).
 
     The family is config.json's ``model_type``; an unsupported one raises a ValueError that names

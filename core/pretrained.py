@@ -130,16 +130,22 @@ _LAYER_NAMES = {
     "output.dense": "ffn.linear2",
     "output.LayerNorm": "sublayer2.norm",  # post-norm: LayerNorm(x + FFN)
 }
-# In the file but not part of the encoder: the position-id buffer and the [CLS] pooler (unused by
-# sentence-transformers, which averages the token vectors).
-_IGNORED = ("embeddings.position_ids", "pooler.")
+# In the file but not part of the encoder: the position-id buffer, the [CLS] pooler (unused by
+# sentence-transformers, which averages the token vectors) and the pre-training heads of
+# BertForMaskedLM / BertForPreTraining / BertLMHeadModel (cls.predictions, cls.seq_relationship).
+_IGNORED = ("embeddings.position_ids", "pooler.", "cls.")
+# TensorFlow-era checkpoints (bert-base-chinese's pytorch_model.bin) name LayerNorm's weight gamma
+_OLD_NAMES = {"LayerNorm.gamma": "LayerNorm.weight", "LayerNorm.beta": "LayerNorm.bias"}
 
 
 def bert_state_dict(weights: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Rename a BERT checkpoint's tensors to this project's module names (drops the pooler)."""
+    """Rename a BERT checkpoint's tensors to this project's module names (drops the pooler and
+    the heads; ``bert.``, the prefix of BertFor* checkpoints, is stripped)."""
     ours = {}
     for name, tensor in weights.items():
         name = name.removeprefix("bert.")
+        for old, new in _OLD_NAMES.items():
+            name = name.replace(old, new)
         if name.startswith(_IGNORED):
             continue
         if name in _EMBEDDING_NAMES:

@@ -1,4 +1,4 @@
-"""WordPiece, the tokenizer of BERT (uncased), reading a ``vocab.txt`` (one token a line, id = line).
+"""WordPiece, the tokenizer of BERT, reading a ``vocab.txt`` (one token a line, id = line).
 
 Two steps, the way BERT does them:
 
@@ -74,11 +74,18 @@ def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
 
 
-def normalize(text: str) -> str:
-    """BERT's uncased normaliser: clean, space out CJK, strip accents, lowercase.
+def normalize(
+    text: str, lowercase: bool = True, chinese_chars: bool = True, strip_accents: bool | None = None
+) -> str:
+    """BERT's normaliser: clean, space out CJK, strip accents, lowercase (uncased BERT: all four).
+
+    A cased BERT (``do_lower_case=False`` in its tokenizer_config.json) keeps case and accents:
+    ``strip_accents=None`` follows ``lowercase``, as in Google's BERT and Hugging Face's.
 
     >>> normalize("Héllo\\tWÖRLD 你好")
     'hello world  你  好 '
+    >>> normalize("Héllo 你好", lowercase=False, chinese_chars=False)
+    'Héllo 你好'
     """
     chars = []
     for ch in text:
@@ -86,13 +93,17 @@ def normalize(text: str) -> str:
             continue
         if _is_whitespace(ch):
             chars.append(" ")
-        elif _is_cjk(ch):
+        elif chinese_chars and _is_cjk(ch):
             chars.extend((" ", ch, " "))
         else:
             chars.append(ch)
-    decomposed = unicodedata.normalize("NFD", "".join(chars))
-    stripped = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-    return "".join(ch.lower() for ch in stripped)  # per character, as the Rust normaliser
+    text = "".join(chars)
+    if lowercase if strip_accents is None else strip_accents:
+        decomposed = unicodedata.normalize("NFD", text)
+        text = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    if lowercase:
+        text = "".join(ch.lower() for ch in text)  # per character, as the Rust normaliser
+    return text
 
 
 def pre_tokenize(text: str) -> list[str]:
@@ -118,7 +129,16 @@ def pre_tokenize(text: str) -> list[str]:
 
 
 class WordPieceTokenizer:
-    def __init__(self, vocab: list[str]) -> None:
+    def __init__(
+        self,
+        vocab: list[str],
+        lowercase: bool = True,
+        chinese_chars: bool = True,
+        strip_accents: bool | None = None,
+    ) -> None:
+        # the normaliser's switches, as a BERT folder's tokenizer_config.json names them
+        # (do_lower_case, tokenize_chinese_chars, strip_accents): see normalize()
+        self.normalizer = dict(lowercase=lowercase, chinese_chars=chinese_chars, strip_accents=strip_accents)
         self.itos: list[str] = list(vocab)
         self.stoi: dict[str, int] = {}
         for i, token in enumerate(self.itos):
@@ -129,12 +149,12 @@ class WordPieceTokenizer:
         self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (self.stoi[t] for t in SPECIALS)
 
     @classmethod
-    def from_file(cls, path) -> WordPieceTokenizer:
-        """Read a BERT ``vocab.txt``: the token on line i has id i."""
+    def from_file(cls, path, **normalizer) -> WordPieceTokenizer:
+        """Read a BERT ``vocab.txt``: the token on line i has id i (``normalizer``: see __init__)."""
         lines = Path(path).read_text(encoding="utf-8").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return cls([line.rstrip("\r") for line in lines])
+        return cls([line.rstrip("\r") for line in lines], **normalizer)
 
     def __len__(self) -> int:
         return len(self.itos)
@@ -164,7 +184,7 @@ class WordPieceTokenizer:
             if special:
                 tokens.append(chunk)
                 continue
-            for word in pre_tokenize(normalize(chunk)):
+            for word in pre_tokenize(normalize(chunk, **self.normalizer)):
                 tokens.extend(self.word_pieces(word))
         return tokens
 

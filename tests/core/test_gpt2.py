@@ -160,7 +160,7 @@ def test_unsupported_architecture_is_named(tmp_path):
         load_folder(tmp_path)
     assert (
         str(e.value)
-        == f"{tmp_path.name}: model_type='mamba' (MambaForCausalLM) is not supported; supported: gpt2"
+        == f"{tmp_path.name}: model_type='mamba' (MambaForCausalLM) is not supported; supported: bert, gpt2"
     )
 
 
