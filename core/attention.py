@@ -90,7 +90,16 @@ class MultiHeadAttention(nn.Module):
         dropout: float = 0.0,
         positions: str = "none",
         causal: bool = False,
+        *,
+        num_kv_heads: int | None = None,
+        rope_base: float = 10000.0,
+        rope_pairing: str = "interleaved",
+        qkv_bias: bool = True,
+        out_bias: bool = True,
     ) -> None:
+        """Grouped-query attention (Llama, Qwen2): ``num_kv_heads`` < num_heads key/value heads, each
+        read by num_heads / num_kv_heads consecutive query heads (HF's repeat_kv); the trace still
+        holds one k, v and weights per query head. ``rope_base`` and ``rope_pairing``: see apply_rope."""
         super().__init__()
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
@@ -98,32 +107,48 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"positions={positions!r} must be one of {('none', *IN_ATTENTION)}")
         self.h, self.d_k = num_heads, d_model // num_heads
         self.positions, self.causal = positions, causal
+        self.kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        if num_heads % self.kv_heads:
+            raise ValueError(f"num_kv_heads={self.kv_heads} does not divide num_heads={num_heads}")
+        self.rope_base, self.rope_pairing = rope_base, rope_pairing
+        d_kv = self.kv_heads * self.d_k
         # One d_model x d_model projection holds all heads' W_Q_i side by side (head i: rows i*d_k..)
-        self.w_q = Linear(d_model, d_model)
-        self.w_k = Linear(d_model, d_model)
-        self.w_v = Linear(d_model, d_model)
-        self.w_o = Linear(d_model, d_model)
+        self.w_q = Linear(d_model, d_model, bias=qkv_bias)
+        self.w_k = Linear(d_model, d_kv, bias=qkv_bias)
+        self.w_v = Linear(d_model, d_kv, bias=qkv_bias)
+        self.w_o = Linear(d_model, d_model, bias=out_bias)
         self.dropout = nn.Dropout(dropout)
 
     def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        B, L, _ = x.shape
-        return x.view(B, L, self.h, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        B, L, width = x.shape
+        return x.view(B, L, width // self.d_k, self.d_k).transpose(1, 2)  # (B, h or kv_heads, L, d_k)
+
+    def _share_kv(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, kv_heads, L, d_k) -> (B, h, L, d_k): key/value head g serves query heads g·r … g·r + r - 1."""
+        return x.repeat_interleave(self.h // self.kv_heads, dim=1) if self.kv_heads != self.h else x
 
     def forward(
-        self, x_q: torch.Tensor, x_kv: torch.Tensor, mask: torch.Tensor | None
+        self,
+        x_q: torch.Tensor,
+        x_kv: torch.Tensor,
+        mask: torch.Tensor | None,
+        positions: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, AttentionTrace]:
         """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k).
 
         Self-attention passes the same x twice; cross-attention the decoder's x and the memory.
+        ``positions`` (B, L) RoPE's position of each token (left padding: the first real token is 0);
+        None: 0, 1, ... in every row.
         """
         B, L_q, d_model = x_q.shape
         L_k = x_kv.size(1)
         q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
-        k = self._split_heads(self.w_k(x_kv))  # (B, h, L_k, d_k)
-        v = self._split_heads(self.w_v(x_kv))  # (B, h, L_k, d_k)
+        k = self._share_kv(self._split_heads(self.w_k(x_kv)))  # (B, h, L_k, d_k)
+        v = self._share_kv(self._split_heads(self.w_v(x_kv)))  # (B, h, L_k, d_k)
         bias = None
         if self.positions == "rope":  # the trace keeps the rotated q and k: they are what is multiplied
-            q, k = apply_rope(q), apply_rope(k)
+            rope = dict(positions=positions, base=self.rope_base, pairing=self.rope_pairing)
+            q, k = apply_rope(q, **rope), apply_rope(k, **rope)
         elif self.positions == "alibi":
             bias = alibi_bias(self.h, L_q, L_k, causal=self.causal).to(q.device, q.dtype)  # (h, L_q, L_k)
         heads, weights, scores = scaled_dot_product_attention(q, k, v, mask, bias, self.dropout)

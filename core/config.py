@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from core.positional import POSITIONS
+from core.positional import POSITIONS, ROPE_PAIRINGS
 
 NORMS = ("post", "pre")
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")
+NORM_KINDS = ("layer", "rms")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,16 @@ class ModelConfig:
     encoder: bool = True  # False: a decoder only (GPT); no source embedding, encoder or cross-attention
     # the generator's matrix is the target embedding's (GPT-2: logits = h Eᵀ, and no bias)
     tie_embeddings: bool = False
+    # Llama / Qwen2 (core/hf.py): norm_kind="rms", activation="swiglu", positions="rope" with
+    # rope_pairing="half" and their rope_theta, num_kv_heads < num_heads, no biases but Qwen2's q/k/v
+    norm_kind: str = "layer"  # | "rms": RMSNorm(x) = x / sqrt(mean(x²) + ε) · g, no mean, no bias
+    num_kv_heads: int | None = None  # grouped-query attention: this many key/value heads; None = num_heads
+    rope_theta: float = 10000.0  # RoPE's base: θ_i = rope_theta^(-2i/d_k)
+    rope_pairing: str = "interleaved"  # | "half" (HF's rotate_half), see core/positional.py
+    qkv_bias: bool = True  # biases of W_Q, W_K, W_V
+    out_bias: bool = True  # bias of W_O
+    ffn_bias: bool = True  # biases of the feed-forward matrices
+    generator_bias: bool = True  # bias of an untied output matrix
 
     def __post_init__(self) -> None:
         def positive(name: str) -> None:
@@ -107,9 +118,33 @@ class ModelConfig:
             raise ValueError("encoder=False and decoder=False: a model needs at least one stack")
         if self.tie_embeddings and not self.decoder:
             raise ValueError("tie_embeddings=True needs a decoder: an encoder only has no generator")
+        self._check_llama_options()
         types = self.type_vocab_size
         if isinstance(types, bool) or not isinstance(types, int) or types < 0:
             raise ValueError(f"type_vocab_size={types!r} must be a non-negative integer")
+
+    def _check_llama_options(self) -> None:
+        if self.norm_kind not in NORM_KINDS:
+            raise ValueError(f"norm_kind={self.norm_kind!r} must be one of {NORM_KINDS}")
+        if self.rope_pairing not in ROPE_PAIRINGS:
+            raise ValueError(f"rope_pairing={self.rope_pairing!r} must be one of {ROPE_PAIRINGS}")
+        kv = self.num_kv_heads
+        bad_kv = isinstance(kv, bool) or not isinstance(kv, int) or kv < 1 or self.num_heads % kv
+        if kv is not None and bad_kv:
+            raise ValueError(f"num_kv_heads={kv!r} must be a positive divisor of num_heads={self.num_heads}")
+        theta = self.rope_theta
+        if isinstance(theta, bool) or not isinstance(theta, (int, float)) or theta <= 1:
+            raise ValueError(f"rope_theta={theta!r} must be a number > 1")
+        for name in ("qkv_bias", "out_bias", "ffn_bias", "generator_bias"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        options = (self.norm_kind, self.num_kv_heads, self.rope_theta, self.rope_pairing)
+        biases = (self.qkv_bias, self.out_bias, self.ffn_bias)
+        if self.encoder and (options != ("layer", None, 10000.0, "interleaved") or not all(biases)):
+            # only a decoder-only stack is built with them (core/model.py: _decoder_options)
+            raise ValueError(
+                "norm_kind, num_kv_heads, rope_theta, rope_pairing and the bias options need encoder=False"
+            )
 
     @property
     def stack(self) -> str:

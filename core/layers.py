@@ -24,22 +24,39 @@ class FeedForward(nn.Module):
 
     activation="gelu" puts GELU(z) = z·Φ(z) (exact, with erf, as BERT) in place of max(0, z);
     "gelu_tanh" its approximation ½z(1 + tanh(√(2/π)(z + 0.044715 z³))), GPT-2's ``gelu_new``.
+
+    activation="swiglu" (Llama, Qwen2) is a gated unit with a third matrix W_gate:
+    FFN(x) = (SiLU(x W_gate) ⊙ x W_1) W_2, SiLU(z) = z·σ(z); W_1, W_2 are HF's up_proj, down_proj.
+    ``bias=False``: no b_1, b_2 (nor a gate bias).
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "relu") -> None:
+    def __init__(
+        self, d_model: int, d_ff: int, dropout: float, activation: str = "relu", bias: bool = True
+    ) -> None:
         super().__init__()
-        self.linear1 = Linear(d_model, d_ff)
-        self.linear2 = Linear(d_ff, d_model)
+        self.linear1 = Linear(d_model, d_ff, bias=bias)
+        self.linear2 = Linear(d_ff, d_model, bias=bias)
+        self.gate = Linear(d_model, d_ff, bias=bias) if activation == "swiglu" else None
         self.dropout = nn.Dropout(dropout)
-        self.activation = {"relu": torch.relu, "gelu": F.gelu, "gelu_tanh": _gelu_tanh}[activation]
+        self.activation = {"relu": torch.relu, "gelu": F.gelu, "gelu_tanh": _gelu_tanh, "swiglu": F.silu}[
+            activation
+        ]
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        hidden = self.activation(self.linear1(x))  # (B, L, d_ff)
+        if self.gate is None:
+            hidden = self.activation(self.linear1(x))  # (B, L, d_ff)
+        else:  # SwiGLU: the gate's SiLU scales each hidden unit of x W_1
+            hidden = self.activation(self.gate(x)) * self.linear1(x)  # (B, L, d_ff)
         return self.linear2(self.dropout(hidden)), hidden  # (B, L, d_model), (B, L, d_ff)
 
 
 def _gelu_tanh(z: torch.Tensor) -> torch.Tensor:
     return F.gelu(z, approximate="tanh")
+
+
+def make_norm(d_model: int, eps: float, kind: str = "layer") -> nn.Module:
+    """LayerNorm, or (kind="rms", Llama) RMSNorm(x) = x / sqrt(mean(x²) + ε) · g: no centring, no bias."""
+    return nn.RMSNorm(d_model, eps=eps) if kind == "rms" else LayerNorm(d_model, eps=eps)
 
 
 def _in_attention(positions: str) -> str:
@@ -52,11 +69,15 @@ class Residual(nn.Module):
 
     post-norm (the paper):  x = LayerNorm(x + Dropout(Sublayer(x)))
     pre-norm:               x = x + Dropout(Sublayer(LayerNorm(x)))
+
+    kind="rms" (Llama) puts RMSNorm in LayerNorm's place.
     """
 
-    def __init__(self, d_model: int, dropout: float, norm: str, eps: float = 1e-5) -> None:
+    def __init__(
+        self, d_model: int, dropout: float, norm: str, eps: float = 1e-5, kind: str = "layer"
+    ) -> None:
         super().__init__()
-        self.norm = LayerNorm(d_model, eps=eps)
+        self.norm = make_norm(d_model, eps, kind)
         self.dropout = nn.Dropout(dropout)
         self.pre = norm == "pre"
 
@@ -128,16 +149,23 @@ class DecoderLayer(nn.Module):
         eps: float = 1e-5,
         positions: str = "sinusoidal",
         cross: bool = True,
+        *,
+        norm_kind: str = "layer",
+        ffn_bias: bool = True,
+        attention: dict | None = None,
     ) -> None:
+        """``attention``: MultiHeadAttention's keyword options for the self-attention (Llama's grouped
+        keys and values, RoPE base and pairing, biases); ``norm_kind`` "rms" for RMSNorm."""
         super().__init__()
         mode = _in_attention(positions)
-        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, mode, causal=True)
+        options = attention or {}
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, mode, causal=True, **options)
         # Cross-attention: no rope/alibi (query and key positions belong to different sequences)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout) if cross else None
-        self.ffn = FeedForward(d_model, d_ff, dropout, activation)
-        self.sublayer1 = Residual(d_model, dropout, norm, eps)
-        self.sublayer2 = Residual(d_model, dropout, norm, eps) if cross else None
-        self.sublayer3 = Residual(d_model, dropout, norm, eps)
+        self.ffn = FeedForward(d_model, d_ff, dropout, activation, bias=ffn_bias)
+        self.sublayer1 = Residual(d_model, dropout, norm, eps, norm_kind)
+        self.sublayer2 = Residual(d_model, dropout, norm, eps, norm_kind) if cross else None
+        self.sublayer3 = Residual(d_model, dropout, norm, eps, norm_kind)
 
     def forward(
         self,
@@ -145,8 +173,10 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor | None,
         src_mask: torch.Tensor | None,
         tgt_mask: torch.Tensor,
+        positions: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, DecoderLayerTrace]:
-        after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask))
+        """``positions`` (B, T): each token's position for RoPE (left padding); None: 0, 1, ..."""
+        after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask, positions))
         after_cross, cross_attn = after_self, None  # decoder-only: nothing to read across
         if self.cross_attn is not None:
             # Cross-attention: queries from the decoder, keys and values from the encoder's memory.

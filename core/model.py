@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from core.config import ModelConfig
-from core.layers import DecoderLayer, EncoderLayer
+from core.layers import DecoderLayer, EncoderLayer, make_norm
 from core.masks import causal_mask, decoder_mask, padding_mask
 from core.modules import LayerNorm, Linear
 from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
@@ -125,7 +125,23 @@ class Embedding(nn.Module):
 
 
 def _final_norm(c: ModelConfig) -> nn.Module:
-    return LayerNorm(c.d_model, eps=c.layer_norm_eps) if c.final_norm else nn.Identity()
+    return make_norm(c.d_model, c.layer_norm_eps, c.norm_kind) if c.final_norm else nn.Identity()
+
+
+def _decoder_options(c: ModelConfig) -> dict:
+    """DecoderLayer's keyword options for a Llama-style model; {} (the defaults) otherwise."""
+    default = {f.name: f.default for f in dataclasses.fields(ModelConfig)}
+    names = ("norm_kind", "num_kv_heads", "rope_theta", "rope_pairing", "qkv_bias", "out_bias", "ffn_bias")
+    if all(getattr(c, n) == default[n] for n in names):  # the paper's, GPT-2's: built exactly as before
+        return {}
+    attention = dict(
+        num_kv_heads=c.num_kv_heads,
+        rope_base=c.rope_theta,
+        rope_pairing=c.rope_pairing,
+        qkv_bias=c.qkv_bias,
+        out_bias=c.out_bias,
+    )
+    return dict(norm_kind=c.norm_kind, ffn_bias=c.ffn_bias, attention=attention)
 
 
 class Encoder(nn.Module):
@@ -177,16 +193,19 @@ class Decoder(nn.Module):
                 c.layer_norm_eps,
                 c.positions,
                 cross=c.encoder,  # a decoder-only model has no memory to read
+                **_decoder_options(c),
             )
             for _ in range(c.num_layers)
         )
         self.norm = _final_norm(c)
 
-    def forward(self, x, memory, src_mask, tgt_mask):
-        """x (B, T, d_model), memory (B, S, d_model) -> (out (B, T, d_model), a trace per layer)."""
+    def forward(self, x, memory, src_mask, tgt_mask, positions=None):
+        """x (B, T, d_model), memory (B, S, d_model) -> (out (B, T, d_model), a trace per layer).
+
+        ``positions`` (B, T) each token's position, for RoPE (left padding); None: 0, 1, ..."""
         traces = []
         for layer in self.layers:
-            x, t = layer(x, memory, src_mask, tgt_mask)
+            x, t = layer(x, memory, src_mask, tgt_mask, positions)
             traces.append(t)
         return self.norm(x), traces
 
@@ -217,7 +236,8 @@ class Transformer(nn.Module):
             self.decoder = Decoder(c) if c.decoder else None
             # d_model -> logits over the vocabulary
             tied = c.tie_embeddings
-            self.generator = Linear(c.d_model, c.tgt_vocab_size, bias=not tied) if c.decoder else None
+            bias = c.generator_bias and not tied
+            self.generator = Linear(c.d_model, c.tgt_vocab_size, bias=bias) if c.decoder else None
             if c.tie_embeddings:  # one tensor in two places (materialize_on_cpu keeps it shared)
                 self.generator.weight = self.tgt_embed.lookup.weight
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
@@ -413,7 +433,7 @@ class Transformer(nn.Module):
         if attention_mask is not None:
             position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)
         embedded, lookup = self.tgt_embed(tgt_ids, position_ids=position_ids)  # (B, T, d_model)
-        out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask)
+        out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask, position_ids)
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> torch.Tensor:

@@ -38,6 +38,9 @@ import math
 import torch
 
 POSITIONS = ("sinusoidal", "learned", "rope", "alibi")
+# which dimensions RoPE turns together: (2i, 2i+1) as in RoFormer, or (i, i + d_k/2) as HF's Llama
+# ("rotate_half"); the same rotation, on a permutation of the dimensions
+ROPE_PAIRINGS = ("interleaved", "half")
 ADDED_TO_EMBEDDINGS = ("sinusoidal", "learned")  # a vector per position, added to the token's
 IN_ATTENTION = ("rope", "alibi")  # nothing added; positions act on each head's scores
 
@@ -97,13 +100,19 @@ def rope_angles(positions, d_k: int, base: float = 10000.0) -> torch.Tensor:
     return pos[:, None] * rope_frequencies(d_k, base)[None, :]  # (L, d_k // 2)
 
 
-def apply_rope(x: torch.Tensor, positions=None, base: float = 10000.0) -> torch.Tensor:
+def apply_rope(
+    x: torch.Tensor, positions=None, base: float = 10000.0, pairing: str = "interleaved"
+) -> torch.Tensor:
     """Rotate each pair (x[..., 2i], x[..., 2i+1]) of the row at position p by the angle p·θ_i.
 
+    pairing="half" (HF's Llama, Qwen2: ``q·cos + rotate_half(q)·sin``) pairs x[..., i] with
+    x[..., i + d_k/2] instead, θ_i the same; ``base`` is their ``rope_theta``.
+
     ``x`` is (..., L, d_k), e.g. one head's queries (B, h, L, d_k); ``positions`` (L,) defaults to
-    0 … L-1. In complex numbers: (x_2i + i·x_2i+1) · e^{i·p·θ_i}. Lengths are kept, position 0 is
-    unchanged, and apply_rope(q, [m])·apply_rope(k, [n]) depends on m - n only. With an odd d_k the
-    last dimension has no partner and is left as it is (it then adds q·k, the same at every offset).
+    0 … L-1; a (B, L) tensor gives each row of a (B, h, L, d_k) x its own positions. In complex
+    numbers: (x_2i + i·x_2i+1) · e^{i·p·θ_i}. Lengths are kept, position 0 is unchanged, and
+    apply_rope(q, [m])·apply_rope(k, [n]) depends on m - n only. With an odd d_k the last dimension
+    has no partner and is left as it is (it then adds q·k, the same at every offset).
     The result has x's dtype (the angles are computed in float64).
 
     >>> x = torch.tensor([[1.0, 0.0], [1.0, 0.0]])  # the same vector at positions 0 and 1
@@ -112,17 +121,24 @@ def apply_rope(x: torch.Tensor, positions=None, base: float = 10000.0) -> torch.
             [0.5403, 0.8415]])
     """
     L, d_k = x.size(-2), x.size(-1)
-    angles = rope_angles(L if positions is None else positions, d_k, base)  # (L, d_k // 2)
-    if angles.size(0) != L:
-        raise ValueError(f"{angles.size(0)} positions for a sequence of length {L}")
+    if torch.is_tensor(positions) and positions.dim() == 2:  # (B, L): each row its own (left padding)
+        angles = positions.to(torch.float64)[:, None, :, None] * rope_frequencies(d_k, base)  # (B, 1, L, ·)
+    else:
+        angles = rope_angles(L if positions is None else positions, d_k, base)  # (L, d_k // 2)
+    if angles.size(-2) != L:
+        raise ValueError(f"{angles.size(-2)} positions for a sequence of length {L}")
     cos = torch.cos(angles).to(x.dtype).to(x.device)  # (L, d_k // 2)
     sin = torch.sin(angles).to(x.dtype).to(x.device)
     pairs = d_k // 2
-    even, odd = x[..., 0 : 2 * pairs : 2], x[..., 1 : 2 * pairs : 2]  # (..., L, d_k // 2) each
+    if pairing not in ROPE_PAIRINGS:
+        raise ValueError(f"pairing={pairing!r} must be one of {ROPE_PAIRINGS}")
+    first = slice(0, 2 * pairs, 2) if pairing == "interleaved" else slice(0, pairs)
+    second = slice(1, 2 * pairs, 2) if pairing == "interleaved" else slice(pairs, 2 * pairs)
+    even, odd = x[..., first], x[..., second]  # (..., L, d_k // 2) each: the pairs' two coordinates
     out = torch.empty_like(x)
     # (a + ib)(cos + i sin) = (a cos - b sin) + i (a sin + b cos)
-    out[..., 0 : 2 * pairs : 2] = even * cos - odd * sin
-    out[..., 1 : 2 * pairs : 2] = even * sin + odd * cos
+    out[..., first] = even * cos - odd * sin
+    out[..., second] = even * sin + odd * cos
     if d_k % 2:
         out[..., -1] = x[..., -1]
     return out

@@ -78,6 +78,8 @@ def _glorot_jobs(module: nn.Module, only: set[int] | None) -> list[tuple[torch.T
         elif isinstance(m, nn.LayerNorm) and (only is None or id(m.weight) in only):
             nn.init.ones_(m.weight)
             nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.RMSNorm) and (only is None or id(m.weight) in only):  # Llama: g = 1
+            nn.init.ones_(m.weight)
     return jobs
 
 

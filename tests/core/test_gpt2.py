@@ -158,9 +158,9 @@ def test_unsupported_architecture_is_named(tmp_path):
     )
     with pytest.raises(ValueError) as e:
         load_folder(tmp_path)
-    assert (
-        str(e.value)
-        == f"{tmp_path.name}: model_type='mamba' (MambaForCausalLM) is not supported; supported: bert, gpt2"
+    assert str(e.value) == (
+        f"{tmp_path.name}: model_type='mamba' (MambaForCausalLM) is not supported; "
+        "supported: bert, gpt2, llama, qwen2"
     )
 
 

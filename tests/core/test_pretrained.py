@@ -227,7 +227,10 @@ def test_safetensors_reader_refuses_a_bad_file(tmp_path):
             dict(positions="rotary"),
             "positions='rotary' must be one of ('sinusoidal', 'learned', 'rope', 'alibi')",
         ),
-        (dict(activation="swish"), "activation='swish' must be one of ('relu', 'gelu', 'gelu_tanh')"),
+        (
+            dict(activation="swish"),
+            "activation='swish' must be one of ('relu', 'gelu', 'gelu_tanh', 'swiglu')",
+        ),
         (dict(layer_norm_eps=0), "layer_norm_eps=0 must be a number in (0, 1)"),
         (dict(embed_norm=1), "embed_norm=1 must be True or False"),
         (dict(decoder="no"), "decoder='no' must be True or False"),
