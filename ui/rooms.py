@@ -344,6 +344,22 @@ def _values(values: object, *, most: int, chars: int, what: str) -> dict[str, st
     return out
 
 
+def _pin_digits(pin: object) -> str:
+    """The digits of a typed PIN (spaces and dashes ignored), or :class:`BadInput`."""
+    digits = pin.replace(" ", "").replace("-", "") if isinstance(pin, str) and len(pin) <= 32 else ""
+    if not _PIN.fullmatch(digits):
+        raise BadInput(f"The presenter PIN is {PIN_DIGITS} digits.")
+    return digits
+
+
+def _within(within: object) -> float:
+    """A presence window in seconds: more than 0, at most PRESENCE_WINDOW."""
+    number = isinstance(within, int | float) and not isinstance(within, bool)
+    if not number or not 0 < within <= PRESENCE_WINDOW:
+        raise BadInput(f"Presence is counted over 0 to {PRESENCE_WINDOW:g} seconds.")
+    return within
+
+
 def _settings(values: object) -> dict[str, str]:
     return _values(values, most=MAX_SETTINGS, chars=MAX_SETTINGS_CHARS, what="settings")
 
@@ -514,9 +530,7 @@ class MemoryStore:
         """The presenter secret, given the room's PIN (on another device). After MAX_PIN_FAILURES
         wrong PINs every PIN is refused for PIN_LOCK_SECONDS (:class:`TooMany`, with ``retry_after``)."""
         code = _code(code)
-        digits = pin.replace(" ", "").replace("-", "") if isinstance(pin, str) and len(pin) <= 32 else ""
-        if not _PIN.fullmatch(digits):
-            raise BadInput(f"The presenter PIN is {PIN_DIGITS} digits.")
+        digits = _pin_digits(pin)
         with self._lock:
             room = self._open(code)
             now = self._now()
@@ -602,9 +616,7 @@ class MemoryStore:
     def present(self, code: str, within: float = PRESENCE_SECONDS) -> int:
         """How many members were seen in the last ``within`` seconds (at most PRESENCE_WINDOW)."""
         code = _code(code)
-        number = isinstance(within, int | float) and not isinstance(within, bool)
-        if not number or not 0 < within <= PRESENCE_WINDOW:
-            raise BadInput(f"Presence is counted over 0 to {PRESENCE_WINDOW:g} seconds.")
+        within = _within(within)
         with self._lock:
             room = self._open(code)
             now = self._now()

@@ -56,7 +56,6 @@ from collections.abc import Callable, Mapping
 import redis
 
 from ui.rooms import (
-    _PIN,
     ENDED,
     EXPIRED,
     IDLE_SECONDS,
@@ -86,9 +85,11 @@ from ui.rooms import (
     UnknownRoom,
     _code,
     _id,
+    _pin_digits,
     _question,
     _settings,
     _whole,
+    _within,
     new_code,
     parse_code,
 )
@@ -439,9 +440,7 @@ class RedisStore:
 
     def recover(self, code: str, pin: str) -> str:
         code = _code(code)
-        digits = pin.replace(" ", "").replace("-", "") if isinstance(pin, str) and len(pin) <= 32 else ""
-        if not _PIN.fullmatch(digits):
-            raise BadInput(f"The presenter PIN is {PIN_DIGITS} digits.")
+        digits = _pin_digits(pin)
         lock_until = _number(self._now() + PIN_LOCK_SECONDS)
         return self._run("recover", code, digits, MAX_PIN_FAILURES, lock_until)[0]
 
@@ -487,9 +486,7 @@ class RedisStore:
 
     def present(self, code: str, within: float = PRESENCE_SECONDS) -> int:
         code = _code(code)
-        number = isinstance(within, int | float) and not isinstance(within, bool)
-        if not number or not 0 < within <= PRESENCE_WINDOW:
-            raise BadInput(f"Presence is counted over 0 to {PRESENCE_WINDOW:g} seconds.")
+        within = _within(within)
         now = self._now()
         forget, since = _number(now - PRESENCE_WINDOW), _number(now - within)
         return int(self._run("present", code, forget, MAX_MEMBERS, since)[0])
