@@ -472,7 +472,7 @@ class Transformer(nn.Module):
             return self._trace_from(src_ids, encoded, tgt_ids)
 
     def _trace_decoder_only(self, ids: torch.Tensor, attention_mask: torch.Tensor | None) -> ModelTrace:
-        logits, out, mask, traces, embedded, lookup = self.decode(ids, None, None, attention_mask)
+        decoded = self.decode(ids, None, None, attention_mask)
         return ModelTrace(
             src_ids=None,
             src_token_embedding=None,
@@ -481,13 +481,7 @@ class Transformer(nn.Module):
             src_mask=None,
             encoder=[],
             memory=None,
-            tgt_ids=ids,
-            tgt_token_embedding=lookup.detach(),
-            tgt_embedded=embedded.detach(),
-            tgt_mask=mask,
-            decoder=traces,
-            decoder_output=out.detach(),
-            logits=logits.detach(),
+            **_target_fields(ids, decoded),
         )
 
     def _trace_from(self, src_ids, encoded, tgt_ids) -> ModelTrace:
@@ -504,17 +498,7 @@ class Transformer(nn.Module):
         )
         if tgt_ids is None:
             return ModelTrace(**common)
-        logits, out, tgt_mask, dec_traces, tgt_embedded, tgt_lookup = self.decode(tgt_ids, memory, src_mask)
-        return ModelTrace(
-            **common,
-            tgt_ids=tgt_ids,
-            tgt_token_embedding=tgt_lookup.detach(),
-            tgt_embedded=tgt_embedded.detach(),
-            tgt_mask=tgt_mask,
-            decoder=dec_traces,
-            decoder_output=out.detach(),
-            logits=logits.detach(),
-        )
+        return ModelTrace(**common, **_target_fields(tgt_ids, self.decode(tgt_ids, memory, src_mask)))
 
     # -- greedy decoding ---------------------------------------------------------------------------
 
@@ -571,6 +555,20 @@ class Transformer(nn.Module):
                 guesses = max_new_tokens if j == guess.size(1) else 2 * max(j, 2)
             steps = [last.target_prefix(t + 1) for t in range(len(probs))]
             return DecodeResult(tokens=tokens, steps=steps, probs=probs)
+
+
+def _target_fields(tgt_ids: torch.Tensor, decoded: tuple) -> dict:
+    """The target side of a ModelTrace from :meth:`Transformer.decode`'s result."""
+    logits, out, tgt_mask, traces, embedded, lookup = decoded
+    return dict(
+        tgt_ids=tgt_ids,
+        tgt_token_embedding=lookup.detach(),
+        tgt_embedded=embedded.detach(),
+        tgt_mask=tgt_mask,
+        decoder=traces,
+        decoder_output=out.detach(),
+        logits=logits.detach(),
+    )
 
 
 def _guess(tokens: torch.Tensor, k: int) -> torch.Tensor:
