@@ -5,9 +5,12 @@ token at a time, each step with the trace of the run that chose it.
     sampling: y_t ~ softmax(logits / τ) restricted to the top k tokens and to the smallest set whose
               probability reaches p (nucleus), renormalised
 
-The whole sequence is run again at every step (no key/value cache): each step's trace is the
-complete run a view shows, and these models are small enough. The encoder-decoder model has its own
-``Transformer.greedy_decode``.
+The whole sequence is run again at every step (no key/value cache; these models are small enough).
+The model is causal, so the run of the whole sequence holds every step's run: position i computes the
+same numbers whatever follows it. Each step's trace is therefore a view of one last trace
+(``ModelTrace.target_prefix``), not a trace of its own: at GPT-2 small's sizes a 64-token trace is
+tens of megabytes, and sixteen of them would be most of a server's memory. The encoder-decoder model
+has its own ``Transformer.greedy_decode``, which keeps its steps the same way.
 """
 
 from __future__ import annotations
@@ -79,28 +82,32 @@ def sample(
     every row's next token then sits at the same column.
 
     Returns DecodeResult: ``tokens`` (B, L + n) the prompt and what followed, ``steps[t]`` the trace
-    of the run that chose token t, ``probs[t]`` (B, vocab) the distribution it was drawn from.
+    of the run that chose token t (the first L + t tokens), ``probs[t]`` (B, vocab) the distribution
+    it was drawn from.
     """
     _check(model, ids, max_new_tokens)
     generator = torch.Generator(device=ids.device).manual_seed(seed)
-    tokens, steps, probs = ids, [], []
+    tokens, probs, mask = ids, [], attention_mask
     done = torch.zeros(ids.size(0), dtype=torch.bool, device=ids.device)
     limit = model.config.max_len if model.config.positions == "learned" else None
     with _eval_mode(model):
         for _ in range(max_new_tokens):
             if done.all() or (limit is not None and tokens.size(1) >= limit):
                 break  # learned positions have no row past max_len
-            trace = model.trace(tokens, attention_mask=attention_mask)
-            p = filter_logits(trace.logits[:, -1], temperature, top_k, top_p)  # (B, vocab)
+            logits = model.decode(tokens, None, None, mask)[0][:, -1]  # (B, vocab): the last position
+            p = filter_logits(logits, temperature, top_k, top_p)  # (B, vocab)
             next_id = torch.multinomial(p, 1, generator=generator)[:, 0] if temperature else p.argmax(-1)
             if eos_id is not None:
                 next_id = next_id.masked_fill(done, eos_id)
                 done |= next_id == eos_id
             tokens = torch.cat([tokens, next_id[:, None]], dim=1)
-            if attention_mask is not None:  # the new token is real (after EOS too, as transformers)
-                attention_mask = torch.cat([attention_mask, attention_mask.new_ones(len(tokens), 1)], dim=1)
-            steps.append(trace)
+            if mask is not None:  # the new token is real (after EOS too, as transformers)
+                mask = torch.cat([mask, mask.new_ones(len(tokens), 1)], dim=1)
             probs.append(p)
+        steps = []
+        if probs:  # the run of every token but the last holds each step's run (causal)
+            last = model.trace(tokens[:, :-1], attention_mask=None if mask is None else mask[:, :-1])
+            steps = [last.target_prefix(ids.size(1) + t) for t in range(len(probs))]
     return DecodeResult(tokens=tokens, steps=steps, probs=probs)
 
 

@@ -53,24 +53,41 @@ def _read_pickled(path: Path) -> dict[str, torch.Tensor]:
     return torch.load(path, map_location="cpu", weights_only=True)
 
 
-def read_weights(folder: Path) -> tuple[dict[str, torch.Tensor], str]:
+Progress = Callable[[float, str], None]  # (fraction done, what is being done), for a progress bar
+# what a family's loader gives: our model, its tokenizer (None: not read by core) and the weights file
+Loaded = tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, str]
+
+
+def _no_progress(fraction: float, what: str) -> None:
+    pass
+
+
+def read_weights(folder: Path, progress: Progress = _no_progress) -> tuple[dict[str, torch.Tensor], str]:
     """The folder's tensors and the file they came from; safetensors first (no pickle at all).
 
     A big model is saved in shards: ``<name>.index.json`` maps every tensor to its shard's file.
+    ``progress`` hears of each file before it is read (fractions 0 to 1 of the files).
     """
     for name, read in (("model.safetensors", read_safetensors), ("pytorch_model.bin", _read_pickled)):
         if (folder / name).is_file():
+            progress(0.0, name)
             return read(folder / name), name
         index = folder / f"{name}.index.json"
         if index.is_file():
             shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
             weights = {}
-            for shard in shards:
+            for n, shard in enumerate(shards):
+                progress(n / len(shards), Path(shard).name)
                 weights.update(read(folder / Path(shard).name))  # .name: never a path out of the folder
             return weights, index.name
     raise FileNotFoundError(
         f"{folder} has neither model.safetensors nor pytorch_model.bin (nor their shards)"
     )
+
+
+def _part(progress: Progress, start: float, end: float) -> Progress:
+    """``progress`` for one stage of a load: its fractions mapped to [start, end]."""
+    return lambda fraction, what: progress(start + (end - start) * fraction, what)
 
 
 # -- GPT-2 -----------------------------------------------------------------------------------------
@@ -158,12 +175,13 @@ def _gpt2_layer(ours: dict, i: str, module: str, leaf: str, tensor: torch.Tensor
     ours[f"decoder.layers.{i}.{_GPT2_LAYER[module]}.{leaf}"] = tensor.contiguous()
 
 
-def load_gpt2(folder: Path, hf: dict) -> tuple[Transformer, GPT2Tokenizer, str]:
+def load_gpt2(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
     config = gpt2_config(hf)
     tokenizer = GPT2Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
     if len(tokenizer) > config.tgt_vocab_size:
         raise ValueError(f"vocab.json has {len(tokenizer)} tokens, config.json says {config.tgt_vocab_size}")
-    weights, source = read_weights(folder)
+    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+    progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, gpt2_state_dict(weights, config)).eval()
     return model, tokenizer, source
@@ -203,7 +221,7 @@ def bert_tokenizer(folder: Path) -> WordPieceTokenizer:
     raise FileNotFoundError(f"{folder} has neither vocab.txt nor a WordPiece tokenizer.json")
 
 
-def load_bert(folder: Path, hf: dict) -> tuple[Transformer, WordPieceTokenizer, str]:
+def load_bert(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
     """The encoder of any BERT checkpoint (``bert.`` prefix of BertFor* stripped, heads ignored)."""
     if hf.get("is_decoder") or hf.get("add_cross_attention"):
         # a causal BERT (BertLMHeadModel as a decoder) masks the future: not what our encoder does
@@ -212,7 +230,8 @@ def load_bert(folder: Path, hf: dict) -> tuple[Transformer, WordPieceTokenizer, 
     tokenizer = bert_tokenizer(folder)
     if len(tokenizer) > config.src_vocab_size:
         raise ValueError(f"vocab.txt has {len(tokenizer)} tokens, config.json says {config.src_vocab_size}")
-    weights, source = read_weights(folder)
+    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+    progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, bert_state_dict(weights)).eval()
     return model, tokenizer, source
@@ -308,10 +327,11 @@ def llama_state_dict(weights: dict[str, torch.Tensor], config: ModelConfig) -> d
     return ours
 
 
-def load_llama(folder: Path, hf: dict) -> tuple[Transformer, None, str]:
+def load_llama(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
     """Llama or Qwen2; the tokenizer (tokenizer.json) is left to the caller: None."""
     config = llama_config(hf)
-    weights, source = read_weights(folder)
+    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+    progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, llama_state_dict(weights, config)).eval()
     return model, None, source
@@ -328,11 +348,14 @@ FAMILIES: dict[str, Callable] = {
 }
 
 
-def load_folder(path) -> tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, FolderInfo]:
+def load_folder(
+    path, progress: Progress = _no_progress
+) -> tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, FolderInfo]:
     """A Hugging Face model folder -> (our model in eval mode, its tokenizer or None, FolderInfo).
 
     The family is config.json's ``model_type``; an unsupported one raises a ValueError that names
-    it (and its ``architectures``) and lists what is supported.
+    it (and its ``architectures``) and lists what is supported. ``progress(fraction, what)`` hears
+    of each weights file read and of the model being built (for a progress bar), then of 1.0.
     """
     folder = Path(path)
     config_file = folder / "config.json"
@@ -346,5 +369,6 @@ def load_folder(path) -> tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer |
             f"{folder.name}: model_type={family!r} ({architecture}) is not supported; "
             f"supported: {', '.join(sorted(FAMILIES))}"
         )
-    model, tokenizer, source = FAMILIES[family](folder, hf)
+    model, tokenizer, source = FAMILIES[family](folder, hf, progress)
+    progress(1.0, "loaded")
     return model, tokenizer, FolderInfo(folder.name, family, architecture, source)

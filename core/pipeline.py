@@ -49,6 +49,7 @@ CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
 MAX_DECODE_STEPS = 64
 RANDOM_VOCAB_MERGES = 1000  # enough for common English words and Chinese characters to be one token
 MINILM_NAME = "all-MiniLM-L6-v2"
+NEW_TOKENS = 16  # a decoder-only model writes this many tokens after the sentence, by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class PipelineSettings:
     weights: Weights = Weights.TRAINED
     positions: str = "sinusoidal"  # random weights: how positions reach attention (core.config.POSITIONS)
     tag: str = ""  # "session" weights (a model trained in the app): which ones; part of cache keys
+    model: str = ""  # "hf" weights (a model folder, core/hf.py): the model's name ("hf:gpt2"); a cache key
 
     def __post_init__(self) -> None:
         if self.weights not in tuple(Weights):
@@ -86,7 +88,10 @@ class Pipeline:
     task: str = ""  # what the weights learned ("pinyin", "copy", "reverse"); "" for random and MiniLM
     merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
-    name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2")
+    name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2", "hf:gpt2")
+    family: str = ""  # a model folder's family (core.hf.FAMILIES: "gpt2", "bert", "llama", "qwen2")
+    tokenizer_kind: str = ""  # a model folder's tokenizer, one line ("byte-level BPE (vocab.json + ...)")
+    eos_id: int | None = None  # a decoder-only model's end-of-text token: generation stops there
     # with_norm's pipelines sharing these weights, by norm: they live exactly as long as this one
     twins: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -96,8 +101,10 @@ class Pipeline:
 
     @property
     def src_embedding(self):
-        """The model's source ``Embedding`` (lookup, scaling, positions): all that ``source_run`` needs."""
-        return self.model.src_embed
+        """The ``Embedding`` (lookup, scaling, positions) of the first stack's input: all that
+        ``source_run`` needs. A decoder-only model's input is its target side."""
+        model = self.model
+        return model.src_embed if model.src_embed is not None else model.tgt_embed
 
     @property
     def encoder_model(self) -> Transformer:
@@ -221,8 +228,11 @@ class Run:
     @property
     def answer_kind(self) -> str:
         """Where ``answer`` comes from: "greedy" (the model wrote it, decoding its own output), "teacher"
-        (a target was given: the next token the model expects after each of its prefixes) or "sentence"
-        (random weights read the sentence, and the same)."""
+        (a target was given: the next token the model expects after each of its prefixes), "sentence"
+        (random weights read the sentence, and the same) or "next" (a decoder-only model reads the
+        sentence: the next token it expects after each of its prefixes)."""
+        if self.trace.encoder == [] and self.trace.src_ids is None:
+            return "next"
         return "greedy" if self.decoded is not None else "teacher" if self.target_given else "sentence"
 
     @property
@@ -280,6 +290,8 @@ def corpus_labels() -> list[str]:
 def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH) -> Pipeline:
     if settings.weights == Weights.SESSION:
         raise ValueError("session weights are not loaded by settings: build them with pipeline_from_model")
+    if settings.weights == Weights.HF:
+        raise ValueError("a model folder is not loaded by settings: build it with folder_pipeline")
     if settings.weights == Weights.TRAINED:
         try:
             return _trained_pipeline(settings, checkpoint)
@@ -388,6 +400,41 @@ def _minilm_pipeline(s: PipelineSettings) -> Pipeline:
     return Pipeline(s, model, Weights.MINILM, label, encode, no_target, [], list(tok.itos), name=MINILM_NAME)
 
 
+STACKS = {"encoder": "an encoder only", "decoder": "a decoder only", "encoder_decoder": "an encoder-decoder"}
+
+
+def folder_pipeline(
+    settings: PipelineSettings,
+    model: Transformer,
+    encode: Callable[[str], tuple[list[str], list[int]]],
+    labels: list[str],
+    *,
+    architecture: str,
+    family: str,
+    tokenizer_kind: str,
+    eos_id: int | None = None,
+) -> Pipeline:
+    """A pipeline around a model read from a Hugging Face folder (``core.hf.load_folder``), with its own
+    tokenizer: ``encode`` text -> (labels, ids) with the special tokens it adds, ``labels`` the display
+    label of every id. ``settings.model`` names it ("hf:gpt2").
+
+    The label says where the weights come from and nothing it cannot know: a folder may hold a
+    pretrained model or random weights saved by a test, so it never says "pretrained".
+    """
+    c = model.config
+    kv = c.num_kv_heads or c.num_heads
+    heads = f"{c.num_heads} heads"
+    if kv != c.num_heads:  # grouped-query attention
+        heads = f"{c.num_heads} query heads sharing {kv} key/value heads"
+    label = (
+        f"Weights: loaded from the model folder {settings.model.removeprefix('hf:')} ({architecture}, "
+        f"{family} family), {STACKS[c.stack]}: {c.num_layers} layers × {heads}, d_model {c.d_model}; "
+        f"vocabulary: {tokenizer_kind}"
+    )
+    return Pipeline(settings, model.eval(), Weights.HF, label, encode, encode, labels, labels,
+                    name=settings.model, family=family, tokenizer_kind=tokenizer_kind, eos_id=eos_id)
+
+
 def pipeline_from_model(
     model: Transformer,
     src_vocab: Vocab,
@@ -437,7 +484,14 @@ def pipeline_from_model(
 
 
 def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> Run:
-    """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace."""
+    """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace.
+
+    A decoder-only model (GPT-2, Llama) reads the sentence through its one causal stack: the run's
+    source and decoder tokens are both the sentence's, ``target`` is not read, and ``predicted`` is
+    the most probable next token after each prefix.
+    """
+    if not pipe.config.encoder:
+        return _run_decoder_only(pipe, sentence, max_tokens)
     if not pipe.config.decoder:
         return _run_encoder_only(pipe, *source_tokens(pipe, sentence), max_tokens)
     total, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
@@ -486,9 +540,11 @@ def decoder_tokens(pipe: Pipeline, sentence: str, target: str = "", max_tokens: 
     """``run_pipeline(pipe, sentence, target, max_tokens).tgt_tokens`` without running the model, when
     they do not come from it (a target given; random weights read the sentence): for views that need
     only the tokens (the Overview's shapes). None: they are the model's own greedy output. An
-    encoder-only model reads no target: []."""
+    encoder-only model reads no target: []; a decoder-only model reads the sentence."""
     if not pipe.config.decoder:
         return []
+    if not pipe.config.encoder:
+        return cut(pipe, sentence, max_tokens).labels
     _, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     teacher = _teacher_input(pipe, src_labels, src_ids, target, limit)
     return None if teacher is None else teacher[0]
@@ -510,8 +566,19 @@ def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun
     With random weights not yet drawn only the embedding table is (``Pipeline.src_embedding``): a new
     seed or size on the pages that show the encoder's input no longer waits for the whole model
     (46M numbers at d_model=512, 6 layers). An encoder-only model takes run_pipeline's way ([CLS] …
-    [SEP], its own cut).
+    [SEP], its own cut). A decoder-only model's input is its one stack's: the same embedding, read by
+    ``trace.tgt_*`` in the whole run, is shown as ``src_*`` here.
     """
+    if not pipe.config.encoder:
+        source = cut(pipe, sentence, max_tokens)
+        src = torch.tensor([source.ids], dtype=torch.long)  # (1, L)
+        embed = pipe.src_embedding
+        with torch.no_grad():
+            embedded, lookup = embed(src)
+        trace = SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
+                            positional=embed.positional(len(source.ids)).detach())  # fmt: skip
+        return SourceRun(source.labels, trace, truncated=source.total > len(source.ids),
+                         total_tokens=source.total)
     if not pipe.config.decoder:
         run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
         return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
@@ -551,6 +618,8 @@ def cut(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Cut:
     ``EmptyInput`` when there are none."""
     if not pipe.config.decoder:
         return _cut_encoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
+    if not pipe.config.encoder:
+        return _cut_decoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
     total, _, labels, ids = _cut_source(pipe, sentence, max_tokens)
     return Cut(list(labels), list(ids), total)
 
@@ -566,6 +635,15 @@ def _cut_encoder_only(labels: list[str], ids: list[int], max_len: int, max_token
     return Cut(list(labels), list(ids), len(ids))
 
 
+def _cut_decoder_only(labels: list[str], ids: list[int], max_len: int, max_tokens: int) -> Cut:
+    """A decoder-only model's input: the sentence's first tokens, at most ``max_tokens`` and the
+    model's positions (GPT-2's learned table has ``max_len`` rows)."""
+    if not ids:
+        raise EmptyInput("The sentence has no tokens: type some text.")
+    limit = min(max_tokens, max_len)
+    return Cut(list(labels[:limit]), list(ids[:limit]), len(ids))
+
+
 def _cut_source(pipe: Pipeline, sentence: str, max_tokens: int):
     """-> (total, limit, labels, ids): an encoder-decoder's source as the model sees it, at most
     ``source_limit`` of its ``total`` tokens."""
@@ -578,7 +656,10 @@ def _cut_source(pipe: Pipeline, sentence: str, max_tokens: int):
 
 def greedy_sentence(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> DecodeResult:
     """Greedy decoding of ``sentence``, its source cut as ``run_pipeline`` cuts it (for pages that
-    decode on demand: random weights, or a target given)."""
+    decode on demand: random weights, or a target given). A decoder-only model continues the
+    sentence by ``NEW_TOKENS`` tokens (:func:`generate`)."""
+    if not pipe.config.encoder:
+        return generate(pipe, sentence, max_tokens)
     _, limit, _, ids = _cut_source(pipe, sentence, max_tokens)
     return greedy(pipe, ids, limit)
 
@@ -588,7 +669,12 @@ def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64, norm: str
     numbers; ``decoder`` empty, no logits): for views of the encoder alone, without a decoder pass.
 
     ``norm``: that of ``with_norm(pipe, norm)`` (the same weights, the other residual arrangement);
-    random weights not yet drawn draw only their source side for it too."""
+    random weights not yet drawn draw only their source side for it too. A decoder-only model has no
+    encoder: its whole run (in its own arrangement only)."""
+    if not pipe.config.encoder:
+        if norm not in (None, pipe.config.norm):
+            raise ValueError(f"{pipe.name or 'this model'} is loaded as it was trained: norm={norm!r} is not")
+        return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     if not pipe.config.decoder:
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     *_, ids = _cut_source(pipe, sentence, max_tokens)
@@ -624,6 +710,45 @@ def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tok
         target_given=False,  # there is no decoder to read a target
         decoded=None,
     )
+
+
+def _run_decoder_only(pipe: Pipeline, sentence: str, max_tokens: int) -> Run:
+    """The sentence through a decoder-only model's one causal stack: logits at every position."""
+    source = cut(pipe, sentence, max_tokens)
+    trace = pipe.model.trace(torch.tensor([source.ids], dtype=torch.long))  # (1, L): decoder only
+    predicted = trace.logits[0].argmax(-1).tolist()
+    return Run(
+        src_tokens=source.labels,
+        tgt_tokens=list(source.labels),  # the one stack reads the sentence
+        predicted=[pipe.tgt_labels[i] for i in predicted],
+        trace=trace,
+        truncated=source.total > len(source.ids),
+        total_tokens=source.total,
+        target_given=False,
+        decoded=None,
+    )
+
+
+def generate(
+    pipe: Pipeline,
+    sentence: str,
+    max_tokens: int = 64,
+    new_tokens: int = NEW_TOKENS,
+    temperature: float = 0.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int = 0,
+) -> DecodeResult:
+    """A decoder-only model continues the sentence (cut as ``run_pipeline`` cuts it) by at most
+    ``new_tokens`` tokens (and ``MAX_DECODE_STEPS``), stopping at its end-of-text token:
+    ``core.generate.sample`` (``temperature=0``: greedy). ``tokens`` holds the sentence first."""
+    from core.generate import sample
+
+    source = cut(pipe, sentence, max_tokens)
+    ids = torch.tensor([source.ids], dtype=torch.long)  # (1, L)
+    n = min(new_tokens, MAX_DECODE_STEPS)
+    return sample(pipe.model, ids, n, temperature=temperature, top_k=top_k, top_p=top_p, seed=seed,
+                  eos_id=pipe.eos_id)
 
 
 def greedy(pipe: Pipeline, src_ids: list[int], limit: int = 64) -> DecodeResult:
