@@ -82,11 +82,19 @@ class LazyRun:
     def has_decoder(self) -> bool:
         return bool(getattr(self.pipe.config, "decoder", True))
 
+    @property
+    def has_encoder(self) -> bool:
+        """False for a decoder-only model (GPT-2, Llama): one causal stack, ``trace.decoder``."""
+        return bool(getattr(self.pipe.config, "encoder", True))
+
     # -- parts, cheapest first ------------------------------------------------------------------------
 
     @functools.cached_property
     def source(self):
-        """The encoder's input (``SourceTrace``: ids, token embeddings, positions, their sum)."""
+        """The encoder's input (``SourceTrace``: ids, token embeddings, positions, their sum); a
+        decoder-only model's: its one stack's input (the whole run holds it as ``tgt_*``)."""
+        if not self.has_encoder:
+            return self.parts.source().trace
         if "whole" in self.__dict__ or not self.has_decoder:
             return self.whole.trace
         return self.parts.source().trace
@@ -98,7 +106,7 @@ class LazyRun:
         if norm is not None and norm != self.config.norm:
             return self._other_norm(norm)
         if "whole" in self.__dict__ or self.pipe.weights != Weights.RANDOM or not self.has_decoder:
-            return self.whole.trace
+            return self.whole.trace  # (a decoder-only model: its whole run, with no encoder layer)
         return self._encoder_alone
 
     @functools.cached_property
@@ -172,10 +180,13 @@ class LazyRun:
     @property
     def decoder_reads(self) -> str:
         """What the decoder reads, known without running it: "target" (a given target, teacher-forced),
-        "sentence" (random weights read the sentence itself: their own output is noise) or "own" (the
-        model's own greedy output: ``decoded``); "" for an encoder only."""
+        "sentence" (random weights read the sentence itself: their own output is noise), "own" (the
+        model's own greedy output: ``decoded``) or "prompt" (a decoder-only model: its one stack reads
+        the sentence, and ``decoding`` continues it); "" for an encoder only."""
         if not self.has_decoder:
             return ""
+        if not self.has_encoder:
+            return "prompt"
         if self.target_given:
             return "target"
         return "own" if self._given_decoder_input is None else "sentence"
@@ -183,8 +194,8 @@ class LazyRun:
     @functools.cached_property
     def decoding(self) -> DecodeResult | None:
         """Greedy decoding of the sentence, step by step: the run's own where it decodes (``decoded``),
-        else made now (random weights read the sentence, a given target is teacher-forced); None for
-        an encoder only."""
+        else made now (random weights read the sentence, a given target is teacher-forced; a
+        decoder-only model continues the sentence); None for an encoder only."""
         if not self.has_decoder:
             return None
         return self.whole.decoded if self.decoder_reads == "own" else self.parts.greedy()
@@ -196,4 +207,4 @@ class LazyRun:
     @property
     def answer_kind(self) -> str:
         """``core.pipeline.Run.answer_kind``, known without running the model."""
-        return {"own": "greedy", "target": "teacher"}.get(self.decoder_reads, "sentence")
+        return {"own": "greedy", "target": "teacher", "prompt": "next"}.get(self.decoder_reads, "sentence")

@@ -35,10 +35,20 @@ log = logging.getLogger("glassbox.ui")
 # stored, part by part, by what reads them; measured again after each use until they are all drawn.
 @cached(max_entries=8, on_release=lambda pipe: pipe.release(),
         grows=lambda pipe: not getattr(pipe, "drawn", True))
-def _load(key):
+def _load(key, _progress=None):
+    """``_progress(fraction, what)``: hears of a model folder's load (``ui.hf_pipeline.load_model``)."""
+    if key.weights == Weights.HF:
+        from ui.hf_pipeline import load_model
+
+        return load_model(key.model, _progress)
     from core.pipeline import load_pipeline
 
     return load_pipeline(key)
+
+
+# A model folder that failed to load, by name: (when, the exception), so that a rerun does not read a
+# broken folder's weights again; tried again after ui.models.SCAN_SECONDS (a fixed folder shows then).
+_FAILED: dict[str, tuple[float, Exception]] = {}
 
 
 # At most 16 runs, and the budget's bytes: a 512-token run of a d_model=512, 6-layer model holds ~475 MB
@@ -143,13 +153,56 @@ def get_pipeline(settings: Settings, quiet: bool = False):
         key = cache_key(settings)
         if _load.has(key):  # kept: no spinner (see CachedParts._computed)
             return _load(key)
+        if key.weights == Weights.HF:
+            return _model_folder(key)
         with st.spinner(t("run.building")):
             return _load(key)
+    except ModelFailed:
+        return None
     except Exception as exc:  # a page shows a message, never a traceback
         log.exception("load_pipeline failed for %s", settings)
         if not quiet:
             st.error(t("run.build_failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
         return None
+
+
+class ModelFailed(Exception):
+    """A model folder could not be loaded: ``model_failure`` says why."""
+
+
+def _model_folder(key):
+    """A model folder's pipeline, loaded under a progress bar; a failure is kept (:data:`_FAILED`) and
+    raised as :class:`ModelFailed`."""
+    import time
+
+    from ui.models import SCAN_SECONDS
+
+    failed = _FAILED.get(key.model)
+    if failed is not None and time.monotonic() - failed[0] < SCAN_SECONDS:
+        raise ModelFailed(key.model)
+    bar = st.progress(0.0, text=t("models.loading", name=key.model, what="config.json"))
+
+    def progress(fraction: float, what: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=t("models.loading", name=key.model, what=what))
+
+    try:
+        return _load(key, progress)
+    except Exception as exc:  # ModelChoiceError, ModelUnusable, or anything reading the files raised
+        log.warning("model folder %s could not be loaded: %s", key.model, exc)
+        if len(_FAILED) >= 32:
+            _FAILED.clear()
+        _FAILED[key.model] = (time.monotonic(), exc)
+        raise ModelFailed(key.model) from exc
+    finally:
+        bar.empty()
+
+
+def model_failure(value: str, lang: str) -> str | None:
+    """Why the model folder ``value`` could not be loaded (in ``lang``), or None if it did not fail."""
+    from ui.settings import model_refusal
+
+    failed = _FAILED.get(value)
+    return None if failed is None else model_refusal(failed[1], lang)
 
 
 def _session_pipeline(settings: Settings):
@@ -195,8 +248,9 @@ def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline")
 
 
 def run_target(settings: Settings) -> str:
-    """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only)."""
-    return "" if cache_key(settings).weights == Weights.MINILM else settings.target
+    """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only) or a model
+    folder (one stack reads the sentence)."""
+    return "" if cache_key(settings).weights in (Weights.MINILM, Weights.HF) else settings.target
 
 
 def get_run(settings: Settings, needs_decoder: bool = False):

@@ -83,6 +83,11 @@ def default_sentence(weights: str, task: str = "") -> str:
     return DEFAULT_SENTENCES.get(weights, DEFAULT_SENTENCE)
 
 
+def is_model_value(value: object) -> bool:
+    """Whether a ``weights`` value names a model folder (``hf:<name>``, ui/models.py), found or not."""
+    return isinstance(value, str) and value.startswith("hf:")
+
+
 def checkpoint_available() -> bool:
     return CHECKPOINT_PATH.is_file()
 
@@ -100,7 +105,8 @@ class Settings:
 
     sentence: str = DEFAULT_SENTENCES[Weights.TRAINED]  # default_sentence(weights) until the user types one
     target: str = ""  # empty: the decoder is fed the model's own greedy output
-    weights: Weights = Weights.TRAINED  # the shipped checkpoint; random where it is missing (with a warning)
+    # the shipped checkpoint (random where it is missing, with a warning); or a model folder, "hf:<name>"
+    weights: Weights | str = Weights.TRAINED
     d_model: int = 64
     num_heads: int = 4
     num_layers: int = 2
@@ -122,9 +128,14 @@ class Settings:
         return self.d_model // self.num_heads
 
     def pipeline_settings(self):
-        """The ``core.pipeline.PipelineSettings`` for these settings (imported lazily: torch)."""
+        """The ``core.pipeline.PipelineSettings`` for these settings (imported lazily: torch). A model
+        folder's are its name alone: its sizes are its own."""
         from core.pipeline import PipelineSettings
 
+        if is_model_value(self.weights):
+            from ui.hf_pipeline import settings_of
+
+            return settings_of(self.weights)
         return PipelineSettings(
             d_model=self.d_model,
             num_heads=self.num_heads,
@@ -270,7 +281,9 @@ class _Validation:
         """Weights that can be shown here; others fall back (trained → random, the rest → trained)."""
         raw = str(self.values["weights"])
         usable = Weights.TRAINED if checkpoint else Weights.RANDOM
-        if raw not in WEIGHTS_CHOICES:
+        if is_model_value(raw):
+            self.model_folder(raw, usable)
+        elif raw not in WEIGHTS_CHOICES:
             self.fallback("weights", raw, self.one_of(WEIGHTS_CHOICES), Weights.RANDOM)
         elif raw == Weights.TRAINED and not checkpoint:
             self.fallback("weights", raw, t("settings.why.no_checkpoint", self.lang), Weights.RANDOM)
@@ -280,6 +293,40 @@ class _Validation:
             self.fallback("weights", raw, t("settings.why.no_minilm", self.lang), usable)
         else:
             self.out["weights"] = Weights(raw)
+
+    def model_folder(self, raw: str, usable: Weights) -> None:
+        """A model folder's name: kept when that model can be loaded here, else ``usable`` and why."""
+        from ui.hf_pipeline import check
+
+        try:
+            check(raw)
+        except ValueError as exc:  # ModelChoiceError or ModelUnusable: both have a reason
+            self.fallback("weights", raw, model_refusal(exc, self.lang), usable)
+        else:
+            self.out["weights"] = raw
+
+
+def model_refusal(exc: Exception, lang: str) -> str:
+    """Why a model folder cannot be shown (``ui.models.ModelChoiceError`` or
+    ``ui.hf_pipeline.ModelUnusable``), in ``lang``; numbers and names are the model's."""
+    from ui.models import MB, find_models, memory_limit
+
+    reason = getattr(exc, "reason", None)
+    values: dict[str, object] = {"detail": str(exc)}  # the messages of ui.models and ui.hf_pipeline: safe
+    if reason is None:  # anything else that reading the files raised
+        reason, values["detail"] = "unreadable", f"{type(exc).__name__}: {literal(exc, 200)}"
+    if reason == "unknown":
+        found = list(find_models())
+        shown = ", ".join(literal(v) for v in found[:5]) + (" …" if len(found) > 5 else "")
+        values["found"] = shown or t("models.why.none_found", lang)
+    elif reason == "too_big":
+        found = getattr(exc, "found", None)
+        if found is not None:
+            values.update(need=f"{found.bytes_float32 / MB:,.0f}", params=f"{found.params:,}",
+                          limit=f"{memory_limit() / MB:,.0f}")
+        else:
+            reason = "unreadable"
+    return t(f"models.why.{reason}", lang, **values)
 
 
 def to_query(settings: Settings) -> dict[str, str]:

@@ -14,6 +14,7 @@ URL is read and validated once per session and rewritten on every run.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
 import streamlit as st
@@ -22,7 +23,7 @@ from core.names import Weights
 from i18n import LANG_NAMES, LANGS
 from i18n import strings as _strings
 from i18n import t as _t
-from ui.cache import get_pipeline
+from ui.cache import get_pipeline, model_failure
 from ui.lang import STORE, current_lang, t
 from ui.settings import (
     D_FF_CHOICES,
@@ -38,10 +39,14 @@ from ui.settings import (
     checkpoint_available,
     default_sentence,
     head_choices,
+    is_model_value,
+    literal,
     minilm_available,
     to_query,
     validate,
 )
+
+log = logging.getLogger("glassbox.ui")
 
 NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
 
@@ -132,12 +137,42 @@ def badge_text(pipe, settings: Settings) -> str:
             "weights.label.session", lang, task=getattr(pipe, "task", "?"), steps=m.get("steps", "?"), acc=acc
         )
     weights = getattr(pipe, "weights", settings.weights)
+    if weights == Weights.HF:
+        return folder_label(pipe, lang)
     if weights == Weights.RANDOM:
         return _t("weights.label.random", lang, seed=settings.seed, merges=getattr(pipe, "merges", "?"))
     if weights == Weights.TRAINED:
         return _t("weights.label.trained", lang, acc=acc)
     key = "weights.label.pretrained" if weights == Weights.MINILM else f"weights.label.{weights}"
     return _t(key, lang) if key in _strings(lang) else pipe.label
+
+
+def folder_label(pipe, lang: str) -> str:
+    """A model folder's badge, from its configuration (``core.pipeline.folder_pipeline`` says the same)."""
+    c = pipe.config
+    kv = c.num_kv_heads or c.num_heads
+    heads = _t("models.heads", lang, h=c.num_heads) if kv == c.num_heads else _t(
+        "models.heads.gqa", lang, h=c.num_heads, kv=kv)
+    return _t("models.label", lang, name=pipe.name.removeprefix("hf:"), architecture=pipe.architecture,
+              stack=_t(f"models.stack.{c.stack}", lang), layers=c.num_layers, heads=heads, d_model=c.d_model,
+              tokenizer=pipe.tokenizer_kind)
+
+
+def paper_differences(config, name: str, lang: str) -> str:
+    """What a model lacks of the paper's Transformer, or does otherwise, said from its configuration."""
+    parts = [f"models.paper.{config.stack}"] if config.stack != "encoder_decoder" else []
+    parts += ["models.paper.pre"] if config.norm == "pre" else []
+    parts += ["models.paper.rms"] if config.norm_kind == "rms" else []
+    if config.activation in ("gelu", "gelu_tanh", "swiglu"):
+        parts.append("models.paper.swiglu" if config.activation == "swiglu" else "models.paper.gelu")
+    parts += [f"models.paper.{config.positions}"] if config.positions in ("learned", "rope") else []
+    parts += ["models.paper.no_scale"] if not config.scale_embeddings else []
+    parts += ["models.paper.embed_norm"] if config.embed_norm else []
+    kv = config.num_kv_heads or config.num_heads
+    values = {"h": config.num_heads, "kv": kv}
+    parts += ["models.paper.gqa"] if kv != config.num_heads else []
+    joined = _t("models.paper.and", lang).join(_t(key, lang, **values) for key in parts)
+    return _t("models.paper", lang, name=name, parts=joined)
 
 
 def _sidebar(settings: Settings, trained_config) -> None:
@@ -177,13 +212,41 @@ def _weights_widget(settings: Settings) -> None:
         options.append(Weights.SESSION)
     if minilm_available() or settings.weights == Weights.MINILM:
         options.append(Weights.MINILM)
+    folders, unusable = _model_folders()
+    options += [value for value in folders if value not in options]
+    if is_model_value(settings.weights) and settings.weights not in options:
+        options.append(settings.weights)
     # format_func is also called outside the run (AppTest): bind the language now
     sb.radio(t("sidebar.weights"), options,
-             format_func=lambda w, lang=settings.lang: _t(f"sidebar.weights.{w}", lang), **_bound("weights"))
+             format_func=lambda w, lang=settings.lang: _weights_option(w, folders, lang), **_bound("weights"))
     if not checkpoint_available():
         sb.caption(t("sidebar.no_checkpoint"))
     if not minilm_available():
         sb.caption(t("sidebar.no_minilm"))
+    if unusable:
+        sb.caption(t("models.unsupported_found", names=", ".join(unusable)))
+
+
+def _model_folders() -> tuple[dict, list[str]]:
+    """The model folders on offer ({value: FoundModel}, supported ones) and the names of the others."""
+    from ui.models import find_models
+
+    try:
+        found = find_models()
+    except OSError:  # an unreadable root: the other weights are still there
+        log.exception("looking for model folders failed")
+        return {}, []
+    usable = {value: m for value, m in found.items() if m.family is not None}
+    return usable, [literal(value, 40) for value, m in found.items() if m.family is None]
+
+
+def _weights_option(value: str, folders: dict, lang: str) -> str:
+    """The sidebar's label of a weights choice: a model folder's name and size, the others' text."""
+    if is_model_value(value):
+        found = folders.get(value)
+        params = f"{found.params / 1e6:,.1f}M" if found is not None and found.params else "?"
+        return _t("models.option", lang, name=value.removeprefix("hf:"), params=params)
+    return _t(f"sidebar.weights.{value}", lang)
 
 
 def _size_widgets(settings: Settings, trained_config) -> None:
@@ -193,8 +256,8 @@ def _size_widgets(settings: Settings, trained_config) -> None:
     fixed = trained_config is not None
     if fixed:
         c = trained_config
-        sb.info(t("sidebar.fixed_sizes", d_model=c.d_model, h=c.num_heads, n=c.num_layers, d_ff=c.d_ff,
-                  norm=c.norm))
+        key = "models.fixed_sizes" if is_model_value(settings.weights) else "sidebar.fixed_sizes"
+        sb.info(t(key, d_model=c.d_model, h=c.num_heads, n=c.num_layers, d_ff=c.d_ff, norm=c.norm))
     sb.selectbox(t("sidebar.d_model"), (settings.d_model,) if fixed else D_MODEL_CHOICES, disabled=fixed,
                  **_bound("d_model"))
     heads = (settings.num_heads,) if fixed else head_choices(settings.d_model)
@@ -271,6 +334,9 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     # The pipeline (cached) names the weights really on screen: "trained" falls back to random
     # weights, with a warning, when the checkpoint cannot be used.
     pipe = get_pipeline(settings, quiet=True)
+    if pipe is None and is_model_value(settings.weights):  # a model folder that could not be loaded
+        settings = _model_folder_failed(settings)
+        pipe = get_pipeline(settings, quiet=True)
     settings, fixed_config = _on_screen(settings, pipe)
     # With fixed sizes the size widgets show the model's own (disabled); the stored ones come back
     # when the user switches to random weights.
@@ -280,6 +346,20 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     _weights_badge(pipe, settings)
     for notice in state.get(NOTICES, []):
         st.warning(notice, icon=":material/warning:")
+    return settings
+
+
+def _model_folder_failed(settings: Settings) -> Settings:
+    """The model folder asked for could not be loaded: the stored settings fall back to the weights the
+    app starts with, and a notice says why (as for a bad URL value)."""
+    state, fallback = st.session_state, DEFAULTS.weights if checkpoint_available() else Weights.RANDOM
+    why = model_failure(settings.weights, settings.lang) or "?"
+    notice = t("models.failed", name=literal(settings.weights, 60), why=why,
+               fallback=_t(f"sidebar.weights.{fallback}", settings.lang))
+    state[STORE] = settings = replace(settings, weights=fallback)
+    if not state.get(SENTENCE_OWN):
+        state[STORE] = settings = replace(settings, sentence=default_sentence(fallback))
+    state[NOTICES] = [*state.get(NOTICES, []), notice]
     return settings
 
 
@@ -304,7 +384,7 @@ def _on_screen(settings: Settings, pipe) -> tuple[Settings, object]:
         c = pipe.config
         return replace(settings, d_model=c.d_model, num_heads=c.num_heads, num_layers=c.num_layers,
                        d_ff=c.d_ff, norm=c.norm, positions=c.positions), c
-    if settings.weights in (Weights.TRAINED, Weights.MINILM):
+    if settings.weights in (Weights.TRAINED, Weights.MINILM) or is_model_value(settings.weights):
         return replace(settings, weights=Weights.RANDOM), None  # a fallback (a warning says why)
     return settings, None
 
@@ -321,6 +401,8 @@ def _weights_badge(pipe, settings: Settings) -> None:
         st.badge(badge, icon=":material/casino:", color="orange")
     if details:
         st.caption(details[:1].upper() + details[1:] + ".")
+    if getattr(pipe, "weights", None) == Weights.HF:  # what it lacks of the paper's model
+        st.caption(paper_differences(pipe.config, pipe.name.removeprefix("hf:"), settings.lang))
     if pipe is not None and getattr(pipe, "warning", None):
         st.warning(
             t(

@@ -23,6 +23,7 @@ STRINGS = {
     "common.no_tokens": "(no tokens)",
     "answer.greedy": "**The model's answer** (greedy decoding: the most probable token, fed back, until [EOS]):",
     "answer.teacher": "**The model's prediction** after each position of the given target (teacher forcing: the most probable next token):",
+    "answer.next": "**The model's prediction** after each token of the sentence (the most probable next token):",
     "answer.sentence": "**What these random weights predict** after each token of the sentence (the most probable next token): noise, nothing was trained",
     # the weights badge
     "weights.badge.trained": "Weights: {label}",

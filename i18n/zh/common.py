@@ -22,6 +22,7 @@ STRINGS = {
     "common.no_tokens": "（没有词元）",
     "answer.greedy": "**模型的回答**（贪心解码：每次取概率最大的词元，再送回解码器，直到 [EOS]）：",
     "answer.teacher": "**模型的预测**：在给定目标的每个位置之后（教师强制：概率最大的下一个词元）：",
+    "answer.next": "**模型的预测**：在句子每个词元之后概率最大的下一个词元：",
     "answer.sentence": "**这些随机权重的预测**：在句子每个词元之后概率最大的下一个词元。没有训练过，只是噪声",
     "weights.badge.trained": "权重：{label}",
     "weights.badge.trained_default": "训练好的 汉字→拼音 检查点",

@@ -1,0 +1,108 @@
+"""Tiny random Hugging Face model folders for the app's tests: one of each family, saved with
+transformers' save_pretrained beside a tokenizer trained on the project's corpus. Nothing is
+downloaded. The weights are random: the app must say so by never calling them pretrained.
+
+    root = make_model_folders(tmp_path)    # root/gpt2-tiny, root/qwen2-tiny, root/bert-tiny
+    monkeypatch.setenv("GLASSBOX_MODELS", str(root))
+    # weights "hf:gpt2-tiny", "hf:qwen2-tiny", "hf:bert-tiny"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers is imported: never ask the Hub
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
+EOT = "<|endoftext|>"
+NAMES = ("gpt2-tiny", "qwen2-tiny", "bert-tiny")
+SIZES = dict(d=32, layers=2, heads=4, kv_heads=2, positions=128)
+
+
+def _gpt2(folder: Path, scratch: Path) -> None:
+    import torch
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    folder.mkdir(parents=True)
+    tok.save_model(str(folder))  # vocab.json + merges.txt
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    config = transformers.GPT2Config(
+        n_layer=SIZES["layers"],
+        n_head=SIZES["heads"],
+        n_embd=SIZES["d"],
+        vocab_size=len(vocab),
+        n_positions=SIZES["positions"],
+        bos_token_id=vocab[EOT],
+        eos_token_id=vocab[EOT],
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+
+
+def _qwen2(folder: Path, scratch: Path) -> None:
+    import torch
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    folder.mkdir(parents=True)
+    tok.save(str(folder / "tokenizer.json"))
+    eot = tok.token_to_id(EOT)
+    config = transformers.Qwen2Config(
+        vocab_size=tok.get_vocab_size(),
+        hidden_size=SIZES["d"],
+        intermediate_size=2 * SIZES["d"],
+        num_hidden_layers=SIZES["layers"],
+        num_attention_heads=SIZES["heads"],
+        num_key_value_heads=SIZES["kv_heads"],
+        max_position_embeddings=SIZES["positions"],
+        bos_token_id=eot,
+        eos_token_id=eot,
+        tie_word_embeddings=True,
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
+
+
+def _bert(folder: Path, scratch: Path) -> None:
+    import torch
+    import transformers
+    from tokenizers import BertWordPieceTokenizer
+
+    tok = BertWordPieceTokenizer(lowercase=True)
+    tok.train_from_iterator([CORPUS], vocab_size=800, show_progress=False)
+    folder.mkdir(parents=True)
+    tok.save_model(str(folder))  # vocab.txt
+    vocab = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    config = transformers.BertConfig(
+        hidden_size=SIZES["d"],
+        num_hidden_layers=SIZES["layers"],
+        num_attention_heads=SIZES["heads"],
+        intermediate_size=2 * SIZES["d"],
+        vocab_size=len(vocab),
+        max_position_embeddings=SIZES["positions"],
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    transformers.BertModel(config).save_pretrained(folder)
+
+
+MAKERS = {"gpt2-tiny": _gpt2, "qwen2-tiny": _qwen2, "bert-tiny": _bert}
+
+
+def make_model_folders(root: Path, names=NAMES) -> Path:
+    """``root`` with one folder per name of ``NAMES`` (made once: an existing folder is kept)."""
+    for name in names:
+        if not (root / name / "config.json").is_file():
+            MAKERS[name](root / name, root)
+    return root
