@@ -1,0 +1,147 @@
+"""Model folders in the app (issue 29, part 5): offered in the sidebar as ``hf:<name>``, named by a URL
+only by that value, refused with the reason (a path, an unknown name, an unsupported architecture, too
+big for the server's memory, unreadable files) before anything is loaded, in both languages; the badge
+says where the weights come from and what the model lacks of the paper's, from its configuration.
+"""
+
+import json
+
+import pytest
+from apphelpers import assert_clean, badges, messages, open_page
+
+from ui.hf_pipeline import ModelUnusable, check, load_model
+from ui.models import find_models
+
+BIG = {  # a config.json whose float32 weights need ~6 GB: refused before its weights are read
+    "model_type": "gpt2",
+    "architectures": ["GPT2LMHeadModel"],
+    "n_layer": 48,
+    "n_head": 25,
+    "n_embd": 1600,
+    "vocab_size": 50257,
+    "n_positions": 1024,
+}
+
+
+@pytest.fixture
+def extra_folders(model_folders, tmp_path, monkeypatch):
+    """The tiny models plus: a huge one (config only; its weights file is not a safetensors file), an
+    unsupported T5 and a GPT-2 whose weights file is corrupt."""
+    other = tmp_path / "more"
+    for name, config in (
+        ("huge-gpt2", BIG),
+        ("t5-small", {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"]}),
+        ("broken-gpt2", json.loads((model_folders / "gpt2-tiny" / "config.json").read_text())),
+    ):
+        (other / name).mkdir(parents=True)
+        (other / name / "config.json").write_text(json.dumps(config))
+        (other / name / "model.safetensors").write_bytes(b"\x01not a safetensors file")
+    for part in ("vocab.json", "merges.txt"):
+        (other / "broken-gpt2" / part).write_bytes((model_folders / "gpt2-tiny" / part).read_bytes())
+    monkeypatch.setenv("GLASSBOX_MODELS", f"{model_folders}:{other}")
+    find_models(refresh=True)
+    return other
+
+
+def _weights_radio(at):
+    return next(r for r in at.radio if r.key == "weights")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_sidebar_offers_supported_folders_and_names_the_others(extra_folders, lang):
+    at = open_page("pages/tokenization.py", {"lang": lang})
+    assert_clean(at)
+    options = _weights_radio(at).options
+    for name in ("gpt2-tiny", "qwen2-tiny", "bert-tiny", "huge-gpt2", "broken-gpt2"):
+        assert any(name in option for option in options), (name, options)
+    assert not any("t5-small" in option for option in options)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "hf:t5-small" in captions and (
+        "not usable" in captions if lang == "en" else "无法使用" in captions
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", ["gpt2-tiny", "qwen2-tiny"])
+def test_badge_says_where_the_weights_come_from_and_what_the_paper_has(model_folders, name, lang):
+    at = open_page("pages/tokenization.py", {"lang": lang}, weights=f"hf:{name}")
+    assert_clean(at)
+    badge = " ".join(badges(at))
+    assert name in badge and ("model folder" if lang == "en" else "模型文件夹") in badge
+    text = badge + " ".join(c.value for c in at.caption)
+    for word in ("pretrained", "random", "trained", "预训练", "随机"):
+        assert word not in text.replace("Weights:", ""), word  # a folder's weights may be either
+    paper = next(c.value for c in at.caption if ("paper" in c.value or "论文" in c.value))
+    assert ("no encoder" if lang == "en" else "没有编码器") in paper
+    if name == "qwen2-tiny":
+        assert "RMSNorm" in paper and "SwiGLU" in paper and "RoPE" in paper
+        assert (
+            "4 query heads share 2 key/value heads" if lang == "en" else "4 个查询头共享 2 个键/值头"
+        ) in paper
+    else:
+        assert "GELU" in paper and "RMSNorm" not in paper
+        assert ("learned position embeddings" if lang == "en" else "学习得到的位置嵌入") in paper
+    info = " ".join(i.value for i in at.sidebar.info)
+    assert "d_model=32" in info and ("model folder" if lang == "en" else "模型文件夹") in info
+
+
+@pytest.mark.parametrize(
+    "value, en, zh",
+    [
+        ("hf:../../etc/passwd", "looks like a path", "看起来像路径"),
+        ("hf:/etc", "looks like a path", "看起来像路径"),
+        ("hf:nope", "no model of that name was found", "没有找到这个名称的模型"),
+        ("hf:t5-small", "T5ForConditionalGeneration", "T5ForConditionalGeneration"),
+        ("hf:huge-gpt2", "the server allows", "服务器只允许"),
+        ("hf:a\u202eb", "control characters", "控制字符"),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_url_naming_no_usable_model_is_refused_with_the_reason(extra_folders, value, en, zh, lang):
+    at = open_page("pages/attention.py", {"lang": lang}, weights=value)
+    assert_clean(at)
+    notices = " ".join(messages(at))
+    assert (en if lang == "en" else zh) in notices, notices
+    assert _weights_radio(at).value in ("trained", "random")  # the app's own weights instead
+    assert at.query_params.get("weights") in (None, "random", ["random"])
+    if value == "hf:nope":
+        assert "hf:gpt2-tiny" in notices  # what was found, to choose from
+    if value == "hf:t5-small":
+        assert "LlamaForCausalLM" in notices and "GPT2LMHeadModel" in notices  # what is supported
+
+
+def test_too_big_is_refused_before_its_weights_are_read(extra_folders):
+    with pytest.raises(ModelUnusable) as refused:
+        check("hf:huge-gpt2")
+    assert refused.value.reason == "too_big"
+    assert "MB in float32" in str(refused.value) and "GLASSBOX_CACHE_MB" in str(refused.value)
+    # the same folder's corrupt weights, had they been read, would have said "unreadable"
+    with pytest.raises(ModelUnusable) as unreadable:
+        load_model("hf:broken-gpt2")
+    assert unreadable.value.reason == "unreadable"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_unreadable_weights_are_said_and_the_app_goes_on(extra_folders, lang):
+    at = open_page("pages/overview.py", {"lang": lang}, weights="hf:broken-gpt2")
+    assert_clean(at)
+    notices = " ".join(messages(at))
+    assert "hf:broken-gpt2" in notices
+    assert ("could not be used" if lang == "en" else "无法使用") in notices
+    assert _weights_radio(at).value in ("trained", "random")
+
+
+def test_loading_reports_progress_to_the_end(model_folders):
+    heard = []
+    pipe = load_model("hf:qwen2-tiny", lambda fraction, what: heard.append((fraction, what)))
+    fractions = [f for f, _ in heard]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(heard) >= 3
+    assert heard[0][1] == "model.safetensors"
+    assert pipe.name == "hf:qwen2-tiny" and pipe.config.num_kv_heads == 2
+
+
+def test_a_url_with_a_model_folder_reproduces_it(model_folders):
+    at = open_page("pages/tokenization.py", weights="hf:qwen2-tiny")
+    assert_clean(at)
+    assert at.query_params["weights"] in ("hf:qwen2-tiny", ["hf:qwen2-tiny"])
+    assert _weights_radio(at).value == "hf:qwen2-tiny"
