@@ -90,6 +90,7 @@ class Pipeline:
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
     name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2", "hf:gpt2")
     family: str = ""  # a model folder's family (core.hf.FAMILIES: "gpt2", "bert", "llama", "qwen2")
+    architecture: str = ""  # a model folder's architecture, as its config.json names it
     tokenizer_kind: str = ""  # a model folder's tokenizer, one line ("byte-level BPE (vocab.json + ...)")
     eos_id: int | None = None  # a decoder-only model's end-of-text token: generation stops there
     # with_norm's pipelines sharing these weights, by norm: they live exactly as long as this one
@@ -432,7 +433,8 @@ def folder_pipeline(
         f"vocabulary: {tokenizer_kind}"
     )
     return Pipeline(settings, model.eval(), Weights.HF, label, encode, encode, labels, labels,
-                    name=settings.model, family=family, tokenizer_kind=tokenizer_kind, eos_id=eos_id)
+                    name=settings.model, family=family, architecture=architecture,
+                    tokenizer_kind=tokenizer_kind, eos_id=eos_id)
 
 
 def pipeline_from_model(
