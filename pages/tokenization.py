@@ -24,7 +24,7 @@ from core.wordpiece import SPECIALS
 from figures import tokenization as ft
 from ui import tokenization as ut
 from ui.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
-from ui.settings import literal
+from ui.settings import is_model_value, literal
 
 # Units of core.bpe.training_work one training may cost (calibrated with benchmarks/bpe_upload.py): the
 # page trains both kinds, and an upload must not keep a page view waiting more than a few seconds.
@@ -245,12 +245,18 @@ def ids_section(tokenizers: Tokenizers, sentence: str) -> None:
 
 
 def model_section(pipe, sentence: str, lang: str) -> None:
-    """What the model on the other pages reads (MiniLM's WordPiece is the section at the top)."""
+    """What the model on the other pages reads (MiniLM's WordPiece is the section at the top; a model
+    folder's own tokenizer is too, drawn by this function)."""
     if pipe is None or not sentence.strip() or pipe.weights == Weights.MINILM:
         return
-    st.subheader(ui.t("tokenization.model.title"))
+    folder = pipe.weights == Weights.HF
+    name = pipe.name.removeprefix("hf:")
+    title = ui.t("tokenization.model.folder_title", name=name) if folder else ui.t("tokenization.model.title")
+    st.subheader(title)
     labels, model_ids = pipe.src_encode(sentence)
-    if pipe.task == "pinyin":
+    if folder:
+        what = ui.t("tokenization.model.folder", kind=pipe.tokenizer_kind)
+    elif pipe.task == "pinyin":
         what = ui.t("tokenization.model.trained")
     elif pipe.task:
         what = ui.t("tokenization.model.trained_task", task=pipe.task)
@@ -262,15 +268,22 @@ def model_section(pipe, sentence: str, lang: str) -> None:
         key="tok_model",
         name="model-input-tokens",
     )
+    if folder:
+        ut.show_ids(model_ids, ui.t("tokenization.wp.ids", n=len(model_ids)))
+        st.caption(ui.t("tokenization.model.folder_note"))
 
 
 settings = ui.page_setup("nav.tokenization.title")
 lang, sentence = settings.lang, settings.sentence
 minilm = settings.weights == Weights.MINILM
+folder = is_model_value(settings.weights)  # a model folder: its own tokenizer first
 st.caption(ui.t("tokenization.caption.minilm" if minilm else "tokenization.caption"))
 if minilm:
     st.subheader(ui.t("tokenization.wp.title.model"))
     wordpiece_section(sentence, lang)
+    st.divider()
+if folder:
+    model_section(ui.get_pipeline(settings, quiet=True), sentence, lang)
     st.divider()
 
 choice = ut.choose_training(lang)
@@ -281,7 +294,8 @@ merges_section(tokenizers)
 versus_section(tokenizers, sentence)
 ids_section(tokenizers, sentence)
 # quiet: without a pipeline this section is left out, with no message
-model_section(ui.get_pipeline(settings, quiet=True), sentence, lang)
+if not folder:
+    model_section(ui.get_pipeline(settings, quiet=True), sentence, lang)
 if not minilm:
     with st.expander(ui.t("tokenization.wp.title.compare")):
         wordpiece_section(sentence, lang)

@@ -168,6 +168,13 @@ STRINGS = {
     "tokenization.model.trained_task": "the characters of the {task!r} task's vocabulary",
     "tokenization.model.random": "byte-level BPE with its own merges, learned from the shipped corpus",
     "tokenization.model.caption": "The model's source tokenizer: {what}. {n} tokens.",
+    "tokenization.model.folder_title": "What {name} reads: its own tokenizer",
+    "tokenization.model.folder": "the model folder's own tokenizer, {kind}",
+    "tokenization.model.folder_note": (
+        "These are the pieces and ids the model reads, as its own tokenizer gives them (with the special "
+        "tokens it adds). The sections below learn a BPE from a training text, to show how such a "
+        "vocabulary is made."
+    ),
     "tokenization.model.figure": "Model input tokens and ids",
     # WordPiece beside BPE
     "tokenization.wp.title.model": "What all-MiniLM-L6-v2 reads: WordPiece, beside our byte-level BPE",

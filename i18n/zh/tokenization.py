@@ -148,6 +148,12 @@ STRINGS = {
     "tokenization.model.trained_task": "{task!r} 任务词表中的字符",
     "tokenization.model.random": "字节级 BPE，用它自己在随附语料上学到的合并",
     "tokenization.model.caption": "模型的源语言分词器：{what}。共 {n} 个词元。",
+    "tokenization.model.folder_title": "{name} 读到的内容：它自己的分词器",
+    "tokenization.model.folder": "模型文件夹自带的分词器（{kind}）",
+    "tokenization.model.folder_note": (
+        "这些是模型实际读到的词元和编号，由它自己的分词器给出（包括分词器添加的特殊词元）。"
+        "下面各节从一段训练文本学习 BPE，展示这样的词表是怎样得来的。"
+    ),
     "tokenization.model.figure": "模型输入的词元与编号",
     # WordPiece 与 BPE 对照
     "tokenization.wp.title.model": "all-MiniLM-L6-v2 读到的内容：WordPiece，与我们的字节级 BPE 并排",

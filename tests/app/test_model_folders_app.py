@@ -7,7 +7,7 @@ says where the weights come from and what the model lacks of the paper's, from i
 import json
 
 import pytest
-from apphelpers import assert_clean, badges, messages, open_page
+from apphelpers import assert_clean, badges, messages, open_page, plotly_specs
 
 from ui.hf_pipeline import ModelUnusable, check, load_model
 from ui.models import find_models
@@ -145,3 +145,28 @@ def test_a_url_with_a_model_folder_reproduces_it(model_folders):
     assert_clean(at)
     assert at.query_params["weights"] in ("hf:qwen2-tiny", ["hf:qwen2-tiny"])
     assert _weights_radio(at).value == "hf:qwen2-tiny"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", ["gpt2-tiny", "qwen2-tiny", "bert-tiny"])
+def test_tokenization_page_shows_the_models_own_pieces(model_folders, name, lang):
+    """The real tokenizer's pieces and ids, first on the page, equal to the tokenizer's own."""
+    from ui.hf_tokenizer import folder_tokenizer
+
+    sentence = "注意力就是一切 Attention is all you need 😀"
+    at = open_page("pages/tokenization.py", {"lang": lang, "sentence": sentence}, weights=f"hf:{name}")
+    assert_clean(at)
+    pipe = load_model(f"hf:{name}")
+    core_tokenizer = None
+    if name != "qwen2-tiny":  # GPT-2 and BERT: core's own tokenizers, as the loader uses them
+        from core.hf import load_folder
+
+        core_tokenizer = load_folder(model_folders / name)[1]
+    labels, ids = folder_tokenizer(model_folders / name, pipe.family, core_tokenizer).encode(sentence)
+    assert name in at.subheader[0].value  # the model's own tokenizer comes first
+    shown_ids = " ".join(map(str, ids))
+    assert any(shown_ids in c.value for c in at.code), "the ids the model reads"
+    boxes = json.dumps(plotly_specs(at)[0], ensure_ascii=False)  # the first figure: the model's pieces
+    assert all(json.dumps(label, ensure_ascii=False)[1:-1] in boxes for label in labels)
+    assert pipe.tokenizer_kind in " ".join(c.value for c in at.caption)
+    assert (labels, ids) == pipe.src_encode(sentence)
