@@ -45,40 +45,53 @@ _DTYPES = {
 
 
 def read_safetensors(path) -> dict[str, torch.Tensor]:
-    """Every tensor of a ``.safetensors`` file, as float/int CPU tensors (copies, owning their memory)."""
+    """Every tensor of a ``.safetensors`` file, as float/int CPU tensors, each owning its memory.
+
+    The format: an 8-byte little-endian header length, a JSON header (name -> dtype, shape and byte
+    offsets into the buffer that follows), the raw buffer. Each tensor is read from the file into its
+    own buffer, so loading a model holds the file's bytes once, not the whole file plus copies of it.
+    """
     path = Path(path)
-    data = bytearray(path.read_bytes())  # writable, so torch.frombuffer shares it without a warning
-    if len(data) < 8:
-        raise ValueError(f"{path}: too short to be a safetensors file")
-    (header_len,) = struct.unpack("<Q", data[:8])
-    if 8 + header_len > len(data):
-        raise ValueError(f"{path}: header length {header_len} runs past the end of the file")
-    try:
-        header = json.loads(data[8 : 8 + header_len])
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: header is not JSON: {e}") from e
-    header.pop("__metadata__", None)
-    body = 8 + header_len
-    tensors = {}
-    for name, info in header.items():
-        dtype = _DTYPES.get(info.get("dtype"))
-        if dtype is None:
-            raise ValueError(f"{path}: tensor {name} has unsupported dtype {info.get('dtype')!r}")
-        shape, (start, end) = info["shape"], info["data_offsets"]
-        count = 1
-        for n in shape:
-            count *= n
-        itemsize = torch.empty((), dtype=dtype).element_size()
-        if not 0 <= start <= end <= len(data) - body or end - start != count * itemsize:
-            raise ValueError(f"{path}: tensor {name} has offsets {start}..{end} that do not fit {shape}")
-        if count:
-            flat = torch.frombuffer(data, dtype=dtype, count=count, offset=body + start)  # a view
-        else:
-            flat = torch.empty(0, dtype=dtype)  # frombuffer refuses an empty slice
-        if sys.byteorder == "big" and itemsize > 1:  # the file is little-endian
-            flat = flat.view(torch.uint8).view(-1, itemsize).flip(1).reshape(-1).view(dtype)
-        tensors[name] = flat.reshape(shape).clone()  # clone: do not keep the whole file alive per tensor
-    return tensors
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        if size < 8:
+            raise ValueError(f"{path}: too short to be a safetensors file")
+        (header_len,) = struct.unpack("<Q", f.read(8))
+        if 8 + header_len > size:
+            raise ValueError(f"{path}: header length {header_len} runs past the end of the file")
+        try:
+            header = json.loads(f.read(header_len))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"{path}: header is not JSON: {e}") from e
+        if not isinstance(header, dict):
+            raise ValueError(f"{path}: header is not a JSON object")
+        header.pop("__metadata__", None)
+        body = 8 + header_len
+        return {name: _read_tensor(f, path, name, info, body, size - body) for name, info in header.items()}
+
+
+def _read_tensor(f, path: Path, name: str, info: dict, body: int, body_size: int) -> torch.Tensor:
+    """One tensor of a safetensors file ``f``: its bytes at ``body + data_offsets``, checked to fit."""
+    dtype = _DTYPES.get(info.get("dtype")) if isinstance(info, dict) else None
+    if dtype is None:
+        raise ValueError(f"{path}: tensor {name} has unsupported dtype {info.get('dtype')!r}")
+    shape, (start, end) = info["shape"], info["data_offsets"]
+    count = 1
+    for n in shape:
+        count *= n
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    if not 0 <= start <= end <= body_size or end - start != count * itemsize:
+        raise ValueError(f"{path}: tensor {name} has offsets {start}..{end} that do not fit {shape}")
+    if not count:
+        return torch.empty(shape, dtype=dtype)  # frombuffer refuses an empty buffer
+    data = bytearray(end - start)  # writable, so torch.frombuffer shares it without a warning
+    f.seek(body + start)
+    if f.readinto(data) != len(data):
+        raise ValueError(f"{path}: tensor {name} is cut short")
+    flat = torch.frombuffer(data, dtype=dtype, count=count)  # the tensor keeps ``data`` alive
+    if sys.byteorder == "big" and itemsize > 1:  # the file is little-endian
+        flat = flat.view(torch.uint8).view(-1, itemsize).flip(1).reshape(-1).view(dtype).clone()
+    return flat.reshape(shape)
 
 
 def bert_config(hf: dict) -> ModelConfig:
