@@ -51,6 +51,14 @@ HEADS_POOL_MAX = 64  # every head of a layer: up to 16 heatmaps side by side
 GRID_POOL_MAX = 32  # layers × heads: up to 6 × 16 small multiples
 
 
+def kinds_of(has_encoder: bool, has_decoder: bool) -> list[str]:
+    """The attentions a model has (keys of KINDS): the paper's model all three; an encoder only (BERT)
+    its self-attention; a decoder only (GPT-2, Llama) the masked self-attention of its one stack."""
+    if not has_encoder:
+        return ["decoder"]
+    return list(KINDS) if has_decoder else ["encoder"]
+
+
 def kind_label(attn_kind: str, lang: str = "en") -> str:
     """ "Encoder self-attention", "编码器自注意力"…: what the page calls one kind of attention."""
     return t(f"attention.kind.{attn_kind}", lang)
@@ -78,6 +86,48 @@ def tokens_of(
     return list(tgt_tokens), list(src_tokens)
 
 
+# -- grouped-query attention: query heads that share a key/value head ------------------------------
+
+
+def kv_groups(num_heads: int, num_kv_heads: int | None) -> list[range]:
+    """The query heads (from 0) that read each key/value head; [] when every head has its own.
+
+    core/attention.py repeats key/value head g for query heads g·r … g·r + r − 1 (r = h / kv heads,
+    Hugging Face's repeat_kv), so the trace holds one k and v per query head, equal within a group.
+
+    >>> kv_groups(4, 2), kv_groups(4, None)
+    ([range(0, 2), range(2, 4)], [])
+    """
+    kv = num_kv_heads or num_heads
+    if kv >= num_heads:
+        return []
+    r = num_heads // kv
+    return [range(g * r, (g + 1) * r) for g in range(kv)]
+
+
+def kv_group_of(head: int, num_heads: int, num_kv_heads: int | None) -> tuple[int, range] | None:
+    """(key/value head, the query heads sharing it) of query head ``head``, all from 0; None without
+    grouped-query attention."""
+    for g, heads in enumerate(kv_groups(num_heads, num_kv_heads)):
+        if head in heads:
+            return g, heads
+    return None
+
+
+def sharing_text(num_heads: int, num_kv_heads: int | None, lang: str = "en") -> str:
+    """ "… heads 1–2 share key/value head 1; heads 3–4 share key/value head 2 …" (heads from 1); ""
+    when every head has its own keys and values."""
+    groups = kv_groups(num_heads, num_kv_heads)
+    if not groups:
+        return ""
+    said = [
+        t("attention.gqa.group", lang, first=heads[0] + 1, last=heads[-1] + 1, kv=g + 1)
+        for g, heads in enumerate(groups)
+    ]
+    groups_said = t("attention.gqa.sep", lang).join(said)
+    return t("attention.gqa.explain", lang, h=num_heads, kv=len(groups), groups=groups_said)
+
+
 # -- the numbers of one head -----------------------------------------------------------------------
 
 
@@ -87,17 +137,21 @@ class HeadWeights:
 
     ``nn.Linear`` stores W as (out, in) and computes x Wᵀ + b, so W_Qʲ (d_model, d_k) is the
     transpose of rows j·d_k…(j+1)·d_k of ``w_q.weight``. W_O is the whole (d_model, d_model)
-    matrix: it mixes all heads.
+    matrix: it mixes all heads. Grouped-query attention: W_K and W_V are those of the key/value head
+    ``kv_head`` that head j shares with ``shared`` (None: the head's own). A bias the model does not
+    have (Llama's, Qwen2's b_O) is None.
     """
 
     w_q: np.ndarray  # (d_model, d_k)
-    b_q: np.ndarray  # (d_k,)
+    b_q: np.ndarray | None  # (d_k,)
     w_k: np.ndarray
-    b_k: np.ndarray
+    b_k: np.ndarray | None
     w_v: np.ndarray
-    b_v: np.ndarray
+    b_v: np.ndarray | None
     w_o: np.ndarray  # (d_model, d_model) = w_o.weight.T
-    b_o: np.ndarray  # (d_model,)
+    b_o: np.ndarray | None  # (d_model,)
+    kv_head: int | None = None  # grouped-query attention: the key/value head W_K, W_V belong to (from 0)
+    shared: range | None = None  # … and the query heads that share it (from 0)
 
 
 def attention_module(model, attn_kind: str, layer: int):
@@ -113,13 +167,37 @@ def attention_module(model, attn_kind: str, layer: int):
 
 def head_weights(model, attn_kind: str, layer: int, head: int) -> HeadWeights:
     mha = attention_module(model, attn_kind, layer)
-    rows = slice(head * mha.d_k, (head + 1) * mha.d_k)  # head j's rows of each projection
+    group = kv_group_of(head, mha.h, getattr(mha, "kv_heads", mha.h))
+    kv = head if group is None else group[0]  # W_K, W_V hold one block of rows per key/value head
 
-    def part(linear) -> tuple[np.ndarray, np.ndarray]:
-        return as_numpy(linear.weight[rows]).T, as_numpy(linear.bias[rows])
+    def part(linear, j: int) -> tuple[np.ndarray, np.ndarray | None]:
+        rows = slice(j * mha.d_k, (j + 1) * mha.d_k)  # head j's rows of the projection
+        bias = None if linear.bias is None else as_numpy(linear.bias[rows])
+        return as_numpy(linear.weight[rows]).T, bias
 
-    (w_q, b_q), (w_k, b_k), (w_v, b_v) = part(mha.w_q), part(mha.w_k), part(mha.w_v)
-    return HeadWeights(w_q, b_q, w_k, b_k, w_v, b_v, as_numpy(mha.w_o.weight).T, as_numpy(mha.w_o.bias))
+    (w_q, b_q), (w_k, b_k), (w_v, b_v) = part(mha.w_q, head), part(mha.w_k, kv), part(mha.w_v, kv)
+    b_o = None if mha.w_o.bias is None else as_numpy(mha.w_o.bias)
+    shared = {} if group is None else {"kv_head": group[0], "shared": group[1]}
+    return HeadWeights(w_q, b_q, w_k, b_k, w_v, b_v, as_numpy(mha.w_o.weight).T, b_o, **shared)
+
+
+def projection_text(which: str, w: HeadWeights, rotated: bool = False) -> str:
+    """ "Q = X W_Q + b_Q" as this head computes it: without the bias the model lacks; with RoPE, Q and
+    K are the rotated ones the trace keeps: "K = R(X W_K)". ``which``: "Q", "K" or "V"."""
+    bias = {"Q": w.b_q, "K": w.b_k, "V": w.b_v}[which]
+    product = f"X W_{which}" + ("" if bias is None else f" + b_{which}")
+    return f"{which} = R({product})" if rotated and which != "V" else f"{which} = {product}"
+
+
+def projection_latex(w: HeadWeights, rotated: bool = False) -> str:
+    r"""The three projections as LaTeX, e.g. ``Q = R\,(X W_Q + b_Q),\quad …``."""
+    return r",\quad ".join(projection_text(x, w, rotated).replace("R(", r"R\,(") for x in "QKV")
+
+
+def output_text(w: HeadWeights) -> str:
+    """ "Concat · W_O + b_O" without b_O when the model has none."""
+    bias = "" if w.b_o is None else " + b_O"
+    return r"\mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O" + bias
 
 
 @dataclass(frozen=True)
@@ -220,11 +298,18 @@ def _tr(key: str, lang: str, **values) -> str:
 
 
 def step_figures(
-    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str], *, lang: str = "en"
+    s: HeadSteps,
+    w: HeadWeights,
+    q_tokens: Sequence[str],
+    k_tokens: Sequence[str],
+    *,
+    lang: str = "en",
+    rotated: bool = False,
 ) -> dict[str, go.Figure]:
-    """Every step of head ``s.head``, in the order of the computation."""
+    """Every step of head ``s.head``, in the order of the computation (``rotated``: RoPE turned q and
+    k by their positions, and the trace's Q and K are the rotated ones)."""
     figs = {
-        **_projection_figures(s, w, q_tokens, k_tokens, lang),
+        **_projection_figures(s, w, q_tokens, k_tokens, lang, rotated),
         **_score_figures(s, q_tokens, k_tokens, lang),
         **_output_figures(s, w, q_tokens, lang),
     }
@@ -232,11 +317,20 @@ def step_figures(
     return figs
 
 
+def _kv_title(which: str, w: HeadWeights, head: int, lang: str) -> str:
+    """ "W_K, head 3", or under grouped-query attention "W_K, key/value head 2 (heads 3–4)"."""
+    if w.kv_head is None:
+        return _tr(f"step.w_{which}", lang, head=head + 1)
+    first, last = w.shared[0] + 1, w.shared[-1] + 1
+    return _tr(f"step.w_{which}_shared", lang, kv=w.kv_head + 1, first=first, last=last)
+
+
 def _projection_figures(
-    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str], lang: str
+    s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], k_tokens: Sequence[str], lang: str, rotated: bool
 ) -> dict[str, go.Figure]:
     """X (and the memory), head j's W_Q, W_K, W_V, and Q, K, V."""
     j, dk, d_model = s.head + 1, s.d_k, s.x_q.shape[1]
+    title = {x: projection_text(x, w, rotated) for x in "QKV"}
     token, dim, dk_dim = _tr("axis.token", lang), _tr("axis.dimension", lang), _tr("axis.dk_dim", lang)
     query, key = _tr("axis.query", lang), _tr("axis.key", lang)
     w_dims = {"row_title": _tr("axis.d_model_dim", lang), "col_title": dk_dim, "lang": lang}
@@ -245,17 +339,11 @@ def _projection_figures(
         "x_q": matrix_figure(s.x_q, q_tokens, d_model, title=_tr("step.x", lang), **x),
         "x_kv": matrix_figure(s.x_kv, k_tokens, d_model, title=_tr("step.memory", lang), **x),
         "w_q": matrix_figure(w.w_q, d_model, dk, title=_tr("step.w_q", lang, head=j), **w_dims),
-        "w_k": matrix_figure(w.w_k, d_model, dk, title=_tr("step.w_k", lang, head=j), **w_dims),
-        "w_v": matrix_figure(w.w_v, d_model, dk, title=_tr("step.w_v", lang, head=j), **w_dims),
-        "q": matrix_figure(
-            s.q, q_tokens, dk, title="Q = X W_Q + b_Q", row_title=query, col_title=dk_dim, lang=lang
-        ),
-        "k": matrix_figure(
-            s.k, k_tokens, dk, title="K = X W_K + b_K", row_title=key, col_title=dk_dim, lang=lang
-        ),
-        "v": matrix_figure(
-            s.v, k_tokens, dk, title="V = X W_V + b_V", row_title=key, col_title=dk_dim, lang=lang
-        ),
+        "w_k": matrix_figure(w.w_k, d_model, dk, title=_kv_title("k", w, s.head, lang), **w_dims),
+        "w_v": matrix_figure(w.w_v, d_model, dk, title=_kv_title("v", w, s.head, lang), **w_dims),
+        "q": matrix_figure(s.q, q_tokens, dk, title=title["Q"], row_title=query, col_title=dk_dim, lang=lang),
+        "k": matrix_figure(s.k, k_tokens, dk, title=title["K"], row_title=key, col_title=dk_dim, lang=lang),
+        "v": matrix_figure(s.v, k_tokens, dk, title=title["V"], row_title=key, col_title=dk_dim, lang=lang),
     }
 
 
@@ -323,7 +411,7 @@ def _output_figures(s: HeadSteps, w: HeadWeights, q_tokens: Sequence[str], lang:
             s.output,
             q_tokens,
             d_model,
-            title=_tr("step.output", lang),
+            title=_tr("step.output" if w.b_o is not None else "step.output_nobias", lang),
             row_title=query,
             col_title=dim,
             lang=lang,

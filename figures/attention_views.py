@@ -31,7 +31,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.positional import alibi_slopes
-from figures.attention import kind_label
+from figures.attention import kind_label, kv_group_of
 from figures.positional import slope_text
 from figures.style import escape_label, token_label
 from figures.toolbox import as_numpy, build_figure, domains, matrix_figure
@@ -165,6 +165,9 @@ class NeuronNumbers:
     slope: float | None = None  # ALiBi: this head's slope m_h
     distance: int | None = None  # ALiBi: |i − j|, or i − j in the decoder: bias = −slope · distance
     causal: bool = False  # ALiBi's decoder form −m_h·(i − j) (positive where the causal mask hides)
+    # grouped-query attention: k is key/value head ``kv_head``'s, the same for every head in ``shared``
+    kv_head: int | None = None
+    shared: range | None = None
 
 
 def is_causal_bias(plane: np.ndarray) -> bool:
@@ -178,7 +181,13 @@ def head_slope(num_heads: int, head: int) -> float:
     return float(alibi_slopes(num_heads)[head])
 
 
-def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> NeuronNumbers:
+def neuron_numbers(
+    attn, head: int, query: int, key: int, *, row: int = 0, num_kv_heads: int | None = None
+) -> NeuronNumbers:
+    """``num_kv_heads``: the model's key/value heads (grouped-query attention when fewer than its
+    heads: the trace repeats each key/value head's k for the heads that share it)."""
+    group = kv_group_of(head, attn.q.shape[1], num_kv_heads)
+    shared = {} if group is None else {"kv_head": group[0], "shared": group[1]}
     q = as_numpy(attn.q[row, head, query]).astype(np.float32)
     k = as_numpy(attn.k[row, head, key]).astype(np.float32)
     product = q * k
@@ -209,6 +218,7 @@ def neuron_numbers(attn, head: int, query: int, key: int, *, row: int = 0) -> Ne
         weight=float(as_numpy(attn.weights[row, head, query, key])),
         allowed=bool(as_numpy(attn.mask[row, head, query, key])),
         **alibi,
+        **shared,
     )
 
 
@@ -332,12 +342,7 @@ def _neuron_rows(nums: NeuronNumbers, q_token: str, k_token: str, lang: str) -> 
             [color] * nums.d_k,
             t("attention.nv.fig.q", lang, token=plain_label(q_token), pos=nums.query),
         ),
-        (
-            "k",
-            nums.k,
-            [color] * nums.d_k,
-            t("attention.nv.fig.k", lang, token=plain_label(k_token), pos=nums.key),
-        ),
+        ("k", nums.k, [color] * nums.d_k, _key_title(nums, k_token, lang)),
         (
             "q⊙k",
             nums.product,
@@ -345,6 +350,15 @@ def _neuron_rows(nums: NeuronNumbers, q_token: str, k_token: str, lang: str) -> 
             t("attention.nv.fig.product", lang, dot=f"{nums.dot:.4f}"),
         ),
     ]
+
+
+def _key_title(nums: NeuronNumbers, k_token: str, lang: str) -> str:
+    """The k row's title; under grouped-query attention it names the key/value head k comes from."""
+    where = {"token": plain_label(k_token), "pos": nums.key}
+    if nums.kv_head is None:
+        return t("attention.nv.fig.k", lang, **where)
+    first, last = nums.shared[0] + 1, nums.shared[-1] + 1
+    return t("attention.nv.fig.k_shared", lang, **where, kv=nums.kv_head + 1, first=first, last=last)
 
 
 def _neuron_bars(n: str, sym: str, values: np.ndarray, colors: list[str], d_k: int, lang: str) -> dict:

@@ -68,6 +68,19 @@ class View:
         return self.run.config.d_model // self.run.config.num_heads
 
     @property
+    def kv_heads(self) -> int | None:  # fewer than num_heads: grouped-query attention (Llama, Qwen2)
+        return getattr(self.run.config, "num_kv_heads", None)
+
+    @property
+    def rotated(self) -> bool:  # RoPE turns self-attention's q and k by position; the trace keeps them turned
+        return getattr(self.run.config, "positions", "") == "rope" and self.attn_kind != "cross"
+
+    @property
+    def where(self) -> str:  # where queries, keys and values come from: a decoder only reads the sentence
+        one_stack = self.attn_kind == "decoder" and not self.run.has_encoder
+        return ui.t("attention.where.causal" if one_stack else f"attention.where.{self.attn_kind}")
+
+    @property
     def kind_name(self) -> str:  # "Encoder self-attention", "编码器自注意力"…
         return fa.kind_label(self.attn_kind, self.lang)
 
@@ -80,7 +93,7 @@ def choose_view(run: LazyRun, lang: str, prefix: str, columns, found: list[str])
     """The attention a section shows, chosen in ``columns``: its kind, its layer and (given a third
     column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``."""
     config = run.config
-    kinds = list(fa.KINDS) if run.has_decoder else ["encoder"]  # an encoder-only model: its self-attention
+    kinds = fa.kinds_of(run.has_encoder, run.has_decoder)  # a model with one stack: that stack's attention
     label, kind_name = ui.t("attention.widget.kind"), functools.partial(fa.kind_label, lang=lang)
     with columns[0]:
         attn_kind = ui.widgets.choose(
@@ -88,7 +101,7 @@ def choose_view(run: LazyRun, lang: str, prefix: str, columns, found: list[str])
             label,
             f"{prefix}_kind",
             kinds,
-            "encoder",
+            kinds[0],
             found,
             fmt=kind_name,
             aliases=KIND_ALIASES,
@@ -117,6 +130,12 @@ def noise_caption(run: LazyRun) -> None:
         st.caption(ui.t("attention.noise"))
 
 
+def model_name(run: LazyRun) -> str:
+    """The model's own name ("gpt2", "all-MiniLM-L6-v2"), else "This model"."""
+    name = (getattr(run.pipe, "name", "") or "").removeprefix("hf:")
+    return name or ("all-MiniLM-L6-v2" if not run.has_decoder else ui.t("attention.this_model"))
+
+
 def answer_beside(view: View, key: str) -> None:
     """The model's answer beside a view whose rows are the decoder's tokens (none for the encoder's)."""
     if view.attn_kind != "encoder":
@@ -138,8 +157,13 @@ if positions in SCALED_BY:  # what B or R is, in the page's language
 d_k = config.d_model // config.num_heads
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
 if not run.has_decoder:
-    name = getattr(run.pipe, "name", "") or "all-MiniLM-L6-v2"
-    st.info(ui.t("attention.encoder_only", model=name), icon=":material/info:")
+    st.info(ui.t("attention.encoder_only", model=model_name(run)), icon=":material/info:")
+elif not run.has_encoder:
+    one_stack = ui.t("attention.decoder_only", model=model_name(run), n=config.num_layers)
+    st.info(one_stack, icon=":material/info:")
+sharing = fa.sharing_text(config.num_heads, getattr(config, "num_kv_heads", None), lang)
+if sharing:  # grouped-query attention: which query heads read the same keys and values
+    st.info(sharing, icon=":material/group_work:")
 longest = max(len(run.src_tokens), len(run.tgt_tokens))
 if longest > fa.GRID_POOL_MAX:  # the layers × heads overview draws blocks from here on
     st.info(ui.t("attention.long", n=longest), icon=":material/zoom_in:")
@@ -164,7 +188,7 @@ def head_view(run: LazyRun, lang: str) -> None:
         view.attn, view.q_tokens, view.k_tokens, attn_kind=view.attn_kind, layer=view.layer, lang=lang
     )
     show_head_view(data, alt=ui.t("attention.hv.title"))
-    st.caption(ui.t(f"attention.where.{view.attn_kind}"))
+    st.caption(view.where)
     answer_beside(view, "attn_hv_answer")
     if not data["all_lines"]:
         st.caption(ui.t("attention.hv.sparse", n=len(view.q_tokens), k=data["keep"]))
@@ -187,7 +211,7 @@ def neuron_view(run: LazyRun, lang: str) -> None:
             ui.t("attention.widget.key"), "nv_key", view.k_tokens, found, strongest
         )
     ui.widgets.warn(found)
-    nums = fv.neuron_numbers(view.attn, view.head, query, key)
+    nums = fv.neuron_numbers(view.attn, view.head, query, key, num_kv_heads=view.kv_heads)
     explain = "attention.nv.explain" if nums.bias is None else "attention.nv.explain_alibi"
     explained.markdown(ui.t(explain, d_k=view.d_k))
     explained.latex(fv.score_formula(nums))
@@ -200,6 +224,11 @@ def neuron_view(run: LazyRun, lang: str) -> None:
         alibi = "attention.nv.alibi_causal" if nums.causal else "attention.nv.alibi"
         slope, bias = fv.slope_text(nums.slope), f"{nums.bias + 0.0:.4f}"
         st.caption(ui.t(alibi, head=view.head + 1, m=slope, distance=nums.distance, bias=bias))
+    if nums.shared is not None:  # grouped-query attention: this k is not the head's own
+        first, last = nums.shared[0] + 1, nums.shared[-1] + 1
+        st.caption(ui.t("attention.nv.shared", first=first, last=last, kv=nums.kv_head + 1))
+    if view.rotated:
+        st.caption(ui.t("attention.nv.rope"))
     if nums.allowed:
         st.caption(ui.t("attention.nv.softmax", n=seen))
     else:
@@ -248,7 +277,9 @@ def show_row(view: View, figs: dict, *names: str) -> None:
 def step_by_step(view: View) -> None:
     config, d_k = view.run.config, view.d_k
     weights = fa.head_weights(view.run.model_of(view.attn_kind), view.attn_kind, view.layer, view.head)
-    figs = fa.step_figures(view.steps, weights, view.q_tokens, view.k_tokens, lang=view.lang)
+    figs = fa.step_figures(
+        view.steps, weights, view.q_tokens, view.k_tokens, lang=view.lang, rotated=view.rotated
+    )
     st.caption(ui.t("attention.steps.explain", n=toolbox.ANNOTATE_MAX))
     if any(toolbox.is_pooled(fig) for fig in figs.values()):
         st.caption(ui.t("attention.steps.pooled", max=toolbox.POOL_MAX))
@@ -257,7 +288,12 @@ def step_by_step(view: View) -> None:
     show_row(view, figs, *(("x_q", "x_kv") if view.attn_kind == "cross" else ("x_q",)))
 
     st.markdown(ui.t("attention.steps.projections", d_model=config.d_model, d_k=d_k))
-    st.latex(r"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V")
+    st.latex(fa.projection_latex(weights, view.rotated))
+    if weights.kv_head is not None:  # grouped-query attention: W_K, W_V, K, V belong to a group of heads
+        group = {"kv": weights.kv_head + 1, "first": weights.shared[0] + 1, "last": weights.shared[-1] + 1}
+        st.caption(ui.t("attention.steps.shared", head=view.head + 1, **group))
+    if view.rotated:
+        st.caption(ui.t("attention.steps.rope"))
     show_row(view, figs, "w_q", "w_k", "w_v")
     show_row(view, figs, "q", "k", "v")
 
@@ -270,10 +306,8 @@ def step_by_step(view: View) -> None:
     noise_caption(view.run)
 
     st.markdown(ui.t("attention.steps.heads"))
-    st.latex(
-        r"\mathrm{head}_j = \mathrm{weights}\cdot V,\qquad "
-        r"\mathrm{MultiHead} = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O + b_O"
-    )
+    multi_head = r"\mathrm{head}_j = \mathrm{weights}\cdot V,\qquad \mathrm{MultiHead} = "
+    st.latex(multi_head + fa.output_text(weights))
     show_row(view, figs, "head_out", "concat")
     st.caption(ui.t("attention.steps.frame", head=view.head + 1, d_k=d_k))
     show_row(view, figs, "w_o", "output")
@@ -303,7 +337,7 @@ def scores_step(view: View, figs: dict) -> bool:
 st.subheader(ui.t("attention.steps.choose"))
 view = choose_view(run, lang, "attn", st.columns([2.2, 1, 1]), notices)
 shown = ui.t("attention.kind_layer", kind=view.kind_name, layer=view.layer + 1)
-st.caption(shown + " " + ui.t(f"attention.where.{view.attn_kind}"))
+st.caption(shown + " " + view.where)
 answer_beside(view, "attn_answer")
 st.subheader(ui.t("attention.steps.title", head=view.head + 1))
 opener = ui.t("attention.steps.open" if view.steps.bias is None else "attention.steps.open_alibi")
@@ -325,6 +359,8 @@ def all_heads(view: View) -> None:
     )
     if pipe.weights == Weights.RANDOM:  # untrained: every pattern on this page is noise
         st.caption(ui.t("attention.noise"))
+    elif pipe.weights == Weights.HF:  # pretrained or random: the folder does not say, so neither do we
+        st.caption(ui.t("attention.loaded.compare", name=model_name(view.run)))
     elif pipe.task and view.attn_kind == "cross":
         learned_alignment(view)
     elif pipe.task:

@@ -250,4 +250,48 @@ STRINGS = {
     "attention.steps.open_alibi": (
         "Open: X → Q, K, V → QKᵀ → /√d_k → + ALiBi bias → mask → softmax → ·V → concat → W_O with the real numbers"
     ),
+    # a model with one causal stack (GPT-2, Llama, Qwen2), weights loaded from a model folder
+    "attention.this_model": "This model",
+    "attention.decoder_only": (
+        "{model} is a decoder only: one causal stack of {n} layers that reads the sentence itself. Its "
+        "attention is masked (causal) self-attention — each token sees itself and the tokens before it, "
+        "never a later one. It has no encoder, so encoder self-attention and cross-attention do not exist "
+        "for it."
+    ),
+    "attention.where.causal": (
+        "Queries, keys and values all come from the sentence's tokens, the input of the model's one stack; "
+        "the causal mask hides the future: position t sees positions 0…t only (positions count from 0)."
+    ),
+    "attention.loaded.compare": (
+        "Weights loaded from the model folder {name}: compare the heads — which tokens does each one look at?"
+    ),
+    # grouped-query attention (Llama, Qwen2): fewer key/value heads than query heads
+    "attention.gqa.explain": (
+        "Grouped-query attention: this model has {h} query heads but only {kv} key/value heads, so "
+        "{groups}. Heads that share a key/value head have the same keys k and values v (the same W_K and "
+        "W_V); only their queries q are their own."
+    ),
+    "attention.gqa.group": "heads {first}–{last} share key/value head {kv}",
+    "attention.gqa.sep": "; ",
+    "attention.nv.fig.k_shared": (
+        "k: the key vector of “{token}” (position {pos}), key/value head {kv}, shared by heads {first}–{last}"
+    ),
+    "attention.nv.shared": (
+        "Heads {first}–{last} share key/value head {kv}: they have the same k for every token (choose "
+        "another of these heads: the k row stays the same, only q changes)."
+    ),
+    "attention.nv.rope": (
+        "RoPE: q and k are shown after their rotation by their positions — the vectors the model multiplies."
+    ),
+    "attention.steps.shared": (
+        "Head {head} reads key/value head {kv}, which heads {first}–{last} share: W_K, W_V, K and V below "
+        "are that key/value head's, the same for all of them; W_Q and Q are head {head}'s own."
+    ),
+    "attention.steps.rope": (
+        "R: RoPE rotates each query and key by its position before Q Kᵀ; Q and K below are the rotated ones "
+        "(V is not rotated)."
+    ),
+    "attention.step.w_k_shared": "W_K, key/value head {kv} (heads {first}–{last})",
+    "attention.step.w_v_shared": "W_V, key/value head {kv} (heads {first}–{last})",
+    "attention.step.output_nobias": "output = Concat · W_O (this model has no b_O)",
 }

@@ -199,4 +199,35 @@ STRINGS = {
     "attention.step.bias": "B = −m·|i − j|：ALiBi 偏置，m = {m}",
     "attention.step.bias_causal": "B = −m·(i − j)：ALiBi 偏置，m = {m}",
     "attention.steps.open_alibi": "展开：X → Q、K、V → QKᵀ → /√d_k → + ALiBi 偏置 → 掩码 → softmax → ·V → 拼接 → W_O，每一步都是真实数值",
+    # 只有一个因果堆栈的模型（GPT-2、Llama、Qwen2），权重从模型文件夹加载
+    "attention.this_model": "这个模型",
+    "attention.decoder_only": (
+        "{model} 只有解码器：一个由 {n} 层组成的因果堆栈，直接读入句子本身。它的注意力是掩码（因果）自注意力——"
+        "每个词元只能看到自己和它前面的词元，永远看不到后面的。它没有编码器，所以不存在编码器自注意力和交叉注意力。"
+    ),
+    "attention.where.causal": (
+        "查询、键和值都来自句子的词元，也就是模型唯一那个堆栈的输入；因果掩码遮住了“未来”："
+        "位置 t 只能看到位置 0…t（位置从 0 开始数）。"
+    ),
+    "attention.loaded.compare": "权重从模型文件夹 {name} 加载：比较各个头——每个头都在看哪些词元？",
+    "attention.gqa.explain": (
+        "分组查询注意力：这个模型有 {h} 个查询头，却只有 {kv} 个键/值头，所以{groups}。"
+        "共用同一个键/值头的几个头，键 k 和值 v 完全相同（W_K、W_V 也相同），只有查询 q 是各自的。"
+    ),
+    "attention.gqa.group": "头 {first}–{last} 共用键/值头 {kv}",
+    "attention.gqa.sep": "，",
+    "attention.nv.fig.k_shared": "k：键“{token}”（位置 {pos}）的向量，来自键/值头 {kv}，由头 {first}–{last} 共用",
+    "attention.nv.shared": (
+        "头 {first}–{last} 共用键/值头 {kv}：对每个词元，它们的 k 都相同"
+        "（换成这几个头中的另一个：k 那一行不变，只有 q 会变）。"
+    ),
+    "attention.nv.rope": "RoPE：这里显示的 q 和 k 已经按各自的位置旋转过——正是模型拿来相乘的向量。",
+    "attention.steps.shared": (
+        "第 {head} 个头读取键/值头 {kv}，它由头 {first}–{last} 共用：下面的 W_K、W_V、K 和 V 都属于这个键/值头，"
+        "对这几个头完全相同；W_Q 和 Q 才是第 {head} 个头自己的。"
+    ),
+    "attention.steps.rope": "R：RoPE 在计算 Q Kᵀ 之前把每个查询和键按它的位置旋转；下面的 Q 和 K 是旋转后的（V 不旋转）。",
+    "attention.step.w_k_shared": "W_K，键/值头 {kv}（头 {first}–{last}）",
+    "attention.step.w_v_shared": "W_V，键/值头 {kv}（头 {first}–{last}）",
+    "attention.step.output_nobias": "output = Concat · W_O（这个模型没有 b_O）",
 }
