@@ -182,7 +182,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
     # page draw the stored settings, whichever page drew the widget last.
     for key in KEYS:
         state[key] = getattr(settings, key)
-    _text_widgets()
+    _text_widgets(trained_config)
     _weights_widget(settings)
     _size_widgets(settings, trained_config)
     st.sidebar.caption(t("sidebar.url"))
@@ -193,12 +193,18 @@ def _bound(key: str) -> dict:
     return {"key": key, "on_change": _on_change, "args": (key,)}
 
 
-def _text_widgets() -> None:
+def _text_widgets(config) -> None:
+    """Language, sentence and target; labelled from the model on screen (``config``: None for random
+    weights, an encoder-decoder): a model with one stack reads the sentence alone, so its target box
+    is disabled and says so."""
     sb = st.sidebar
     sb.segmented_control(t("sidebar.lang"), LANGS, required=True, format_func=LANG_NAMES.__getitem__,
                          **_bound("lang"))
-    sb.text_area(t("sidebar.sentence"), height=90, help=t("sidebar.sentence.help"), **_bound("sentence"))
-    sb.text_area(t("sidebar.target"), height=68, placeholder=t("sidebar.target.placeholder"),
+    one_stack = config is not None and config.stack != "encoder_decoder"
+    label = "models.sentence.decoder" if one_stack and config.stack == "decoder" else "sidebar.sentence"
+    sb.text_area(t(label), height=90, help=t("sidebar.sentence.help"), **_bound("sentence"))
+    placeholder = t("models.target.unread") if one_stack else t("sidebar.target.placeholder")
+    sb.text_area(t("sidebar.target"), height=68, placeholder=placeholder, disabled=one_stack,
                  **_bound("target"))
 
 

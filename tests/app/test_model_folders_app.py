@@ -170,3 +170,15 @@ def test_tokenization_page_shows_the_models_own_pieces(model_folders, name, lang
     assert all(json.dumps(label, ensure_ascii=False)[1:-1] in boxes for label in labels)
     assert pipe.tokenizer_kind in " ".join(c.value for c in at.caption)
     assert (labels, ids) == pipe.src_encode(sentence)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", ["gpt2-tiny", "bert-tiny"])
+def test_a_one_stack_model_reads_no_target_and_the_sidebar_says_so(model_folders, name, lang):
+    at = open_page("pages/masks.py", {"lang": lang, "target": "ignored"}, weights=f"hf:{name}")
+    assert_clean(at)
+    target = next(a for a in at.text_area if a.key == "target")
+    sentence = next(a for a in at.text_area if a.key == "sentence")
+    assert target.disabled and ("Not read" if lang == "en" else "不读取") in target.placeholder
+    if name == "gpt2-tiny":  # one causal stack: the sentence is not an encoder's input
+        assert sentence.label == ("Sentence (the model's input)" if lang == "en" else "句子（模型的输入）")
