@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 import i18n
 from figures.style import (
+    _CONTROL_NAMES,
     SIGNED_SCALE,
     WEIGHTS_SCALE,
     apply_style,
@@ -73,16 +74,29 @@ class Stage:
         return float(np.linalg.norm(self.vector))
 
 
-def residual_stages(layer, token: int, norm: str, *, lang: str = "en") -> list[Stage]:
-    """One encoder layer's data flow for source position ``token``, top to bottom.
+NORM_SHORT = {"layer": "LN", "rms": "RMSNorm"}  # the name in a stage's formula, by config.norm_kind
+
+
+def after_attention(layer):
+    """The stream after a layer's attention half: an encoder layer's ``after_attn``; a decoder-only
+    model's layer (``DecoderLayerTrace``, no cross-attention) names it ``after_self_attn``."""
+    return layer.after_attn if hasattr(layer, "after_attn") else layer.after_self_attn
+
+
+def residual_stages(
+    layer, token: int, norm: str, *, norm_kind: str = "layer", lang: str = "en"
+) -> list[Stage]:
+    """One layer's data flow for position ``token``, top to bottom (an encoder layer, or a layer of a
+    decoder-only model's one stack: its attention is causal, the flow is the same).
 
     post-norm (paper): x → MultiHead(x) → x + MultiHead(x) → LayerNorm(…) → FFN(…) → … + FFN → LayerNorm
     pre-norm:          x → MultiHead(LN(x)) → x + MultiHead(LN(x)) → FFN(LN(…)) → … + FFN(LN(…))
-    In pre-norm the LayerNorm sits inside each branch, so the stream itself is never normalised.
+    In pre-norm the norm sits inside each branch, so the stream itself is never normalised.
+    ``norm_kind`` ("layer" | "rms", ``config.norm_kind``) names the norm in the formulas.
     """
     x = _np(layer.input[0, token])
     attn = _np(layer.self_attn.output[0, token])
-    after_attn = _np(layer.after_attn[0, token])
+    after_attn = _np(after_attention(layer)[0, token])
     ffn = _np(layer.ffn_output[0, token])
     out = _np(layer.output[0, token])
     first = _tr("stage.input", lang)  # "x (layer input)"
@@ -91,12 +105,13 @@ def residual_stages(layer, token: int, norm: str, *, lang: str = "en") -> list[S
         return _tr("stage.output", lang, formula=formula)  # "… (output)"
 
     if norm == "pre":
+        n = NORM_SHORT[norm_kind]
         return [
             Stage(first, STREAM, x),
-            Stage("MultiHead(LN(x))", SUBLAYER, attn),
-            Stage("x₁ = x + MultiHead(LN(x))", STREAM, after_attn),
-            Stage("FFN(LN(x₁))", SUBLAYER, ffn),
-            Stage(last("x₁ + FFN(LN(x₁))"), STREAM, out),
+            Stage(f"MultiHead({n}(x))", SUBLAYER, attn),
+            Stage(f"x₁ = x + MultiHead({n}(x))", STREAM, after_attn),
+            Stage(f"FFN({n}(x₁))", SUBLAYER, ffn),
+            Stage(last(f"x₁ + FFN({n}(x₁))"), STREAM, out),
         ]
     return [
         Stage(first, STREAM, x),
@@ -110,14 +125,15 @@ def residual_stages(layer, token: int, norm: str, *, lang: str = "en") -> list[S
 
 
 def residual_figure(
-    layer, token: int, norm: str, *, dims: int = MAX_DIMS, height: int = 420, lang: str = "en"
+    layer, token: int, norm: str, *, norm_kind: str = "layer", dims: int = MAX_DIMS, height: int = 420,
+    lang: str = "en",
 ) -> go.Figure:
     """Left: ‖v‖ of each stage's vector; right: its first ``dims`` dimensions (signed colours).
 
     Built from plain dicts (``figures.toolbox.build_figure``): ``make_subplots`` and plotly's
     validation cost most of what this figure cost per rerun of the Full model page.
     """
-    stages = residual_stages(layer, token, norm, lang=lang)
+    stages = residual_stages(layer, token, norm, norm_kind=norm_kind, lang=lang)
     names = [escape_label(s.name) for s in stages]
     kinds = {kind: _tr(f"kind.{kind}", lang) for kind in (STREAM, SUBLAYER, NORMED)}
     d = stages[0].vector.shape[0]
@@ -204,36 +220,50 @@ def _residual_layout(names: list[str], titles: tuple[str, str], height: int, lan
     }  # fmt: skip
 
 
-def stream_norms(trace, *, lang: str = "en", final_norm: bool = False) -> tuple[list[str], np.ndarray]:
-    """Per-token length of the encoder's residual stream at every stage: (labels, (stages, S)).
+def stream_norms(
+    trace, *, lang: str = "en", final_norm: bool = False, norm_kind: str = "layer"
+) -> tuple[list[str], np.ndarray]:
+    """Per-token length of the residual stream at every stage: (labels, (stages, L)).
 
     Stages: the embedded input, then per layer after the attention half and after the FFN half,
     then the memory (what the decoder reads: after the encoder's final LayerNorm, if it has one;
     ``final_norm``, the model's ``config.final_norm``, names that LayerNorm in the last label).
+    A decoder-only model (``trace.encoder`` empty) has one stack, ``trace.decoder``: its last stage is
+    h, after the final norm (``norm_kind``: "layer" | "rms" names it) that feeds the output layer.
     """
+    one_stack = not trace.encoder
+    layers = trace.decoder if one_stack else trace.encoder
     labels = [_tr("stream.embedded", lang)]
-    vectors = [trace.encoder[0].input[0]]
-    for i, layer in enumerate(trace.encoder, start=1):
+    vectors = [layers[0].input[0]]
+    for i, layer in enumerate(layers, start=1):
         labels += [_tr("stream.attn", lang, i=i), _tr("stream.ffn", lang, i=i)]
-        vectors += [layer.after_attn[0], layer.output[0]]
-    labels.append(_tr("stream.memory_norm" if final_norm else "stream.memory", lang))
-    vectors.append(trace.memory[0])
+        vectors += [after_attention(layer)[0], layer.output[0]]
+    if one_stack:
+        labels.append(_tr(f"stream.h_{norm_kind}" if final_norm else "stream.h", lang))
+        vectors.append(trace.decoder_output[0])
+    else:
+        labels.append(_tr("stream.memory_norm" if final_norm else "stream.memory", lang))
+        vectors.append(trace.memory[0])
     return labels, np.stack([np.linalg.norm(_np(v), axis=-1) for v in vectors])
 
 
 def stream_norms_figure(
     traces: Mapping[str, object], d_model: int, *, height: int = 380, lang: str = "en",
-    final_norm: bool = False,
+    final_norm: bool = False, norm_kind: str = "layer",
 ) -> go.Figure:
-    """Mean ‖x‖ over the tokens through the encoder, one line per norm placement ("post", "pre").
+    """Mean ‖x‖ over the tokens through the encoder (a decoder-only model: its one stack), one line
+    per norm placement ("post", "pre").
 
     The dotted line is √d_model: a LayerNorm output with its initial scale (γ=1, β=0) has
-    exactly that length. ``final_norm``: the last point is after the encoder's final LayerNorm.
+    exactly that length, and so has an RMSNorm output with g=1 (its root mean square is 1).
+    ``final_norm``: the last point is after the stack's final norm.
     """
     fig = go.Figure()
     labels: list[str] = []
+    one_stack = False
     for name, trace in traces.items():
-        labels, norms = stream_norms(trace, lang=lang, final_norm=final_norm)
+        one_stack = not trace.encoder
+        labels, norms = stream_norms(trace, lang=lang, final_norm=final_norm, norm_kind=norm_kind)
         mean = norms.mean(axis=1)
         line_name = escape_label(_tr("stream.line", lang, norm=name))  # "post-norm"
         fig.add_trace(
@@ -262,7 +292,8 @@ def stream_norms_figure(
     # many stages: slanted labels ending at their tick (plotly's own slant starts there and pushes
     # the last label out of the chart, where it is hidden)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels,
-                     title=_tr("stream.x", lang), tickangle=-30 if len(labels) > 8 else None)
+                     title=_tr("stream.x_one" if one_stack else "stream.x", lang),
+                     tickangle=-30 if len(labels) > 8 else None)
     fig.update_yaxes(title=_tr("stream.y", lang), rangemode="tozero")
     _style(fig, height=height)
     fig.update_layout(legend={"orientation": "h", "y": 1.12, "x": 0.0})
@@ -284,11 +315,22 @@ def ffn_units_shown(n_tokens: int, d_ff: int, max_cells: int = MAX_FFN_CELLS) ->
     return min(d_ff, max(64, max_cells // max(n_tokens, 1) // 64 * 64))
 
 
+def hidden_formula(activation: str, bias: bool = True) -> str:
+    """The FFN's hidden layer as text, by ``config.activation`` and ``config.ffn_bias``:
+    ``ReLU(xW₁+b₁)``, ``GELU(xW₁+b₁)`` ("gelu" and its tanh approximation "gelu_tanh") or, for
+    SwiGLU, ``SiLU(xW_g)⊙(xW₁)`` (a gate's SiLU times a second projection)."""
+    b = "+b₁" if bias else ""
+    if activation == "swiglu":
+        return f"SiLU(xW_g{'+b_g' if bias else ''})⊙(xW₁{b})"
+    return f"{'ReLU' if activation == 'relu' else 'GELU'}(xW₁{b})"
+
+
 def ffn_hidden_figure(
     hidden,
     tokens: Sequence[str],
     *,
     activation: str = "relu",
+    bias: bool = True,
     max_cells: int = MAX_FFN_CELLS,
     height: int | None = None,
     lang: str = "en",
@@ -296,7 +338,8 @@ def ffn_hidden_figure(
     """Tokens × d_ff heatmap of the hidden layer act(x W₁ + b₁); with ReLU, white = switched off.
 
     One heatmap trace; a long sentence shows the first ``ffn_units_shown`` units (the x axis title
-    says so) and labels every k-th token. GELU (BERT) has small negative values: orange below 0.
+    says so) and labels every k-th token. GELU (BERT, GPT-2) and SwiGLU (Llama) have negative values:
+    orange below 0. ``bias``: whether the FFN has biases (``config.ffn_bias``), for the colour bar's formula.
     """
     h = _np(hidden)
     n, d_ff = h.shape
@@ -304,8 +347,7 @@ def ffn_hidden_figure(
         raise ValueError(f"{n} rows of hidden units but {len(tokens)} tokens")
     units = ffn_units_shown(n, d_ff, max_cells)
     z = h[:, :units].astype(np.float32)  # float32: half the bytes sent to the browser
-    act = "GELU" if activation == "gelu" else "ReLU"
-    if activation == "gelu":
+    if activation != "relu":
         # GELU's negative values lie in [-0.17, 0] while a few positive ones reach 20+: orange below 0,
         # white at 0, blue above, one scale both ways, the largest 0.5 % saturated (hover: exact values)
         lim = max(float(np.percentile(np.abs(z), 99.5)), 1e-6)
@@ -319,7 +361,7 @@ def ffn_hidden_figure(
         "z": z,
         "x": list(range(units)),
         "y": list(range(n)),
-        "colorbar": {"title": {"text": f"{act}(xW₁+b₁)"}},
+        "colorbar": {"title": {"text": hidden_formula(activation, bias)}},
         "hovertemplate": _tr("ffn.hover", lang) + "<extra></extra>",
         **colors,
     }
@@ -565,3 +607,55 @@ def decoded_ids(result) -> list[int]:
 def step_probs(result, step: int) -> np.ndarray:
     """The next-token distribution of decoding step ``step`` (0-based): (tgt_vocab,)."""
     return _np(result.probs[step][0])
+
+
+# -- a decoder-only model: next token after each position, and generation by sampling ----------------
+
+
+def _cell(token: str) -> str:
+    """A token in a table cell (plain text, never HTML): whitespace made visible, nothing escaped."""
+    return "".join(_CONTROL_NAMES.get(ch, ch) for ch in str(token)) or "∅"
+
+
+def next_token_table(
+    trace, tokens: Sequence[str], labels: Sequence[str], *, lang: str = "en"
+) -> dict[str, list]:
+    """Per position i of a decoder-only run, softmax(logits[0, i]) read as a table (column names in
+    ``lang``): the token at i, the most probable next token and its probability, and the token that
+    really follows in the sentence with the probability the model gave it (none after the last)."""
+    probs = softmax_t(trace.logits[0], 1.0)  # (L, vocab)
+    best = probs.argmax(axis=-1)
+    n = len(tokens)
+    following = [probs[i, int(trace.tgt_ids[0, i + 1])] if i + 1 < n else None for i in range(n)]
+    return {
+        _tr("next.position", lang): list(range(n)),
+        _tr("next.token", lang): [_cell(tok) for tok in tokens],
+        _tr("next.best", lang): [_cell(labels[int(i)]) for i in best],
+        _tr("next.best_p", lang): [float(probs[i, b]) for i, b in enumerate(best)],
+        _tr("next.actual", lang): [_cell(tokens[i + 1]) if i + 1 < n else "" for i in range(n)],
+        _tr("next.actual_p", lang): [None if p is None else float(p) for p in following],
+    }
+
+
+def step_logits_probs(result, step: int) -> np.ndarray:
+    """softmax at T = 1 of the logits that step ``step`` (0-based) of a generation read: the
+    distribution before temperature, top-k and top-p (its ``probs[step]`` is the one after)."""
+    return softmax_t(result.steps[step].logits[0, -1], 1.0)
+
+
+def step_kept(result, step: int) -> int:
+    """How many tokens the distribution of step ``step`` (0-based) kept (> 0 after top-k and top-p)."""
+    return int((_np(result.probs[step][0]) > 0).sum())
+
+
+def generation_table(result, labels: Sequence[str], prompt_len: int, *, lang: str = "en") -> dict[str, list]:
+    """One row per generated token: the step, the token chosen, its probability in the distribution it
+    was drawn from (``result.probs``: after filtering) and how many tokens that distribution kept."""
+    ids = decoded_ids(result)[prompt_len:]
+    probs = [_np(p[0]) for p in result.probs]
+    return {
+        _tr("gen.step", lang): list(range(1, len(ids) + 1)),
+        _tr("gen.chosen", lang): [_cell(labels[i]) for i in ids],
+        _tr("gen.p", lang): [float(p[i]) for p, i in zip(probs, ids, strict=True)],
+        _tr("gen.kept", lang): [int((p > 0).sum()) for p in probs],
+    }

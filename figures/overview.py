@@ -4,7 +4,9 @@ A plotly figure of shapes and annotations (no graphviz: it needs no binary and n
 shares the projector font). Pure: sizes in, ``go.Figure`` out; texts from ``i18n`` (``lang``).
 
 An encoder-only model (all-MiniLM-L6-v2, ``decoder=False``) is drawn as what it is: the encoder
-row, its output vectors, and a note that there is no decoder.
+row, its output vectors, and a note that there is no decoder. A decoder-only model (GPT-2, Llama,
+``encoder=False``) is one row: the sentence through one causal stack to the next-token probabilities,
+with no encoder box and no cross-attention, its norm, activation and key/value heads from its config.
 
 Every label that says how positions enter follows ``positions``: sinusoidal and learned add a row
 to the embedding; RoPE and ALiBi add nothing there and act in every self-attention, so the
@@ -23,6 +25,8 @@ from figures.style import COLORS, apply_style, escape_label
 from i18n import t
 
 BOX_W, BOX_H = 18.8, 11.0
+NORM_NAMES = {"layer": "LayerNorm", "rms": "RMSNorm"}  # by config.norm_kind
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SwiGLU"}
 COLUMNS = (10.0, 30.0, 50.0, 70.0, 90.0)
 ROW_ENCODER, ROW_DECODER = 31.0, 9.0
 
@@ -46,6 +50,12 @@ class DiagramSizes:
     token_types: bool = False  # a token-type (segment) row is added (BERT)
     embed_norm: bool = False  # a LayerNorm on the embedding sum (BERT)
     final_norm: bool = False  # a LayerNorm after each stack (torch.nn.Transformer's; not the paper's)
+    encoder: bool = True  # False: a decoder only (GPT-2, Llama); one causal stack reads the sentence
+    norm: str = "post"  # where the norm sits: after each sublayer ("post", the paper) or before ("pre")
+    norm_kind: str = "layer"  # "layer" (LayerNorm) | "rms" (RMSNorm)
+    activation: str = "relu"  # the FFN's: "relu" | "gelu" | "gelu_tanh" | "swiglu"
+    num_kv_heads: int | None = None  # grouped-query attention: fewer key/value heads than query heads
+    tie_embeddings: bool = False  # the output matrix is the embedding's transpose (GPT-2)
 
     @property
     def d_k(self) -> int:
@@ -70,7 +80,22 @@ class DiagramSizes:
             token_types=bool(getattr(config, "type_vocab_size", 0)),
             embed_norm=getattr(config, "embed_norm", False),
             final_norm=getattr(config, "final_norm", False),
+            encoder=getattr(config, "encoder", True),
+            norm=getattr(config, "norm", "post"),
+            norm_kind=getattr(config, "norm_kind", "layer"),
+            activation=getattr(config, "activation", "relu"),
+            num_kv_heads=getattr(config, "num_kv_heads", None),
+            tie_embeddings=getattr(config, "tie_embeddings", False),
         )
+
+    @property
+    def norm_name(self) -> str:
+        return NORM_NAMES[self.norm_kind]
+
+    @property
+    def kv_heads(self) -> int:
+        """Key/value heads: fewer than ``num_heads`` with grouped-query attention."""
+        return self.num_kv_heads or self.num_heads
 
 
 def shapes_text(s: DiagramSizes) -> dict[str, str]:
@@ -198,8 +223,11 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     """sentence → tokens → embeddings + PE → N× encoder → (memory) → N× decoder → probabilities."""
     shp = shapes_text(s)
     fig = go.Figure()
-    _encoder_row(fig, s, shp, lang)
-    key = _decoder_row(fig, s, shp, lang) if s.decoder else _encoder_output(fig, s, shp, lang)
+    if not s.encoder:
+        key = _one_stack(fig, s, shp, lang)
+    else:
+        _encoder_row(fig, s, shp, lang)
+        key = _decoder_row(fig, s, shp, lang) if s.decoder else _encoder_output(fig, s, shp, lang)
     # right-aligned to the edge: long sizes (d_model = 384, h = 12) never run into the encoder box
     fig.add_annotation(x=99.5, y=ROW_ENCODER, text=key, showarrow=False, xanchor="right", align="left",
                        font={"size": 16})
@@ -288,4 +316,37 @@ def _encoder_output(fig: go.Figure, s: DiagramSizes, shp: dict[str, str], lang: 
         borderpad=6,
     )
     return t("overview.diagram.key_encoder", lang, S=s.S, d_model=s.d_model, h=s.num_heads, N=s.num_layers,
+             d_ff=s.d_ff)
+
+
+def stack_detail(s: DiagramSizes, lang: str = "en") -> str:
+    """A decoder-only layer, from its config: masked self-attention, the FFN's activation, and where
+    which norm sits (``pre-RMSNorm``), with the final norm after the stack (``→ RMSNorm``)."""
+    norm = f"{s.norm}-{s.norm_name}" + (f" → {s.norm_name}" if s.final_norm else "")
+    ffn = t("overview.diagram.ffn", lang, act=ACTIVATION_NAMES[s.activation])
+    return "<br>".join((t("overview.diagram.masked_self_attn", lang), ffn, norm))
+
+
+def _one_stack(fig: go.Figure, s: DiagramSizes, shp: dict[str, str], lang: str) -> str:
+    """A decoder-only model, in place: sentence → tokens → embedding → N× layer → probabilities on one
+    row, and a note that there is no encoder and no cross-attention. Returns the key to the symbols."""
+    c, e, d = COLUMNS, ROW_ENCODER, ROW_DECODER
+    vocab = t("overview.diagram.vocab", lang, n=s.tgt_vocab) if s.tgt_vocab is not None else "BPE"
+    _box(fig, c[0], d, t("overview.diagram.sentence", lang), t("overview.diagram.stack_input", lang),
+         t("overview.diagram.n_tokens", lang, n=s.T), COLORS["text"])
+    _box(fig, c[1], d, t("overview.diagram.tokens_ids", lang), escape_label(vocab), shp["tgt_ids"],
+         COLORS["tokens"])
+    _box(fig, c[2], d, embed_title(s, lang), embed_detail(s, lang), shp["tgt_embedded"], COLORS["embed"])
+    _box(fig, c[3], d, t("overview.diagram.layer", lang, n=s.num_layers), stack_detail(s, lang),
+         shp["decoder_output"], COLORS["decoder"])
+    _box(fig, c[4], d, t("overview.diagram.output", lang), t("overview.diagram.output_detail", lang),
+         shp["probs"], COLORS["output"])
+    for a, b in zip(c[:4], c[1:], strict=True):
+        _arrow(fig, a + BOX_W / 2, d, b - BOX_W / 2, d)
+    fig.add_annotation(x=(c[0] + c[2]) / 2, y=e, text=t("overview.diagram.no_encoder", lang),
+                       showarrow=False, font={"size": 17, "color": "#8a1c1c"}, bordercolor="#8a1c1c",
+                       borderwidth=1, borderpad=6)
+    heads = (t("overview.diagram.gqa", lang, h=s.num_heads, kv=s.kv_heads) if s.kv_heads < s.num_heads
+             else f"h = {s.num_heads}")
+    return t("overview.diagram.key_decoder", lang, T=s.T, d_model=s.d_model, heads=heads, N=s.num_layers,
              d_ff=s.d_ff)

@@ -2,8 +2,10 @@
 greedy decoding step by step, each with the real numbers of the sentence in the sidebar; one
 section at a time, in tabs (``?model_view=<its id>``).
 
-An encoder-only model (the pretrained all-MiniLM-L6-v2) shows sections 1–3 (its encoder) and says
-why sections 4–5 (decoder, output layer, decoding) have nothing to show."""
+An encoder-only model (all-MiniLM-L6-v2, a BERT folder) shows sections 1–3 (its encoder) and says
+why sections 4–5 (decoder, output layer, decoding) have nothing to show. A decoder-only model (GPT-2,
+Llama, Qwen2 from a model folder) shows its one causal stack, with the norm and activation its
+configuration names, the next token after each position, and generation by sampling (section 5)."""
 
 from __future__ import annotations
 
@@ -21,41 +23,87 @@ from figures.model import (
     decoded_ids,
     ffn_hidden_figure,
     ffn_units_shown,
+    generation_table,
+    next_token_table,
     position_logits,
     relu_zero_fraction,
     residual_figure,
     softmax_t,
+    step_kept,
+    step_logits_probs,
     step_probs,
     stream_norms_figure,
     topk_figure,
     zero_fraction_figure,
 )
-from i18n import t
+from i18n import strings, t
+from ui.generation import Sampling, generation
+from ui.settings import Settings
 from ui.sliders import url_slider
+from ui.tables import show_table
 
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
 TEMP_RANGE, TEMP_DEFAULT = (0.1, 3.0), 1.0
 STEP_TOPK = 10  # bars per decoding step
+GEN_TEMP_RANGE, GEN_TEMP_DEFAULT = (0.0, 2.0), 1.0  # generation: 0 = greedy
+GEN_TOPK_MAX, GEN_TOKENS_DEFAULT = 100, 16
 VIEWS = ("residual_ffn", "stream", "output", "decoding")  # the tabs' ids (?model_view=<id>)
+
+
+NORM_NAMES = {"layer": "LayerNorm", "rms": "RMSNorm"}  # by config.norm_kind
 
 
 @dataclass(frozen=True)
 class Model:
     """What every section reads: the run (each part computed when a section first reads it), the
-    page's language and the seed of random weights (said under their stream)."""
+    page's language and the seed of random weights (said under their stream); ``settings`` for the
+    parts cached by the sidebar's values (a generation)."""
 
     run: LazyRun
     lang: str
     seed: int
+    settings: Settings | None = None
 
     @property
     def random(self) -> bool:
         return self.run.pipe.weights == Weights.RANDOM
 
     @property
+    def one_stack(self) -> bool:
+        """A decoder-only model: one causal stack (``trace.decoder``), no encoder, no cross-attention."""
+        return not self.run.has_encoder
+
+    @property
+    def layers(self) -> list:
+        """The layers sections 1–2 follow: the encoder's, or a decoder-only model's one stack."""
+        return self.run.trace.decoder if self.one_stack else self.run.encoder
+
+    @property
+    def activation(self) -> str:
+        """The FFN's non-linearity as the config names it: "relu", "gelu", "gelu_tanh" or "swiglu"."""
+        return getattr(self.run.config, "activation", "relu")
+
+    @property
     def gelu(self) -> bool:
-        return getattr(self.run.config, "activation", "relu") == "gelu"
+        return self.activation in ("gelu", "gelu_tanh")
+
+    @property
+    def norm_kind(self) -> str:
+        return getattr(self.run.config, "norm_kind", "layer")
+
+    @property
+    def norm_name(self) -> str:
+        """"LayerNorm" or "RMSNorm", as the config says (``config.norm_kind``)."""
+        return NORM_NAMES[self.norm_kind]
+
+    def key(self, key: str) -> str:
+        """``key``, or its variant for this model: ``<key>.rms`` (an RMSNorm model) or ``<key>.one``
+        (a decoder-only model) where one exists; the paper's text otherwise."""
+        for suffix, applies in ((".rms", self.norm_kind == "rms"), (".one", self.one_stack)):
+            if applies and key + suffix in strings("en"):
+                return key + suffix
+        return key
 
     @property
     def reads(self) -> str:
@@ -75,78 +123,104 @@ def residual_and_ffn(m: Model) -> None:
 
 def residual(m: Model):
     """Section 1; -> (the chosen layer's number, its trace), which section 2 shows too."""
-    config, src = m.run.config, m.run.src_tokens
-    st.header(ui.t("model.residual.header"))
+    config, src, norm = m.run.config, m.run.src_tokens, m.norm_name
+    st.header(ui.t(m.key("model.residual.header")))
     left, right = st.columns([1, 1])
     with left:
-        st.markdown(ui.t("model.residual.intro"))
+        st.markdown(ui.t(m.key("model.residual.intro")))
     with right:
-        if config.norm == "post":
-            st.markdown(ui.t("model.residual.post"))
-            st.latex(r"x_{\text{out}} = \mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)")
-        else:
-            st.markdown(ui.t("model.residual.pre"))
-            st.latex(r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{LayerNorm}(x)\big)")
-        st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
-        # μ and σ on lines of their own: side by side they ran past the half-width column at 1280 px
-        st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i")
-        st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
+        norm_equations(config.norm, m.norm_kind)
     c1, c2 = st.columns(2)
     with c1:
-        layer_no = url_slider(ui.t("model.residual.layer"), "model_layer", 1, config.num_layers, 1)
+        layer_no = url_slider(ui.t(m.key("model.residual.layer")), "model_layer", 1, config.num_layers, 1)
     with c2:
         token = url_slider(
-            ui.t("model.residual.token"),
+            ui.t(m.key("model.residual.token")),
             "model_token",
             0,
             len(src) - 1,
             0,
             help=ui.t("model.residual.token.help"),
         )
-    layer = m.run.encoder[layer_no - 1]
+    layer = m.layers[layer_no - 1]
     st.caption(
-        ui.t("model.residual.caption", layer=layer_no, n=config.num_layers, norm=config.norm, token=token)
+        ui.t(m.key("model.residual.caption"), layer=layer_no, n=config.num_layers, norm=config.norm,
+             token=token, kind=norm)
     )
     st.code(src[token], language=None, wrap_lines=True)
     ui.show_figure(
-        residual_figure(layer, token, config.norm, lang=m.lang),
+        residual_figure(layer, token, config.norm, norm_kind=m.norm_kind, lang=m.lang),
         "model_residual",
         f"residual-layer{layer_no}-token{token}",
     )
-    st.caption(ui.t("model.residual.reading", root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model))
+    reading = "model.residual.reading.pre" if config.norm == "pre" else "model.residual.reading"
+    st.caption(ui.t(reading, root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model, kind=norm))
     return layer_no, layer
 
 
+def norm_equations(norm: str, norm_kind: str) -> None:
+    """Where the norm sits (``config.norm``) and what it computes (``config.norm_kind``)."""
+    name = NORM_NAMES[norm_kind]
+    if norm == "post":
+        st.markdown(ui.t("model.residual.post"))
+        st.latex(rf"x_{{\text{{out}}}} = \mathrm{{{name}}}\big(x + \mathrm{{Sublayer}}(x)\big)")
+    else:
+        st.markdown(ui.t("model.residual.pre"))
+        st.latex(rf"x_{{\text{{out}}}} = x + \mathrm{{Sublayer}}\big(\mathrm{{{name}}}(x)\big)")
+    if norm_kind == "rms":  # no mean subtracted, no shift: only a learned scale g
+        st.latex(r"\mathrm{RMSNorm}(v) = g \odot \frac{v}{\mathrm{RMS}(v)}")
+        st.latex(r"\mathrm{RMS}(v) = \sqrt{\frac{1}{d}\sum_{i=1}^{d} v_i^2 + \varepsilon}")
+        return
+    st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
+    # μ and σ on lines of their own: side by side they ran past the half-width column at 1280 px
+    st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i")
+    st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
+
+
+# The FFN of each activation a config can name: the model's equations (the paper's ReLU first).
+FFN_EQUATIONS = {
+    "relu": [],
+    "gelu": [r"\mathrm{FFN}_{\mathrm{BERT}}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
+             r"\mathrm{GELU}(z) = z\,\Phi(z)"],
+    "gelu_tanh": [r"\mathrm{FFN}_{\text{model}}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
+                  r"\mathrm{GELU}(z) \approx \tfrac{z}{2}\Big(1 + \tanh\big(\sqrt{2/\pi}\,"
+                  r"(z + 0.044715\,z^3)\big)\Big)"],
+    "swiglu": [r"\mathrm{FFN}_{\text{model}}(x) = \big(\mathrm{SiLU}(xW_g + b_g) \odot (xW_1 + b_1)\big)"
+               r"\,W_2 + b_2",
+               r"\mathrm{SiLU}(z) = z\,\sigma(z) = \frac{z}{1 + e^{-z}}"],
+}  # fmt: skip
+
+
+def ffn_equations(activation: str, bias: bool) -> None:
+    st.latex(r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2")
+    for equation in FFN_EQUATIONS[activation]:
+        # a model without FFN biases (Llama): its equation has none
+        for b in ([] if bias else [" + b_g", " + b_1", " + b_2"]):
+            equation = equation.replace(b, "")
+        st.latex(equation)
+
+
 def feed_forward(m: Model, layer_no: int, layer) -> None:
-    config, src, gelu = m.run.config, m.run.src_tokens, m.gelu
+    config, src, activation = m.run.config, m.run.src_tokens, m.activation
     st.header(ui.t("model.ffn.header"))
     hidden = layer.ffn_hidden[0]
+    bias = getattr(config, "ffn_bias", True)
     left, right = st.columns([1, 1])
     with left:
-        st.latex(r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2")
-        if gelu:
-            st.latex(r"\mathrm{FFN}_{\mathrm{BERT}}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2")
-            st.latex(r"\mathrm{GELU}(z) = z\,\Phi(z)")
-        st.markdown(
-            ui.t(
-                "model.ffn.gelu" if gelu else "model.ffn.relu",
-                d_model=config.d_model,
-                d_ff=config.d_ff,
-                layer=layer_no,
-            )
-        )
+        ffn_equations(activation, bias)
+        st.markdown(ui.t(f"model.ffn.{activation}", d_model=config.d_model, d_ff=config.d_ff, layer=layer_no))
     overall, _ = relu_zero_fraction(hidden)
     with right:
         st.metric(ui.t("model.ffn.metric"), f"{overall:.1%}", help=ui.t("model.ffn.metric.help"))
-        if gelu:
-            st.caption(ui.t("model.ffn.gelu_zero"))
+        if activation != "relu":
+            st.caption(ui.t("model.ffn.swiglu_zero" if activation == "swiglu" else "model.ffn.gelu_zero"))
         elif m.random:
             st.caption(ui.t("model.ffn.random_half"))
     units = ffn_units_shown(len(src), config.d_ff)
     if units < config.d_ff:
         st.caption(ui.t("model.ffn.part", units=units, d_ff=config.d_ff, n=len(src)))
-    heat = ffn_hidden_figure(hidden, src, activation="gelu" if gelu else "relu", lang=m.lang)
-    if gelu:  # hardly any unit is exactly 0: the per-token bars would all be empty
+    heat = ffn_hidden_figure(hidden, src, activation=activation, bias=bias, lang=m.lang)
+    if activation != "relu":  # hardly any unit is exactly 0: the per-token bars would all be empty
         ui.show_figure(heat, "model_ffn", f"ffn-hidden-layer{layer_no}")
         return
     c1, c2 = st.columns([2.3, 1])
@@ -164,18 +238,28 @@ def feed_forward(m: Model, layer_no: int, layer) -> None:
 
 
 def stream_through_layers(m: Model) -> None:
-    config = m.run.config
-    st.header(ui.t("model.stream.header"))
+    config, name = m.run.config, m.norm_name
+    st.header(ui.t(m.key("model.stream.header")))
     left, right = st.columns([1, 1])
     with left:
-        st.markdown(ui.t("model.stream.intro"))
+        st.markdown(ui.t(m.key("model.stream.intro"), kind=name))
     with right:
-        st.latex(r"\text{post: } x_{l+1} = \mathrm{LayerNorm}\big(x_l + F(x_l)\big)")
-        st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
-        st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
+        if m.random:  # both arrangements are drawn below
+            st.latex(r"\text{post: } x_{l+1} = \mathrm{LayerNorm}\big(x_l + F(x_l)\big)")
+            st.latex(r"\text{pre: } x_{l+1} = x_l + F\big(\mathrm{LayerNorm}(x_l)\big)")
+        elif config.norm == "post":
+            st.latex(rf"\text{{post: }} x_{{l+1}} = \mathrm{{{name}}}\big(x_l + F(x_l)\big)")
+        else:
+            st.latex(rf"\text{{pre: }} x_{{l+1}} = x_l + F\big(\mathrm{{{name}}}(x_l)\big)")
+        if m.norm_kind == "rms":
+            st.latex(r"\|\mathrm{RMSNorm}(v)\| = \sqrt{d_{model}} \quad (g = 1)")
+        else:
+            st.latex(r"\|\mathrm{LayerNorm}(v)\| = \sqrt{d_{model}} \quad (\gamma = 1,\ \beta = 0)")
     traces = {config.norm: m.run.encoder_trace()}
     if m.run.pipe.task:  # learned on a task: its own arrangement only
         st.caption(ui.t("model.stream.trained", norm=config.norm))
+    elif m.run.pipe.weights == Weights.HF:  # a model folder: never called trained or random
+        st.caption(ui.t("model.stream.folder", name=m.run.pipe.name, norm=config.norm, kind=name))
     elif not m.random:
         st.caption(ui.t("model.stream.pretrained", norm=config.norm))
     else:
@@ -186,12 +270,13 @@ def stream_through_layers(m: Model) -> None:
         st.caption(ui.t("model.stream.random", seed=m.seed))
     final_norm = getattr(config, "final_norm", False)
     ui.show_figure(
-        stream_norms_figure(traces, config.d_model, lang=m.lang, final_norm=final_norm),
+        stream_norms_figure(traces, config.d_model, lang=m.lang, final_norm=final_norm,
+                            norm_kind=m.norm_kind),
         "model_stream",
         "residual-stream-norms",
     )
-    if final_norm:  # the memory is not the last layer's output: say whose LayerNorm makes the last step
-        st.caption(ui.t("model.stream.final_norm"))
+    if final_norm:  # the last step is not the last layer's output: say whose norm makes it
+        st.caption(ui.t(m.key("model.stream.final_norm"), kind=name))
 
 
 # 4. The output probabilities ----------------------------------------------------------------------------
@@ -203,17 +288,21 @@ def output_probabilities(m: Model) -> None:
     st.header(ui.t("model.output.header"))
     left, right = st.columns([1, 1])
     with left:
-        st.latex(r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+        if m.one_stack:  # the sentence itself is the context: no source x
+            st.latex(r"P(x_{i+1} \mid x_{\le i}) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+        else:
+            st.latex(r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
         st.latex(r"\mathrm{softmax}(z)_w = \frac{e^{z_w}}{\sum_{v} e^{z_v}}")
-        st.markdown(ui.t("model.output.intro"))
+        st.markdown(ui.t(m.key("model.output.intro")))
     with right:
-        position = url_slider(ui.t("model.output.position"), "model_position", 0, len(run.tgt_tokens) - 1, 0)
+        position = url_slider(ui.t(m.key("model.output.position")), "model_position", 0,
+                              len(run.tgt_tokens) - 1, 0)
         k = url_slider(ui.t("model.output.topk"), "model_topk", *TOPK_RANGE, TOPK_DEFAULT)
         temperature = url_slider(
             ui.t("model.output.temperature"), "model_temperature", *TEMP_RANGE, TEMP_DEFAULT, step=0.1
         )
     reads = ui.t(f"model.output.reads.{m.reads}")
-    st.caption(ui.t("model.output.caption", reads=reads, position=position))
+    st.caption(ui.t(m.key("model.output.caption"), reads=reads, position=position))
     st.code(" ".join(run.tgt_tokens[: position + 1]), language=None, wrap_lines=True)
     ui.show_answer(run, key="model_output_answer")
     logits = position_logits(run.trace, position)
@@ -231,6 +320,16 @@ def output_probabilities(m: Model) -> None:
     )
     if m.random:
         st.caption(ui.t("model.noise"))
+    if m.one_stack:
+        next_tokens(m)
+
+
+def next_tokens(m: Model) -> None:
+    """Every position's next token at once (T = 1): what the model expects after each prefix."""
+    st.subheader(ui.t("model.output.table.header"))
+    st.caption(ui.t("model.output.table.caption"))
+    show_table(next_token_table(m.run.trace, m.run.tgt_tokens, m.run.pipe.tgt_labels, lang=m.lang),
+               hide_index=True, key="model_next_tokens")
 
 
 # 5. Greedy decoding -----------------------------------------------------------------------------------
@@ -345,6 +444,93 @@ def decoded_output(src: list[str], labels: list[str]) -> None:
     st.code(" ".join(output) if output else ui.t("model.greedy.nothing"), language=None, wrap_lines=True)
 
 
+# 5 (a decoder-only model). Generation, step by step, with sampling ---------------------------------
+
+
+@st.fragment
+def generation_section(m: Model) -> None:
+    st.header(ui.t("model.gen.header"))
+    left, right = st.columns([1, 1])
+    with left:
+        st.latex(r"P_T(w) = \mathrm{softmax}(z / T)_w, \qquad x_{t+1} \sim P_T")
+        st.latex(r"T \to 0:\ x_{t+1} = \arg\max_w z_w")
+    with right:
+        st.markdown(ui.t("model.gen.intro"))
+    sampling = sampling_widgets()
+    result = generation(m.settings, m.run.pipe, sampling)
+    if result is None:  # generation() said why
+        return
+    if not result.probs:
+        st.info(ui.t("model.gen.none"))
+        return
+    generated_text(m, result, sampling)
+    generation_step(m, result)
+    st.caption(ui.t("model.gen.table"))
+    table = generation_table(result, m.run.pipe.tgt_labels, len(m.run.src_tokens), lang=m.lang)
+    show_table(table, hide_index=True, key="model_gen_table")
+
+
+def sampling_widgets() -> Sampling:
+    """Temperature (0 = greedy), top-k (0 = off), top-p (1 = off), seed and new tokens: ?gen_…"""
+    from core.pipeline import MAX_DECODE_STEPS  # generation stops there (why: core.pipeline)
+
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        temperature = url_slider(ui.t("model.gen.temperature"), "gen_temperature", *GEN_TEMP_RANGE,
+                                 GEN_TEMP_DEFAULT, step=0.1, help=ui.t("model.gen.temperature.help"))
+        seed = url_slider(ui.t("model.gen.seed"), "gen_seed", 0, 999, 0, help=ui.t("model.gen.seed.help"))
+    with c2:
+        top_k = url_slider(ui.t("model.gen.top_k"), "gen_top_k", 0, GEN_TOPK_MAX, 0,
+                           help=ui.t("model.gen.top_k.help"))
+        new_tokens = url_slider(ui.t("model.gen.tokens"), "gen_tokens", 1, MAX_DECODE_STEPS,
+                                GEN_TOKENS_DEFAULT)
+    with c3:
+        top_p = url_slider(ui.t("model.gen.top_p"), "gen_top_p", 0.05, 1.0, 1.0, step=0.05,
+                           help=ui.t("model.gen.top_p.help"))
+    return Sampling(temperature=round(float(temperature), 2), top_k=top_k or None,
+                    top_p=None if top_p >= 1.0 else round(float(top_p), 2), seed=seed, new_tokens=new_tokens)
+
+
+def generated_text(m: Model, result, sampling: Sampling) -> None:
+    """The sentence and what the model wrote after it."""
+    pipe, n = m.run.pipe, len(m.run.src_tokens)
+    ids = decoded_ids(result)
+    written = [pipe.tgt_labels[i] for i in ids[n:]]
+    greedy = sampling.temperature == 0
+    how = ui.t("model.gen.greedy") if greedy else ui.t("model.gen.sampled", seed=sampling.seed)
+    stopped = pipe.eos_id is not None and ids[-1] == pipe.eos_id
+    st.caption(ui.t("model.gen.prompt", n=n))
+    st.code(" ".join(m.run.src_tokens), language=None, wrap_lines=True)
+    st.caption(ui.t("model.gen.output_eos" if stopped else "model.gen.output", n=len(written), how=how))
+    st.code(" ".join(written), language=None, wrap_lines=True)
+
+
+def generation_step(m: Model, result) -> None:
+    """One step: the prefix, the token chosen, and the distribution it was drawn from."""
+    labels, n = m.run.pipe.tgt_labels, len(m.run.src_tokens)
+    ids = decoded_ids(result)
+    steps = len(result.probs)
+    step = url_slider(ui.t("model.gen.step"), "gen_step", 1, steps, 1, help=ui.t("model.gen.step.help"))
+    chosen = ids[n + step - 1]
+    c1, c2 = st.columns(2)
+    with c1:
+        st.caption(ui.t("model.gen.step_prefix", step=step, n=steps))
+        st.code(" ".join(labels[i] for i in ids[: n + step - 1]), language=None, wrap_lines=True)
+    with c2:
+        st.caption(ui.t("model.gen.chosen"))
+        st.code(labels[chosen], language=None, wrap_lines=True)
+    st.caption(ui.t("model.gen.bars_title", step=step))
+    # the tokens the filters kept, at most STEP_TOPK: a bar of 0 would only show a token never drawn
+    ui.show_figure(
+        topk_figure(step_probs(result, step - 1), labels, min(STEP_TOPK, step_kept(result, step - 1)),
+                    chosen=chosen, reference=step_logits_probs(result, step - 1),
+                    reference_name=ui.t("model.gen.unfiltered"), lang=m.lang),
+        "model_gen_probs",
+        f"generation-step{step}-probabilities",
+    )
+    st.caption(ui.t("model.gen.bars_caption"))
+
+
 def open_old_decode_link(decoding_label: str | None) -> None:
     """Links made before the tabs said ``?model_decode=true`` to open the decoding section: open its
     tab (``decoding_label``; None: this model has none), unless the link names a tab too."""
@@ -358,21 +544,27 @@ def open_old_decode_link(decoding_label: str | None) -> None:
 # -- the page ----------------------------------------------------------------------------------------
 
 settings = ui.page_setup("nav.model.title")
-st.caption(ui.t("model.intro"))
 run = ui.get_run(settings)
 if run is None:
+    st.caption(ui.t("model.intro"))
     st.stop()
-model = Model(run, settings.lang, settings.seed)
+model = Model(run, settings.lang, settings.seed, settings)
+st.caption(ui.t(model.key("model.intro"), kind=model.norm_name))
 names = list(VIEWS if run.has_decoder else VIEWS[:2])
-labels = [ui.t(f"model.tab.{name}") for name in names]
+labels = [ui.t(model.key(f"model.tab.{name}")) for name in names]
 open_old_decode_link(labels[-1] if run.has_decoder else None)
-if not run.has_decoder:  # an encoder-only model (the pretrained all-MiniLM-L6-v2): said above its two tabs
+if not run.has_decoder:  # an encoder-only model (all-MiniLM-L6-v2, a BERT folder): said above its two tabs
     st.info(
         ui.t("model.encoder_only", model=getattr(run.pipe, "name", "") or "all-MiniLM-L6-v2"),
         icon=":material/info:",
     )
-# ?model_view=<its id>; links made before carry the tab's label, in either language
-aliases = ui.widgets.aliases(VIEWS, lambda name, lang: t(f"model.tab.{name}", lang))
+elif model.one_stack:  # a decoder-only model: what its tabs follow, from its configuration
+    st.info(ui.t("model.decoder_only", model=run.pipe.name, norm=run.config.norm, kind=model.norm_name),
+            icon=":material/info:")
+# ?model_view=<its id>; links made before carry the tab's label, in either language (and the labels
+# a model with its own names for a tab shows: RMSNorm, generation)
+aliases = ui.widgets.aliases(VIEWS, lambda name, lang: t(f"model.tab.{name}", lang),
+                             lambda name, lang: t(model.key(f"model.tab.{name}"), lang))
 notices: list[str] = []
 tabs = ui.widgets.tabs(labels, "model_view", notices, names, aliases)
 for notice in notices:
@@ -381,7 +573,7 @@ sections = {
     "residual_ffn": residual_and_ffn,
     "stream": stream_through_layers,
     "output": output_probabilities,
-    "decoding": greedy_decoding,
+    "decoding": generation_section if model.one_stack else greedy_decoding,
 }
 for tab, name in zip(tabs, names, strict=True):
     if tab.open:  # one section at a time: only the open tab is drawn

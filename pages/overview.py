@@ -1,4 +1,7 @@
-"""Overview: the whole pipeline on one diagram, with the current sizes and real tensor shapes."""
+"""Overview: the whole pipeline on one diagram, with the current sizes and real tensor shapes.
+
+A decoder-only model (GPT-2, Llama from a model folder) is drawn and written as its one causal stack:
+no encoder, no cross-attention; its norm, activation and positions from its configuration."""
 
 from dataclasses import dataclass
 
@@ -6,7 +9,13 @@ import streamlit as st
 
 import ui
 from core.names import Weights
-from figures.overview import ADDED_POSITIONS, DiagramSizes, embedding_equation, pipeline_diagram
+from figures.overview import (
+    ACTIVATION_NAMES,
+    ADDED_POSITIONS,
+    DiagramSizes,
+    embedding_equation,
+    pipeline_diagram,
+)
 
 # Where RoPE and ALiBi put the position: in every self-attention, not in the embedding.
 ATTENTION_POSITIONS = {
@@ -27,9 +36,16 @@ class Shown:
     src_tokens: list
     tgt_tokens: list
 
+    @property
+    def one_stack(self) -> bool:
+        """A decoder-only model: one causal stack reads the sentence."""
+        return not self.sizes.encoder
+
 
 def target(settings, pipe, has_decoder: bool) -> tuple[str, str]:
     """(what the decoder reads, for the diagram; the note under it)."""
+    if pipe is not None and not getattr(pipe.config, "encoder", True):  # one stack reads the sentence
+        return "sentence", ui.t("overview.target.one_stack")
     if not has_decoder:
         return "given", ui.t("overview.target.none")
     if settings.target.strip():
@@ -52,6 +68,9 @@ def of_settings(settings, known_config) -> Shown:
     """Without a run the lengths are unknown: every size from the sidebar, and how the model adds
     positions and normalises when its configuration is known (``known_config``; None: not known)."""
     _, target_note = target(settings, None, True)
+    if not getattr(known_config, "encoder", True):  # a decoder-only model: its own sizes, its one stack
+        return Shown(DiagramSizes.of_model(known_config, 0, 0, "sentence"), known_config.norm, True,
+                     ui.t("overview.target.one_stack"), [], [])
     sizes = DiagramSizes(
         d_model=settings.d_model,
         num_heads=settings.num_heads,
@@ -116,8 +135,52 @@ def decoder_equations(sizes: DiagramSizes, has_decoder: bool) -> None:
     st.markdown(ui.t("overview.explain.softmax"))
 
 
+def stack_equations(sizes: DiagramSizes) -> None:
+    """A decoder-only model's one stack: its input, where positions enter, its layers (from its config)."""
+    positions = ui.t(f"overview.explain.positions.{sizes.positions}")
+    st.markdown(ui.t("overview.explain.stack", positions=positions))
+    st.latex(rf"h_0 = {embedding_equation(sizes, 'x')}")
+    if sizes.positions not in ADDED_POSITIONS:
+        st.latex(ATTENTION_POSITIONS[sizes.positions])
+        st.caption(ui.t(f"overview.explain.in_attention.{sizes.positions}.one"))
+    if sizes.kv_heads < sizes.num_heads:
+        st.caption(ui.t("overview.explain.gqa", h=sizes.num_heads, kv=sizes.kv_heads,
+                        g=sizes.num_heads // sizes.kv_heads))
+    name = sizes.norm_name
+    st.markdown(ui.t("overview.explain.sublayer.one", act=ACTIVATION_NAMES[sizes.activation], kind=name))
+    if sizes.norm == "pre":
+        st.latex(rf"x \leftarrow x + \mathrm{{Sublayer}}\big(\mathrm{{{name}}}(x)\big)")
+    else:
+        st.latex(rf"x \leftarrow \mathrm{{{name}}}\big(x + \mathrm{{Sublayer}}(x)\big)")
+    st.caption(ui.t(f"overview.explain.placement.{sizes.norm}", kind=name))
+    if sizes.norm_kind == "rms":
+        st.latex(r"\mathrm{RMSNorm}(v) = g \odot v \Big/ \sqrt{\tfrac{1}{d}\textstyle\sum_i v_i^2"
+                 r" + \varepsilon}")
+        st.caption(ui.t("overview.explain.rms"))
+
+
+def stack_output_equations(sizes: DiagramSizes) -> None:
+    """What a decoder-only model does with its last vectors: the next token's probabilities."""
+    st.markdown(ui.t("overview.explain.output.one"))
+    layers = r"\mathrm{Layer}_N(\cdots\mathrm{Layer}_1(h_0))"
+    stack = (rf"h_N &= {layers}\\h &= \mathrm{{{sizes.norm_name}}}(h_N)\\" if sizes.final_norm
+             else rf"h &= {layers}\\")
+    out = r" \quad (W = E^{\top})" if sizes.tie_embeddings else ""
+    st.latex(r"\begin{aligned}" + stack + r"P(x_{t+1} \mid x_{\le t}) &= \mathrm{softmax}(h_t\, W)" + out
+             + r"\end{aligned}")
+    if sizes.tie_embeddings:
+        st.caption(ui.t("overview.explain.tied"))
+
+
 def sentence_and_tokens(sentence: str, shown: Shown) -> None:
     left, right = st.columns(2)
+    if shown.one_stack:  # no target: the one stack reads the sentence's tokens
+        with left:
+            ui.show_text(sentence, ui.t("overview.sentence"))
+        with right:
+            if shown.src_tokens:
+                ui.show_tokens(shown.src_tokens, ui.t("overview.stack_tokens", n=len(shown.src_tokens)))
+        return
     with left:
         ui.show_text(sentence, ui.t("overview.sentence"))
         if shown.src_tokens:
@@ -153,9 +216,15 @@ if run is not None and shown.has_decoder:
 st.subheader(ui.t("overview.explain.title"))
 enc, dec = st.columns(2)
 with enc:
-    encoder_equations(shown.sizes, shown.norm)
+    if shown.one_stack:
+        stack_equations(shown.sizes)
+    else:
+        encoder_equations(shown.sizes, shown.norm)
 with dec:
-    decoder_equations(shown.sizes, shown.has_decoder)
+    if shown.one_stack:
+        stack_output_equations(shown.sizes)
+    else:
+        decoder_equations(shown.sizes, shown.has_decoder)
 
 sentence_and_tokens(settings.sentence, shown)
 

@@ -189,4 +189,146 @@ STRINGS = {
     "model.fig.cross.x": "source token (memory)",
     "model.fig.cross.y": "decoder position",
     "model.fig.blocks": "{title}, mean over blocks of {k}",
+    # -- a model's own variants (pages/model.py: Model.key): "<key>.rms" for an RMSNorm model, "<key>.one"
+    # for a decoder-only model (one causal stack); chosen from its configuration
+    "model.intro.one": (
+        "Attention is one sublayer. Around it: a residual connection with a normalisation ({kind}), a feed-forward network, "
+        "and at the end a softmax over the vocabulary that gives the next token, which the model appends "
+        "before it reads again."
+    ),
+    "model.decoder_only": (
+        "{model} is decoder-only: one causal stack reads the sentence, with no encoder and no "
+        "cross-attention. The tabs follow that stack ({norm}-norm with {kind}, as its "
+        "configuration says), its next-token probabilities and generation."
+    ),
+    "model.tab.residual_ffn.rms": "1–2 · Residual + RMSNorm, feed-forward",
+    "model.tab.decoding.one": "5 · Generation, step by step",
+    "model.residual.header.rms": "1 · Residual connection + RMSNorm",
+    "model.residual.intro.rms": (
+        "Every sublayer (self-attention, feed-forward) is wrapped the same way: its output is "
+        "**added** to its input (the *residual stream*), and an **RMSNorm** rescales a vector to root "
+        "mean square 1 (then a learned scale g). Unlike LayerNorm it subtracts no mean and adds no shift.\n\n"
+        "Think of the residual stream as a running sum: a sublayer only adds a correction, so what "
+        "came in is never lost, and during training the error signal has a direct path back to the "
+        "first layers."
+    ),
+    "model.residual.layer.one": "Layer",
+    "model.residual.token.one": "Token (position)",
+    "model.residual.caption.one": (
+        "One vector through layer {layer} of {n} ({norm}-norm, {kind}), the token at position {token}:"
+    ),
+    "model.residual.reading.pre": (
+        "Read top to bottom: blue rows are the residual stream, orange rows what a sublayer adds. In "
+        "pre-norm the {kind} sits inside each branch (it normalises what the sublayer reads), so no row of "
+        "the stream is normalised: its length grows as the sublayers add to it."
+    ),
+    "model.ffn.gelu_tanh": (
+        "Attention lets the tokens exchange information; the feed-forward network then works on each "
+        "token **on its own**: d_model = {d_model} → d_ff = {d_ff} → d_model, the same network for "
+        "every token. This model uses GELU (its tanh approximation, GPT-2's) instead of the paper's ReLU: a "
+        "smooth ReLU that lets small negative values through. The heatmap shows GELU(xW₁ + b₁) of layer "
+        "{layer} (orange: negative, blue: positive)."
+    ),
+    "model.ffn.swiglu": (
+        "Attention lets the tokens exchange information; the feed-forward network then works on each "
+        "token **on its own**: d_model = {d_model} → d_ff = {d_ff} → d_model, the same network for "
+        "every token. This model uses SwiGLU instead of the paper's ReLU: a third matrix W_g makes a gate, "
+        "SiLU(xW_g), that scales each hidden unit of xW₁. The heatmap shows that product, "
+        "SiLU(xW_g) ⊙ xW₁, of layer {layer} (orange: negative, blue: positive)."
+    ),
+    "model.ffn.swiglu_zero": (
+        "A SwiGLU unit is 0 only where the gate or xW₁ is exactly 0: the gate squeezes rather than cuts, "
+        "and the product can be negative."
+    ),
+    "model.stream.header.one": "3 · The residual stream through the layers",
+    "model.stream.intro.one": (
+        "The average length ‖x‖ of the token vectors after every half-layer of the one stack. Where the "
+        "{kind} sits decides what happens to it: after each sublayer (post-norm) it pulls the length back "
+        "to √d_model (the dotted line, before its learned scale); before each sublayer (pre-norm) it only "
+        "sees the branch's input, so the stream itself keeps growing."
+    ),
+    "model.stream.folder": (
+        "Weights loaded from the model folder {name}: the placement is fixed by its configuration "
+        "({norm}-norm, {kind}). Switch the sidebar to random weights to compare post- and pre-norm side by "
+        "side."
+    ),
+    "model.stream.final_norm.one": (
+        "The last step is the stack's final {kind}, applied once after its last layer: h, what the output "
+        "layer reads."
+    ),
+    "model.output.intro.one": (
+        "The stack's last vector at position *i* goes through a linear layer (one score, a *logit*, per "
+        "vocabulary token) and a softmax, which turns any list of scores into positive numbers that add up "
+        "to 1: the probability of each token coming next. The temperature *T* divides the logits first: "
+        "*T* < 1 sharpens, *T* > 1 flattens. Greedy generation takes the argmax, which no temperature "
+        "changes; sampling (tab 5) draws from these bars, after top-k and top-p where they are chosen."
+    ),
+    "model.output.position.one": "Position",
+    "model.output.reads.prompt": "the sentence itself",
+    "model.output.caption.one": (
+        "This model's one stack reads {reads}. Position {position} has seen these tokens and proposes the "
+        "next one:"
+    ),
+    "model.output.table.header": "The next token after every position",
+    "model.output.table.caption": (
+        "Each position predicts the token after it (T = 1, all positions from one run): the most probable "
+        "one, and the probability the model gave the token that really follows in the sentence."
+    ),
+    # 5. generation (a decoder-only model)
+    "model.gen.header": "5 · Generation, step by step",
+    "model.gen.intro": (
+        "The model writes by appending one token at a time: it reads the sentence and everything written "
+        "so far, and the last position's logits *z* give the next token's distribution. The "
+        "**temperature** *T* divides the logits (*T* = 0: always the most probable token, greedy); "
+        "**top-k** keeps only the *k* most probable tokens; **top-p** keeps the most probable tokens until "
+        "their probabilities add up to *p*. The token is drawn from what is left by a random generator "
+        "started from the **seed**: the same seed gives the same text."
+    ),
+    "model.gen.spinner": "Generating…",
+    "model.gen.none": (
+        "Nothing was generated: the sentence already fills every position this model has."
+    ),
+    "model.gen.temperature": "Temperature T (0 = greedy)",
+    "model.gen.temperature.help": "0 takes the most probable token at every step (top-k and top-p then change nothing).",
+    "model.gen.top_k": "Top-k (0 = off)",
+    "model.gen.top_k.help": "Keep only the k most probable tokens before drawing.",
+    "model.gen.top_p": "Top-p (1 = off)",
+    "model.gen.top_p.help": (
+        "Keep the most probable tokens until their probabilities add up to p (the most probable one "
+        "always stays)."
+    ),
+    "model.gen.seed": "Seed",
+    "model.gen.seed.help": "Starts the random generator that draws each token: the same seed, the same text.",
+    "model.gen.tokens": "New tokens (at most)",
+    "model.gen.greedy": "greedy",
+    "model.gen.sampled": "sampled with seed {seed}",
+    "model.gen.prompt": "The sentence ({n} tokens)",
+    "model.gen.output": "What the model wrote after it ({n} tokens, {how})",
+    "model.gen.output_eos": "What the model wrote after it ({n} tokens, {how}; it stopped at its end-of-text token)",
+    "model.gen.step": "Step t",
+    "model.gen.step.help": "Step t chooses the t-th new token from the sentence and the t − 1 tokens before it.",
+    "model.gen.step_prefix": "Step {step} of {n}: what the model reads",
+    "model.gen.chosen": "the token chosen",
+    "model.gen.unfiltered": "T = 1, nothing filtered",
+    "model.gen.bars_title": "next token at step {step}",
+    "model.gen.bars_caption": (
+        "Bars: the distribution the token was drawn from (after temperature, top-k and top-p; green: the "
+        "token chosen). Ticks: the same tokens at T = 1 before any filtering."
+    ),
+    "model.gen.table": "Every step: the token chosen, its probability where it was drawn, and how many tokens that distribution kept.",
+    # figures/model.py, a decoder-only model
+    "model.fig.stream.h": "h",
+    "model.fig.stream.h_layer": "LayerNorm → h",
+    "model.fig.stream.h_rms": "RMSNorm → h",
+    "model.fig.stream.x_one": "the stack, stage by stage",
+    "model.fig.next.position": "position",
+    "model.fig.next.token": "token",
+    "model.fig.next.best": "most probable next",
+    "model.fig.next.best_p": "its probability",
+    "model.fig.next.actual": "really next",
+    "model.fig.next.actual_p": "its probability (really next)",
+    "model.fig.gen.step": "step",
+    "model.fig.gen.chosen": "token chosen",
+    "model.fig.gen.p": "probability (drawn from)",
+    "model.fig.gen.kept": "tokens kept",
 }

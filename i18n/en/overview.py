@@ -54,7 +54,7 @@ STRINGS = {
         "has none."
     ),
     "overview.explain.bert_embedding": (
-        "This pretrained model (BERT-style) does not multiply by √d_model: it adds a learned position row "
+        "This model (BERT-style) does not multiply by √d_model: it adds a learned position row "
         "P[pos] and a token-type row T[0], then a LayerNorm."
     ),
     "overview.explain.sublayer": (
@@ -117,4 +117,55 @@ STRINGS = {
     "overview.diagram.vectors": "Token vectors",
     "overview.diagram.vectors_detail": "one per token",
     "overview.diagram.no_decoder": "No decoder: this model is an encoder only.<br>Its output is one vector per token.",
+    # a decoder-only model (GPT-2, Llama): one causal stack, drawn and written from its configuration
+    "overview.target.one_stack": "(none: this model is decoder-only, its one stack reads the sentence)",
+    "overview.stack_tokens": "{n} tokens (the stack reads them all)",
+    "overview.explain.stack": (
+        "**One causal stack (one row).** Each token id picks a row of the table E. {positions} The N layers "
+        "then let every token look at itself and the tokens before it (masked self-attention; there is no "
+        "encoder and no cross-attention) and refine its vector."
+    ),
+    "overview.explain.in_attention.rope.one": (
+        "RoPE, in every self-attention: each head turns pair i of its query's and key's dimensions by the "
+        "angle pos·θ_i before q·k, so the score depends on how far apart the two tokens are."
+    ),
+    "overview.explain.in_attention.alibi.one": (
+        "ALiBi, in every self-attention: −m_h·(i − j) is added to the score of query i and key j, with one "
+        "slope m_h per head."
+    ),
+    "overview.explain.gqa": (
+        "Grouped-query attention: the {h} query heads share {kv} key/value heads ({g} query heads read the "
+        "same keys and values)."
+    ),
+    "overview.explain.sublayer.one": (
+        "Every layer has two sub-layers (masked self-attention, then a feed-forward network with {act}), "
+        "each wrapped in a residual connection and a {kind}:"
+    ),
+    "overview.explain.placement.pre": (
+        "This model's configuration puts the {kind} before each sub-layer (pre-norm; the paper puts it after)."
+    ),
+    "overview.explain.placement.post": (
+        "This model's configuration puts the {kind} after each sub-layer (post-norm, as the paper)."
+    ),
+    "overview.explain.rms": (
+        "RMSNorm is LayerNorm without subtracting the mean and without a shift: only a learned scale g."
+    ),
+    "overview.explain.output.one": (
+        "**Output.** A linear layer W gives one score per vocabulary entry at every position, and softmax "
+        "turns the scores into probabilities for the token that comes next. Writing text means picking a "
+        "token, appending it to the sentence and running the stack again."
+    ),
+    "overview.explain.tied": (
+        "This model's output matrix is its embedding table, transposed (tied embeddings): a token is "
+        "likely next when h_t points the way its embedding row does."
+    ),
+    "overview.diagram.stack_input": "the stack's input",
+    "overview.diagram.layer": "{n}× Layer",
+    "overview.diagram.masked_self_attn": "masked self-attn",
+    "overview.diagram.ffn": "FFN: {act}",
+    "overview.diagram.no_encoder": "No encoder, no cross-attention:<br>one causal stack reads the sentence.",
+    "overview.diagram.gqa": "h = {h} ({kv} key/value)",
+    "overview.diagram.key_decoder": (
+        "<b>T</b> = {T} tokens<br>d_model = {d_model}<br>{heads}, N = {N}<br>d_ff = {d_ff}"
+    ),
 }

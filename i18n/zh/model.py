@@ -166,4 +166,115 @@ STRINGS = {
     "model.fig.cross.x": "源词元（记忆 memory）",
     "model.fig.cross.y": "解码器位置",
     "model.fig.blocks": "{title}，按每 {k} 个一组取平均",
+    # —— 某个模型自己的说法（pages/model.py：Model.key）：“<key>.rms” 用于 RMSNorm 模型，“<key>.one”
+    # 用于只有解码器的模型（一个因果堆栈）；按其配置选择
+    "model.intro.one": (
+        "注意力只是一个子层。它周围还有：带归一化（{kind}）的残差连接、前馈网络，最后是对整个词表的 softmax，"
+        "给出下一个词元；模型把它接在后面，再读一遍。"
+    ),
+    "model.decoder_only": (
+        "{model} 只有解码器：一个因果堆栈读入句子，没有编码器，也没有交叉注意力。下面的标签页跟随这个堆栈"
+        "（按其配置：{norm}-norm，{kind}）、它的下一个词元概率以及生成过程。"
+    ),
+    "model.tab.residual_ffn.rms": "1–2 · 残差 + RMSNorm、前馈网络",
+    "model.tab.decoding.one": "5 · 逐步生成",
+    "model.residual.header.rms": "1 · 残差连接 + RMSNorm",
+    "model.residual.intro.rms": (
+        "每个子层（自注意力、前馈网络）都以同样的方式包裹：它的输出被**加到**它的输入上（即*残差流*），"
+        "**RMSNorm** 把向量缩放到均方根为 1（再乘以一个可学习的缩放 g）。与层归一化不同，它不减去均值，"
+        "也不加偏移。\n\n"
+        "可以把残差流想成一个不断累加的和：子层只是加上一点修正，所以输入的信息不会丢失；"
+        "训练时误差信号也有一条直通最前面几层的路径。"
+    ),
+    "model.residual.layer.one": "层",
+    "model.residual.token.one": "词元（位置）",
+    "model.residual.caption.one": "位置 {token} 上那个词元的向量穿过第 {layer} 层（共 {n} 层，{norm}-norm，{kind}）的过程。这个词元是：",
+    "model.residual.reading.pre": (
+        "从上往下读：蓝色行是残差流，橙色行是子层加上的量。前归一化中 {kind} 位于每个分支内部"
+        "（它归一化的是子层读入的内容），所以残差流本身没有哪一行被归一化：子层不断往上加，它的长度随之增长。"
+    ),
+    "model.ffn.gelu_tanh": (
+        "注意力让词元之间交换信息；前馈网络随后对每个词元**单独**处理：d_model = {d_model} → d_ff = {d_ff} "
+        "→ d_model，每个词元用同一个网络。这个模型用 GELU（tanh 近似，即 GPT-2 用的那种）代替论文中的 ReLU："
+        "一种平滑的 ReLU，会让较小的负值通过。热力图显示第 {layer} 层的 GELU(xW₁ + b₁)（橙色：负，蓝色：正）。"
+    ),
+    "model.ffn.swiglu": (
+        "注意力让词元之间交换信息；前馈网络随后对每个词元**单独**处理：d_model = {d_model} → d_ff = {d_ff} "
+        "→ d_model，每个词元用同一个网络。这个模型用 SwiGLU 代替论文中的 ReLU：第三个矩阵 W_g 生成一个门 "
+        "SiLU(xW_g)，按单元缩放 xW₁。热力图显示第 {layer} 层的这个乘积 SiLU(xW_g) ⊙ xW₁（橙色：负，蓝色：正）。"
+    ),
+    "model.ffn.swiglu_zero": "只有当门或 xW₁ 恰好为 0 时，SwiGLU 单元才为 0：门是压缩而不是截断，乘积也可以是负的。",
+    "model.stream.header.one": "3 · 残差流穿过各层",
+    "model.stream.intro.one": (
+        "这个唯一的堆栈中，每半层之后词元向量的平均长度 ‖x‖。{kind} 放在哪里决定了长度的变化："
+        "放在每个子层之后（后归一化），它把长度拉回 √d_model（虚线，乘上可学习的缩放之前）；"
+        "放在每个子层之前（前归一化），它只作用于分支的输入，所以残差流本身不断增长。"
+    ),
+    "model.stream.folder": (
+        "权重从模型文件夹 {name} 加载：归一化的位置由它的配置决定（{norm}-norm，{kind}）。"
+        "把侧边栏切换到随机权重，可以并排比较后归一化和前归一化。"
+    ),
+    "model.stream.final_norm.one": "最后一步是堆栈最后的 {kind}，在最后一层之后只做一次：得到 h，也就是输出层读入的内容。",
+    "model.output.intro.one": (
+        "堆栈在位置 *i* 的最后一个向量经过一个线性层（词表中每个词元一个分数，称为 *logit*）和 softmax，"
+        "softmax 把任意一组分数变成加起来等于 1 的正数：每个词元作为下一个词元的概率。温度 *T* 先除 logits："
+        "*T* < 1 使分布更尖锐，*T* > 1 使其更平坦。贪心生成取 argmax，任何温度都不会改变它；"
+        "采样（第 5 个标签页）从这些柱子中抽取（如果选了 top-k 和 top-p，则先按它们过滤）。"
+    ),
+    "model.output.position.one": "位置",
+    "model.output.reads.prompt": "句子本身",
+    "model.output.caption.one": "这个模型唯一的堆栈读入{reads}。位置 {position} 已经看到这些词元，并给出下一个词元：",
+    "model.output.table.header": "每个位置之后的下一个词元",
+    "model.output.table.caption": (
+        "每个位置预测它后面的词元（T = 1，所有位置来自同一次运行）：最可能的那个，以及模型给句子中"
+        "真正跟在后面的词元的概率。"
+    ),
+    "model.gen.header": "5 · 逐步生成",
+    "model.gen.intro": (
+        "模型一次接上一个词元来写：它读入句子和目前写出的全部内容，最后一个位置的 logits *z* 给出下一个"
+        "词元的分布。**温度** *T* 除 logits（*T* = 0：每步都取最可能的词元，即贪心）；**top-k** 只保留最可能的 "
+        "*k* 个词元；**top-p** 按概率从高到低保留词元，直到它们的概率加起来达到 *p*。然后由一个从**种子**开始的"
+        "随机数生成器从剩下的词元中抽取：同一个种子得到同样的文字。"
+    ),
+    "model.gen.spinner": "正在生成……",
+    "model.gen.none": "没有生成任何词元：句子已经占满了这个模型的全部位置。",
+    "model.gen.temperature": "温度 T（0 = 贪心）",
+    "model.gen.temperature.help": "0 表示每一步都取最可能的词元（这时 top-k 和 top-p 不起作用）。",
+    "model.gen.top_k": "Top-k（0 = 不用）",
+    "model.gen.top_k.help": "抽取之前只保留最可能的 k 个词元。",
+    "model.gen.top_p": "Top-p（1 = 不用）",
+    "model.gen.top_p.help": "按概率从高到低保留词元，直到概率之和达到 p（最可能的那个总会保留）。",
+    "model.gen.seed": "种子",
+    "model.gen.seed.help": "随机数生成器的起点，用来抽取每个词元：同一个种子，同样的文字。",
+    "model.gen.tokens": "新词元（最多）",
+    "model.gen.greedy": "贪心",
+    "model.gen.sampled": "用种子 {seed} 采样",
+    "model.gen.prompt": "句子（{n} 个词元）",
+    "model.gen.output": "模型在后面写出的内容（{n} 个词元，{how}）",
+    "model.gen.output_eos": "模型在后面写出的内容（{n} 个词元，{how}；在它的文本结束词元处停止）",
+    "model.gen.step": "第 t 步",
+    "model.gen.step.help": "第 t 步根据句子和之前的 t − 1 个新词元选出第 t 个新词元。",
+    "model.gen.step_prefix": "第 {step} 步（共 {n} 步）：模型读入的内容",
+    "model.gen.chosen": "选中的词元",
+    "model.gen.unfiltered": "T = 1，未过滤",
+    "model.gen.bars_title": "第 {step} 步的下一个词元",
+    "model.gen.bars_caption": (
+        "柱子：抽取该词元时所用的分布（经过温度、top-k 和 top-p 之后；绿色为选中的词元）。"
+        "竖线：同样这些词元在 T = 1、未做任何过滤时的概率。"
+    ),
+    "model.gen.table": "每一步：选中的词元、它在被抽取的分布中的概率，以及这个分布保留了多少个词元。",
+    "model.fig.stream.h": "h",
+    "model.fig.stream.h_layer": "层归一化 → h",
+    "model.fig.stream.h_rms": "RMSNorm → h",
+    "model.fig.stream.x_one": "整个堆栈，逐个阶段",
+    "model.fig.next.position": "位置",
+    "model.fig.next.token": "词元",
+    "model.fig.next.best": "最可能的下一个",
+    "model.fig.next.best_p": "它的概率",
+    "model.fig.next.actual": "实际的下一个",
+    "model.fig.next.actual_p": "它的概率（实际的下一个）",
+    "model.fig.gen.step": "步",
+    "model.fig.gen.chosen": "选中的词元",
+    "model.fig.gen.p": "概率（抽取时）",
+    "model.fig.gen.kept": "保留的词元数",
 }

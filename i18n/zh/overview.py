@@ -43,7 +43,7 @@ STRINGS = {
         "论文中的后置归一化模型没有这一步。"
     ),
     "overview.explain.bert_embedding": (
-        "这个预训练模型（BERT 式）不乘以 √d_model：它把可学习的位置行 P[pos] 和词元类型行 T[0] 加上去，"
+        "这个模型（BERT 式）不乘以 √d_model：它把可学习的位置行 P[pos] 和词元类型行 T[0] 加上去，"
         "再做一次层归一化。"
     ),
     "overview.explain.sublayer": (
@@ -100,4 +100,39 @@ STRINGS = {
     "overview.diagram.vectors": "词元向量",
     "overview.diagram.vectors_detail": "每个词元一个",
     "overview.diagram.no_decoder": "没有解码器：这个模型只有编码器。<br>它的输出是每个词元一个向量。",
+    "overview.target.one_stack": "（无：这个模型只有解码器，它唯一的堆栈读入句子本身）",
+    "overview.stack_tokens": "{n} 个词元（堆栈全部读入）",
+    "overview.explain.stack": (
+        "**一个因果堆栈（一行）。** 每个词元的编号从表 E 中取出一行。{positions}接着 N 个层让每个词元"
+        "去看它自己和它前面的词元（带掩码的自注意力；没有编码器，也没有交叉注意力），不断改进自己的向量。"
+    ),
+    "overview.explain.in_attention.rope.one": (
+        "RoPE，作用在每个自注意力中：每个注意力头在计算 q·k 之前，把查询和键的第 i 对维度旋转 pos·θ_i 角度，"
+        "因此得分取决于两个词元相距多远。"
+    ),
+    "overview.explain.in_attention.alibi.one": (
+        "ALiBi，作用在每个自注意力中：查询 i 与键 j 的得分加上 −m_h·(i − j)，每个注意力头有自己的斜率 m_h。"
+    ),
+    "overview.explain.gqa": "分组查询注意力：{h} 个查询头共用 {kv} 个键/值头（每 {g} 个查询头读同一组键和值）。",
+    "overview.explain.sublayer.one": (
+        "每一层有两个子层（带掩码的自注意力，然后是使用 {act} 的前馈网络），每个子层都包裹在残差连接和 {kind} 中："
+    ),
+    "overview.explain.placement.pre": "这个模型的配置把 {kind} 放在每个子层之前（前归一化；论文放在之后）。",
+    "overview.explain.placement.post": "这个模型的配置把 {kind} 放在每个子层之后（后归一化，与论文相同）。",
+    "overview.explain.rms": "RMSNorm 就是不减均值、也不加偏移的层归一化：只有一个可学习的缩放 g。",
+    "overview.explain.output.one": (
+        "**输出。** 一个线性层 W 在每个位置为词表中的每一项给出一个分数，softmax 把这些分数变成下一个词元的概率。"
+        "写文字就是选出一个词元，把它接在句子后面，再把堆栈运行一遍。"
+    ),
+    "overview.explain.tied": (
+        "这个模型的输出矩阵就是它的嵌入表的转置（共享嵌入）：h_t 的方向越接近某个词元的嵌入行，"
+        "这个词元越可能是下一个。"
+    ),
+    "overview.diagram.stack_input": "堆栈的输入",
+    "overview.diagram.layer": "{n}× 层",
+    "overview.diagram.masked_self_attn": "带掩码的自注意力",
+    "overview.diagram.ffn": "前馈网络：{act}",
+    "overview.diagram.no_encoder": "没有编码器，也没有交叉注意力：<br>一个因果堆栈读入句子。",
+    "overview.diagram.gqa": "h = {h}（{kv} 个键/值头）",
+    "overview.diagram.key_decoder": "<b>T</b> = {T} 个词元<br>d_model = {d_model}<br>{heads}, N = {N}<br>d_ff = {d_ff}",
 }
