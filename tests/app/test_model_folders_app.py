@@ -182,3 +182,17 @@ def test_a_one_stack_model_reads_no_target_and_the_sidebar_says_so(model_folders
     assert target.disabled and ("Not read" if lang == "en" else "不读取") in target.placeholder
     if name == "gpt2-tiny":  # one causal stack: the sentence is not an encoder's input
         assert sentence.label == ("Sentence (the model's input)" if lang == "en" else "句子（模型的输入）")
+
+
+@pytest.mark.parametrize("payload", ["<script>alert(1)</script>", "[click](http://example.com)", "nan", "-5"])
+def test_tampered_generation_values_are_inert(model_folders, payload):
+    """The generation tab's own URL values (gen_*) tampered: a message, never a traceback or Markdown."""
+    from test_security import assert_inert
+
+    keys = ("gen_temperature", "gen_top_k", "gen_top_p", "gen_seed", "gen_tokens", "gen_step")
+    query = {key: payload for key in keys}
+    at = open_page("pages/model.py", {**query, "model_view": "decoding"}, weights="hf:gpt2-tiny")
+    if payload.startswith(("<", "[")):
+        assert_inert(at, payload, "generation")
+    assert_clean(at)
+    assert any("gen_" in m for m in messages(at)), messages(at)
