@@ -16,7 +16,10 @@ sentence's row is the same run every other page shows:
 - trained weights: [BOS] + the model's greedy output for that sentence (pinyin), i.e. the prefix of
   the last decoding step;
 - an encoder-only model (the pretrained all-MiniLM-L6-v2): no decoder input at all (T = 0); each
-  sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it.
+  sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it;
+- a decoder-only model (GPT-2, Llama, Qwen2): its one causal stack reads the sentences themselves
+  (``src_* is tgt_*``: one input, as ``core.run.LazyRun`` has it), padded on the right, with the
+  padding given as an ``attention_mask`` (GPT-2 has no pad token): see ``_decoder_only_batch``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import torch
 
 from core.masks import causal_mask, padding_mask
 from core.names import Weights
-from core.pipeline import EmptyInput, Pipeline, greedy, source_limit, source_tokens
+from core.pipeline import EmptyInput, Pipeline, cut, greedy, source_limit, source_tokens
 from core.trace import ModelTrace
 from core.vocab import BOS, BOS_ID
 
@@ -35,7 +38,7 @@ from core.vocab import BOS, BOS_ID
 @dataclass(frozen=True)
 class BatchRun:
     src_tokens: list[list[str]]  # per sentence, its source labels (no padding)
-    tgt_tokens: list[list[str]]  # per sentence, its decoder-input labels, starting with [BOS]
+    tgt_tokens: list[list[str]]  # per sentence, its decoder-input labels ([BOS] first; one stack: src_tokens)
     src_ids: torch.Tensor  # (B, S) padded with pad_id
     tgt_ids: torch.Tensor  # (B, T) padded with pad_id
     src_padding: torch.Tensor  # (B, 1, 1, S) bool, True = real token (may be attended to)
@@ -45,6 +48,11 @@ class BatchRun:
     truncated: list[bool]  # per sentence: cut at max_tokens
     pad_id: int
     layers: int | None = None  # the trace of the first ``layers`` layers only (run_batch); None: all
+
+    @property
+    def decoder_only(self) -> bool:
+        """One causal stack (GPT-2, Llama): ``src_*`` and ``tgt_*`` are the same input."""
+        return self.trace.src_ids is None and bool(self.trace.decoder)
 
     @property
     def src_lengths(self) -> list[int]:
@@ -78,6 +86,7 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
     draw only those): the trace's encoder self-attention of those layers and the decoder's masked
     self-attention of layer 1 are the whole model's, number for number; its cross-attention, later
     decoder layers and outputs are not (they read an n-layer encoder). ``BatchRun.layers`` says so.
+    A decoder-only model's layers 1…n are its own (they read nothing past them).
 
     Raises ValueError if there is no sentence, EmptyInput (a ValueError; ``index`` says which) if one
     has no token (the page drops empty ones first).
@@ -88,6 +97,8 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
         layers = None  # every layer: the whole model
     if not pipe.config.decoder:
         return _encoder_batch(pipe, sentences, max_tokens, layers)
+    if not pipe.config.encoder:
+        return _decoder_only_batch(pipe, sentences, max_tokens, layers)
     pad_id = pipe.config.pad_id
     limit = source_limit(pipe, max_tokens)
     src_labels, src_rows, tgt_labels, tgt_rows, truncated = [], [], [], [], []
@@ -148,6 +159,62 @@ def _encoder_batch(pipe: Pipeline, sentences: list[str], max_tokens: int, layers
         tgt_padding=padding_mask(empty, pad_id),  # (B, 1, 1, 0)
         causal=causal_mask(0),  # (1, 1, 0, 0)
         trace=_model(pipe, layers).trace(src),
+        truncated=truncated,
+        pad_id=pad_id,
+        layers=layers,
+    )
+
+
+def filler_id(pipe: Pipeline, rows: list[list[int]]) -> int:
+    """The id a decoder-only batch pads with: the pad token if the model has one, else its
+    end-of-text token (GPT-2 has no pad token), else 0; if that id is also a real token of the batch
+    (someone typed <|endoftext|>), the smallest id that is not. The attention mask, not the id, says
+    where the padding is; a filler no real token uses keeps ``ids != pad_id`` true of the real cells
+    too, as in the encoder-decoder's batch (whose [PAD] is never a real token)."""
+    used = {i for row in rows for i in row}
+    for candidate in (pipe.config.pad_id, pipe.eos_id, 0):
+        if candidate is not None and candidate not in used:
+            return candidate
+    return min(set(range(len(used) + 1)) - used)
+
+
+def _decoder_only_batch(pipe: Pipeline, sentences: list[str], max_tokens: int,
+                        layers: int | None) -> BatchRun:
+    """The padded batch through a decoder-only model's one causal stack, padded on the RIGHT:
+
+        ids            (B, L)  each sentence, then the filler id up to the longest
+        attention_mask (B, L)  True = a real token (the filler is a vocabulary token: GPT-2's EOS)
+        tgt_mask       (B, 1, L, L) = padding ∧ causal
+
+    Why the right: a real token then has only real tokens before it, so causal ∧ padding lets it see
+    exactly what it sees alone, at the same positions 0…n−1 (learned rows, RoPE angles); every query
+    row keeps at least one key (no row all masked); and the picture is the encoder-decoder's
+    (padding at the end). Generating from a batch pads on the left instead (the next token follows
+    the last column); this page generates nothing from the batch.
+    """
+    labels, rows, truncated = [], [], []
+    for n, sentence in enumerate(sentences):
+        try:
+            kept = cut(pipe, sentence, max_tokens)  # as run_pipeline reads it
+        except EmptyInput as empty:
+            raise EmptyInput(f"sentence {n + 1} has no tokens", index=n) from empty
+        truncated.append(kept.total > len(kept.ids))
+        labels.append(list(kept.labels))
+        rows.append(list(kept.ids))
+    pad_id = filler_id(pipe, rows)
+    ids = _pad(rows, pad_id)  # (B, L)
+    lengths = torch.tensor([len(r) for r in rows])  # (B,)
+    real = torch.arange(ids.size(1))[None, :] < lengths[:, None]  # (B, L) True = a real token
+    padding = real[:, None, None, :]  # (B, 1, 1, L), as core.masks.padding_mask shapes it
+    return BatchRun(
+        src_tokens=labels,
+        tgt_tokens=labels,
+        src_ids=ids,
+        tgt_ids=ids,
+        src_padding=padding,
+        tgt_padding=padding,
+        causal=causal_mask(ids.size(1)),  # (1, 1, L, L)
+        trace=_model(pipe, layers).trace(ids, attention_mask=real),
         truncated=truncated,
         pad_id=pad_id,
         layers=layers,

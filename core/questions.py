@@ -375,8 +375,8 @@ def questions_for(run, seed: int = 0) -> list[Question]:
 
 
 def _cross_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder:
-        raise NoQuestion("encoder only")
+    if not run.has_decoder or not run.has_encoder:
+        raise NoQuestion("no cross-attention: one stack only")
     position = rng.randrange(len(run.tgt_tokens))
     return cross_attention_question(
         run.trace, run.src_tokens, run.tgt_tokens, position, -1, None, seed=seed, identity=identity
@@ -398,6 +398,8 @@ def _self_for(run, rng: random.Random, seed: int, identity: str, attn_kind: str)
 
 
 def _encoder_self_for(run, rng: random.Random, seed: int, identity: str) -> Question:
+    if not run.has_encoder:
+        raise NoQuestion("decoder only")
     return _self_for(run, rng, seed, identity, "encoder")
 
 

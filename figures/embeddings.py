@@ -54,6 +54,7 @@ class EmbeddingArrays:
     embedded: np.ndarray  # what the encoder reads (trace.src_embedded): scaled + pe, or BERT's LayerNorm
     scale_embeddings: bool = True  # False: no × sqrt(d_model) (BERT)
     positions: str = "sinusoidal"  # "learned": trained position rows (BERT)
+    embed_norm: bool = True  # unscaled models: a LayerNorm on the sum (BERT); False: the sum itself (GPT-2)
 
     @property
     def d_model(self) -> int:
@@ -93,6 +94,7 @@ def embedding_arrays(trace, config=None) -> EmbeddingArrays:
         embedded=trace.src_embedded[0].detach().double().numpy(),
         scale_embeddings=scaled_model,
         positions=getattr(config, "positions", "sinusoidal"),
+        embed_norm=getattr(config, "embed_norm", True),
     )
 
 
@@ -214,7 +216,8 @@ def _parts(a: EmbeddingArrays) -> list[tuple[str, np.ndarray, str]]:
     RoPE and ALiBi: a series of zeros would claim a position row that the model does not have)."""
     parts = [
         ("lookup", a.lookup, LOOKUP_COLOR),
-        ("scaled", a.scaled, SCALED_COLOR) if a.scale_embeddings else ("normed", a.embedded, SCALED_COLOR),
+        ("scaled", a.scaled, SCALED_COLOR) if a.scale_embeddings
+        else ("normed" if a.embed_norm else "input", a.embedded, SCALED_COLOR),
     ]
     if a.adds_positions:
         key = "pe" if a.positions == "sinusoidal" else "learned_pe"

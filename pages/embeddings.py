@@ -3,6 +3,8 @@
 A pretrained BERT encoder (all-MiniLM-L6-v2) does not scale: section 2 then shows what it does instead
 (learned position and token-type rows, then a LayerNorm). What is added to the row follows the model's
 ``positions``: a sine/cosine PE, a learned row P[pos], or nothing (RoPE, ALiBi act inside attention).
+A model folder (GPT-2, Llama) may neither scale nor normalise: its row (+ P[pos]) is the input itself.
+Whether a folder's weights were trained Glassbox cannot know: its texts say neither.
 """
 
 import streamlit as st
@@ -29,11 +31,22 @@ run = ui.get_run(settings)
 pipe = run.pipe if run is not None else None
 paper = pipe is None or getattr(pipe.config, "scale_embeddings", True)
 positions = getattr(pipe.config, "positions", "sinusoidal") if pipe is not None else "sinusoidal"
+normed = pipe is not None and getattr(pipe.config, "embed_norm", False)  # BERT: LayerNorm(E + P + T)
+folder = pipe is not None and pipe.weights == Weights.HF  # trained or not: the folder does not say
 CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
             "rope": "embeddings.caption.rope", "alibi": "embeddings.caption.alibi"}
-intro.caption(ui.t(CAPTIONS[positions] if paper else "embeddings.caption.bert"))
+if paper:
+    caption = CAPTIONS[positions]
+elif normed:
+    caption = "embeddings.caption.folder.bert" if folder else "embeddings.caption.bert"
+else:  # neither scaled nor normalised (GPT-2, Llama): the row, plus a learned position row or nothing
+    caption = f"embeddings.caption.unscaled.{'learned' if positions == 'learned' else 'in_attention'}"
 if run is None:
+    intro.caption(ui.t(caption))
     st.stop()
+model_name = pipe.name or ui.t("embeddings.this_model")
+SCHEMES = {"rope": "RoPE", "alibi": "ALiBi", "learned": "", "sinusoidal": ""}
+intro.caption(ui.t(caption, model=model_name, rows=f"{pipe.config.max_len:,}", scheme=SCHEMES[positions]))
 arrays = embedding_arrays(run.source, pipe.config)
 tokens = list(run.src_tokens)
 d = arrays.d_model
@@ -60,6 +73,8 @@ ui.show_figure(embedding_heatmap(arrays.lookup, tokens, lang=lang), key="emb_hea
                name="embeddings-lookup")
 if pipe.weights == Weights.MINILM:
     st.caption(ui.t("embeddings.rows.pretrained", vocab=f"{vocab:,}"))
+elif folder:
+    st.caption(ui.t("embeddings.rows.folder", model=model_name))
 elif pipe.task == "pinyin":
     st.caption(ui.t("embeddings.rows.trained"))
 elif pipe.task:  # learned on another task (a model trained on the Training page)
@@ -97,13 +112,34 @@ if arrays.scale_embeddings:
     if arrays.adds_positions:
         st.caption(ui.t("embeddings.scale.share", without=f"{s.pe_share_without_scaling:.0%}",
                         with_=f"{s.pe_share_with_scaling:.0%}"))
+elif not arrays.embed_norm:  # GPT-2, Llama: no factor, no LayerNorm
+    st.header(ui.t(f"embeddings.unscaled.header.{'learned' if arrays.adds_positions else 'in_attention'}"))
+    eq, facts = st.columns([3, 2])
+    with eq:
+        added = r" + P[pos]" if arrays.adds_positions else ""
+        st.latex(rf"\text{{input}}_{{pos}} = E[\text{{id}}]{added}")
+        if arrays.adds_positions:
+            rows = f"{pipe.config.max_len:,}"
+            st.markdown(ui.t("embeddings.unscaled.explain.learned", model=model_name, rows=rows,
+                             rms=f"{s.rms_lookup:.3f}", rms_pe=f"{s.rms_pe:.3f}"))
+        else:
+            st.markdown(ui.t("embeddings.unscaled.explain.in_attention", model=model_name,
+                             scheme=SCHEMES[arrays.positions] or arrays.positions, rms=f"{s.rms_lookup:.3f}"))
+    with facts:
+        st.metric(ui.t("embeddings.metric.norm_lookup"), f"{s.norm_lookup:.3f}")
+        if arrays.adds_positions:
+            st.metric(ui.t("embeddings.metric.norm_learned_pe"), f"{s.norm_pe:.3f}")
+            st.metric(ui.t("embeddings.metric.norm_input"), f"{s.norm_embedded:.3f}")
+    if arrays.adds_positions:
+        st.caption(ui.t("embeddings.unscaled.share", share=f"{s.pe_share_without_scaling:.0%}"))
 else:
     st.header(ui.t("embeddings.bert.header"))
     eq, facts = st.columns([3, 2])
     with eq:
         st.latex(r"\text{input}_{pos} = \mathrm{LayerNorm}\big(E[\text{id}] + P[pos] + T[0]\big)")
         st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mathrm{mean}(v)}{\mathrm{std}(v)} + \beta")
-        st.markdown(ui.t("embeddings.bert.explain"))
+        st.markdown(ui.t("embeddings.bert.explain.folder", model=model_name, rows=f"{pipe.config.max_len:,}")
+                    if folder else ui.t("embeddings.bert.explain"))
         st.markdown(ui.t("embeddings.bert.why"))
     with facts:
         st.metric(ui.t("embeddings.metric.norm_lookup"), f"{s.norm_lookup:.3f}")
@@ -127,6 +163,9 @@ st.latex(r"\cos(a, b) = \frac{E[a]\cdot E[b]}{\lVert E[a]\rVert\,\lVert E[b]\rVe
 st.markdown(ui.t("embeddings.similarity.explain"))
 if pipe.weights == Weights.MINILM:
     st.info(ui.t("embeddings.similarity.pretrained"), icon=":material/school:")
+elif folder:
+    st.info(ui.t("embeddings.similarity.folder", model=model_name, d=d, spread=f"{1 / arrays.scale:.2f}"),
+            icon=":material/folder_open:")
 elif pipe.task == "pinyin":
     st.info(ui.t("embeddings.similarity.trained"), icon=":material/school:")
 elif pipe.task:

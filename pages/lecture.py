@@ -9,6 +9,9 @@ same numbers as the pages, on the sidebar's sentence and weights), restyled for 
 Decisions:
 - **Steps that need a decoder are left out** for an encoder-only model (all-MiniLM-L6-v2), with a
   note saying how many: a lecture on MiniLM runs through its 7 encoder steps without blank slides.
+  A decoder-only model (GPT-2, Llama) leaves out the encoder's self-attention and the cross-attention
+  the same way; its one stack's layer 1 is the residual and feed-forward slides' layer, and its greedy
+  slide continues the sentence.
   The step list, and so the number in ``?step=N``, is the model's; the URL also keeps the weights.
 - **URL per step:** ``?step=N``, 1-based, beside the sidebar's own parameters (the sidebar writes
   only its keys). A ``step`` in the URL that this page did not write (a link, a bookmark, a page
@@ -135,10 +138,20 @@ LATEX = {
     "ffn_gelu": r"\mathrm{FFN}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
     "output": r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}(h_i W_{\text{out}})",
     "greedy": r"y_t = \arg\max_{w}\ P(w \mid y_{<t}, x)",
+    # a decoder-only model (GPT-2, Llama): one sequence x, its continuation written onto its end
+    "output_one_stack": r"P(x_{i+1} \mid x_{\le i}) = \mathrm{softmax}(h_i W_{\text{out}})",
+    "greedy_one_stack": r"x_{t+1} = \arg\max_{w}\ P(w \mid x_{\le t})",
+    "residual_pre_rms": r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{RMSNorm}(x)\big)",
+    "residual_post_rms": r"x_{\text{out}} = \mathrm{RMSNorm}\big(x + \mathrm{Sublayer}(x)\big)",
+    "ffn_gelu_tanh": r"\mathrm{FFN}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
+    "ffn_swiglu": (
+        r"\mathrm{FFN}(x) = \big(\mathrm{SiLU}(xW_{\text{gate}}) \odot xW_{\text{up}}\big)\,W_{\text{down}}"
+    ),
 }
 
 
-OPTIONAL = ("lang", "activation")  # keyword options that figure modules gained one module at a time
+# keyword options that figure modules gained one module at a time
+OPTIONAL = ("lang", "activation", "norm_kind")
 
 
 def draw(fn: Callable, *args, **kwargs):
@@ -166,6 +179,19 @@ class Context:
     @property
     def decoder(self) -> bool:
         return self.run.has_decoder
+
+    @property
+    def encoder(self) -> bool:
+        """False for a decoder-only model: its one stack is ``trace.decoder``."""
+        return self.run.has_encoder
+
+    @property
+    def one_stack(self) -> bool:
+        return self.decoder and not self.encoder
+
+    def first_layer(self):
+        """Layer 1 of the stack that reads the sentence: the encoder's, or a decoder-only model's one."""
+        return self.run.encoder[0] if self.encoder else self.run.trace.decoder[0]
 
 
 # -- the steps: each returns its slide ---------------------------------------------------------------
@@ -196,7 +222,8 @@ def answer(c: Context) -> dict:
 def overview_slide(c: Context) -> Slide:
     target_source = {"target": "given", "own": "greedy"}.get(c.run.decoder_reads, "sentence")
     sizes = DiagramSizes.of_model(c.run.config, len(c.run.src_tokens), len(c.run.tgt_tokens), target_source)
-    text = ui.t("lecture.overview.text" if c.decoder else "lecture.overview.text_encoder")
+    text = ui.t("lecture.overview.text_decoder" if c.one_stack
+                else "lecture.overview.text" if c.decoder else "lecture.overview.text_encoder")
     return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
 
 
@@ -230,11 +257,10 @@ def positional_slide(c: Context) -> Slide:
             equation = "learned_scaled"
         else:
             equation = "learned_bert" if getattr(c.run.config, "embed_norm", False) else "learned"
-        return Slide(
-            draw(table, pe, lang=c.lang),
-            ui.t("lecture.positional.text_learned"),
-            LATEX[f"positional_{equation}"],
-        )
+        folder = c.run.pipe.weights == Weights.HF  # trained or not, the folder does not say
+        text = (ui.t("lecture.positional.text_learned_folder", rows=c.run.config.max_len) if folder
+                else ui.t("lecture.positional.text_learned"))
+        return Slide(draw(table, pe, lang=c.lang), text, LATEX[f"positional_{equation}"])
     if positions == "rope":
         d_k = c.run.config.d_k
         pairs = fp.rope_pairs(d_k)
@@ -247,7 +273,7 @@ def positional_slide(c: Context) -> Slide:
             )
         return Slide(
             draw(fp.rope_rotation_figure, d_k, pairs, ROPE_POSITIONS, lang=c.lang),
-            ui.t("lecture.positional.text_rope"),
+            rope_text(c),
             LATEX["positional_rope"],
             wide=True,
         )
@@ -262,6 +288,18 @@ def positional_slide(c: Context) -> Slide:
         ui.t("lecture.positional.text"),
         LATEX["positional"],
     )
+
+
+def rope_text(c: Context) -> str:
+    """The RoPE slide's text: the paper's pairs (2i, 2i+1) and base 10000 as the panels draw them, or a
+    decoder-only model's own (config.rope_theta, rope_pairing), which the panels do not draw."""
+    if not c.one_stack:
+        return ui.t("lecture.positional.text_rope")
+    cfg = c.run.config
+    theta = cfg.rope_theta
+    pairs = ui.t(f"lecture.positional.pairs_{cfg.rope_pairing}")
+    return ui.t("lecture.positional.text_rope_one_stack", pairs=pairs,
+                theta=str(int(theta)) if float(theta).is_integer() else f"{theta:g}")
 
 
 def self_attention(c: Context, attn_kind: str) -> str:
@@ -283,7 +321,14 @@ def decoder_slide(c: Context) -> Slide:
     attn = c.run.attention("decoder", 0)
     tgt = c.run.tgt_tokens
     fig = heads_slide_figure(attn, tgt, tgt, c.lang)
-    return Slide(fig, ui.t("lecture.decoder.text"), LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
+    cfg = c.run.config
+    text = ui.t("lecture.decoder.text")
+    if c.one_stack:
+        text = ui.t("lecture.decoder.text_one_stack", h=cfg.num_heads)
+        kv = getattr(cfg, "num_kv_heads", None) or cfg.num_heads
+        if kv < cfg.num_heads:  # grouped-query attention (Qwen2, Llama): heads share keys and values
+            text += " " + ui.t("lecture.decoder.gqa", h=cfg.num_heads, kv=kv, group=cfg.num_heads // kv)
+    return Slide(fig, text, LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
 
 
 def cross_slide(c: Context) -> Slide:
@@ -301,7 +346,7 @@ def masks_slide(c: Context) -> Slide:
     bias = None if s.bias is None else s.bias[:n, :n]  # ALiBi: the scores hold its bias, the panel says so
     # the app's 18 px labels (the Masks page uses 15 px in its narrow columns), then 1.15×
     fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], bias=bias, font_size=BASE_FONT_SIZE, lang=c.lang)
-    text = ui.t("lecture.masks.text")
+    text = ui.t("lecture.masks.text_one_stack" if c.one_stack else "lecture.masks.text")
     if n < len(tgt):
         text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
     return Slide(fig, text, LATEX["masks"], font_scale=1.15, wide=True)
@@ -309,14 +354,17 @@ def masks_slide(c: Context) -> Slide:
 
 def residual_slide(c: Context) -> Slide:
     norm = c.run.config.norm
-    layer = c.run.encoder[0]
-    fig = draw(residual_figure, layer, 0, norm, lang=c.lang)
+    norm_kind = getattr(c.run.config, "norm_kind", "layer")  # "rms": RMSNorm (Llama, Qwen2)
+    layer = c.first_layer()
+    fig = draw(residual_figure, layer, 0, norm, norm_kind=norm_kind, lang=c.lang)
     # The text states the numbers of the rows it speaks of (drawn on the slide): the LayerNorms' outputs
     # (post-norm), whose variance is 1 only before γ and β, or the stream, never normalised (pre-norm).
     rows = [s for s in residual_stages(layer, 0, norm) if s.kind == (NORMED if norm == "post" else STREAM)]
     d = c.run.config.d_model
+    # a decoder-only model's layer 1 is its one stack's; its norm is said from its configuration
+    key = f"lecture.residual.text_{norm}" + (f"_{norm_kind}_one_stack" if c.one_stack else "")
     text = ui.t(
-        f"lecture.residual.text_{norm}",
+        key,
         d=d,
         root=f"{d**0.5:.2f}",
         variances=" / ".join(f"{float(s.vector.var()):.2f}" for s in rows),
@@ -325,7 +373,7 @@ def residual_slide(c: Context) -> Slide:
     return Slide(
         fig,
         text,
-        LATEX[f"residual_{norm}"],
+        LATEX[f"residual_{norm}_rms" if norm_kind == "rms" else f"residual_{norm}"],
         c.run.src_tokens[0],
         ui.t("lecture.token"),
         font_scale=1.15,
@@ -335,20 +383,43 @@ def residual_slide(c: Context) -> Slide:
 
 def ffn_slide(c: Context) -> Slide:
     activation = getattr(c.run.config, "activation", "relu")
-    hidden = c.run.encoder[0].ffn_hidden[0]
+    hidden = c.first_layer().ffn_hidden[0]
     fig = draw(ffn_hidden_figure, hidden, c.run.src_tokens, activation=activation, lang=c.lang)
     cfg = c.run.config
-    text = ui.t("lecture.ffn.text", d_model=cfg.d_model, d_ff=cfg.d_ff, activation=activation.upper())
+    name = ui.t(f"lecture.ffn.activation.{activation}") if c.one_stack else activation.upper()
+    text = ui.t("lecture.ffn.text_one_stack" if c.one_stack else "lecture.ffn.text", d_model=cfg.d_model,
+                d_ff=cfg.d_ff, activation=name)
     return Slide(fig, text, LATEX.get(f"ffn_{activation}"))
 
 
 def output_slide(c: Context) -> Slide:
+    if c.one_stack:  # the last position: the token that would follow the whole sentence
+        last = len(c.run.tgt_tokens) - 1
+        probs = softmax_t(position_logits(c.run.trace, last), 1.0)
+        fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
+        text = ui.t("lecture.output.text_one_stack", k=TOP_K)
+        return Slide(fig, text, LATEX["output_one_stack"], **answer(c))
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
     fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
     return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
 
 
+def greedy_one_stack(c: Context) -> Slide:
+    """A decoder-only model continues the sentence: the last step's last-layer self-attention, every
+    head, over the sentence and what it wrote before the last token (no source to look back at)."""
+    decoded = c.run.decoding  # core.pipeline.generate: greedy, the sentence first
+    labels = [c.run.pipe.tgt_labels[i] for i in decoded.tokens[0].tolist()]
+    written = labels[len(c.run.tgt_tokens):]
+    last = decoded.steps[-1]
+    seen = labels[: last.tgt_ids.size(1)]  # the tokens the last step read
+    fig = heads_slide_figure(last.decoder[-1].self_attn, seen, seen, c.lang)
+    return Slide(fig, ui.t("lecture.greedy.text_one_stack", n=len(written)), LATEX["greedy_one_stack"],
+                 " ".join(written), ui.t("lecture.output_one_stack"), **HEADS)
+
+
 def greedy_slide(c: Context) -> Slide:
+    if c.one_stack:
+        return greedy_one_stack(c)
     decoded = c.run.decoding  # the run's own, or made for this slide (random weights, a target given)
     labels = [c.run.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
     n = len(decoded.steps)
@@ -359,21 +430,37 @@ def greedy_slide(c: Context) -> Slide:
     )
 
 
-# (id, needs a decoder, slide): the lecture's order.
-STEPS: list[tuple[str, bool, Callable[..., Slide]]] = [
-    ("overview", False, overview_slide),
-    ("tokens", False, tokens_slide),
-    ("embeddings", False, embeddings_slide),
-    ("positional", False, positional_slide),
-    ("encoder", False, encoder_slide),
-    ("decoder", True, decoder_slide),
-    ("cross", True, cross_slide),
-    ("masks", True, masks_slide),
-    ("residual", False, residual_slide),
-    ("ffn", False, ffn_slide),
-    ("output", True, output_slide),
-    ("greedy", True, greedy_slide),
+# (id, the stacks it needs, slide): the lecture's order. "": any model; "encoder", "decoder"; "both":
+# cross-attention, which reads the encoder's memory from the decoder.
+STEPS: list[tuple[str, str, Callable[..., Slide]]] = [
+    ("overview", "", overview_slide),
+    ("tokens", "", tokens_slide),
+    ("embeddings", "", embeddings_slide),
+    ("positional", "", positional_slide),
+    ("encoder", "encoder", encoder_slide),
+    ("decoder", "decoder", decoder_slide),
+    ("cross", "both", cross_slide),
+    ("masks", "decoder", masks_slide),
+    ("residual", "", residual_slide),
+    ("ffn", "", ffn_slide),
+    ("output", "decoder", output_slide),
+    ("greedy", "decoder", greedy_slide),
 ]
+
+
+def shown_steps(c: Context) -> list[tuple[str, Callable[..., Slide]]]:
+    """The steps this model has: those needing a stack it lacks are left out."""
+    has = {"": True, "encoder": c.encoder, "decoder": c.decoder, "both": c.encoder and c.decoder}
+    return [(name, slide) for name, needs, slide in STEPS if has[needs]]
+
+
+def skipped_note(c: Context, run) -> str | None:
+    """What the note under every slide says was left out (None: nothing was)."""
+    left_out = len(STEPS) - len(shown_steps(c))
+    if not left_out:
+        return None
+    model = getattr(run.pipe, "name", "") or "MiniLM"
+    return ui.t("lecture.skipped_decoder" if c.one_stack else "lecture.skipped", model=model, n=left_out)
 
 
 def _move(delta: int) -> None:
@@ -448,11 +535,8 @@ run = ui.get_run(settings)
 if run is None:
     st.stop()
 ctx = Context(run, settings.sentence, settings.lang)
-steps = [(name, slide) for name, needs_decoder, slide in STEPS if ctx.decoder or not needs_decoder]
-skipped = None
-if not ctx.decoder:
-    left_out = sum(needs_decoder for _, needs_decoder, _ in STEPS)
-    skipped = ui.t("lecture.skipped", model=getattr(run.pipe, "name", "") or "MiniLM", n=left_out)
+steps = shown_steps(ctx)
+skipped = skipped_note(ctx, run)
 step = current_step(len(steps), settings.lang, classroom.room_step(room, len(steps)))
 classroom.publish(step, settings)
 name, make = steps[step - 1]
@@ -460,7 +544,8 @@ classroom.question_panel(room, run)
 with st.container(key="lecture_slide"):
     head, nav = st.columns([2, 1], vertical_alignment="center")
     with head:
-        title = ui.t(f"lecture.{name}.title")
+        rms = name == "residual" and getattr(run.config, "norm_kind", "layer") == "rms"  # Llama, Qwen2
+        title = ui.t("lecture.residual.title_rms" if rms else f"lecture.{name}.title")
         st.header(ui.t("lecture.heading", step=step, total=len(steps), title=title), anchor=False)
     with nav:
         step_buttons(step, len(steps), _move)

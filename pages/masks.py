@@ -1,7 +1,9 @@
 """Masks: a padded batch, the key-padding and causal masks, their merge to [B, h, q, k], and their effect.
 
 An encoder-only model (all-MiniLM-L6-v2) has only the key-padding mask: the decoder parts (decoder
-input, causal mask, the decoder's attentions) say so instead of drawing.
+input, causal mask, the decoder's attentions) say so instead of drawing. A decoder-only model (GPT-2,
+Llama) has one input and one attention, padding ∧ causal: the encoder's and the cross-attention's parts
+say so instead of drawing.
 """
 
 import streamlit as st
@@ -22,6 +24,8 @@ MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
     "decoder": r"\mathrm{mask} = \mathrm{pad}^{\text{tgt}}_{(B,1,1,T)} \wedge \mathrm{causal}_{(1,1,T,T)} "
     r"\;\rightarrow\; (B, 1, T, T)" + BROADCAST + "(B, h, T, T)",
     "cross": r"\mathrm{mask} = \mathrm{pad}^{\text{src}}_{(B,1,1,S)}" + BROADCAST + "(B, h, T, S)",
+    "one_stack": r"\mathrm{mask} = \mathrm{pad}_{(B,1,1,L)} \wedge \mathrm{causal}_{(1,1,L,L)} "
+    r"\;\rightarrow\; (B, 1, L, L)" + BROADCAST + "(B, h, L, L)",
 }
 
 settings = ui.page_setup("nav.masks.title")
@@ -34,6 +38,7 @@ if pipe is None:
 from core.pipeline import EmptyInput  # noqa: E402  (after the pipeline: ui.cache checks core imports)
 
 encoder_only = not getattr(pipe.config, "decoder", True)
+one_stack = not getattr(pipe.config, "encoder", True)  # a decoder only: the sentences are its one input
 model_name = getattr(pipe, "name", "") or ui.t("masks.this_model")
 notices: list[str] = []
 notice_box = st.container()
@@ -44,7 +49,7 @@ KIND_ALIASES = ui.widgets.aliases(fm.MASK_KINDS, fm.kind_label)
 
 
 st.info(ui.t("masks.convention"), icon=":material/info:")
-st.caption(ui.t("masks.intro"))
+st.caption(ui.t("masks.intro.one_stack" if one_stack else "masks.intro", model=model_name))
 
 # -- 1. a padded batch ----------------------------------------------------------------------------
 st.subheader(ui.t("masks.batch.header"))
@@ -61,7 +66,7 @@ sentences = [settings.sentence] + [t for t in extras if t.strip()]
 if len(sentences) < len(extras) + 1:
     st.caption(ui.t("masks.batch.left_out"))
 # The page shows the first layer's attention of the kind chosen below (the radio's value, known now).
-kinds = ["encoder"] if encoder_only else list(fm.MASK_KINDS)
+kinds = ["encoder"] if encoder_only else ["decoder"] if one_stack else list(fm.MASK_KINDS)
 DEFAULT_KIND = kinds[0] if encoder_only else "decoder"
 shown_kind = ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND, aliases=KIND_ALIASES)
 try:
@@ -78,17 +83,28 @@ if any(batch.truncated):
 B, S = batch.src_ids.shape
 T = batch.tgt_ids.shape[1]
 st.markdown(ui.t("masks.batch.explain"))
-st.caption(ui.t("masks.batch.source", B=B, S=S, pad_id=batch.pad_id))
+if one_stack:  # the model may have no pad token (GPT-2): say which id fills, and why it does not matter
+    filler = {pipe.config.pad_id: "masks.batch.filler_pad", pipe.eos_id: "masks.batch.filler_eos"}.get(
+        batch.pad_id, "masks.batch.filler_other")
+    st.caption(ui.t("masks.batch.input", B=B, L=S, pad_id=batch.pad_id, model=model_name,
+                    filler=ui.t(filler)))
+else:
+    st.caption(ui.t("masks.batch.source", B=B, S=S, pad_id=batch.pad_id))
 show_table(fm.token_table(batch.src_tokens, S, lang=lang), hide_index=True)
+ids_title = "masks.fig.input_ids" if one_stack else "masks.fig.source_ids"
 ui.show_figure(
-    fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=ui.t("masks.fig.source_ids", B=B, S=S),
-                  lang=lang),
+    fm.ids_figure(batch.src_ids, batch.src_tokens, batch.pad_id, title=ui.t(ids_title, B=B, S=S), lang=lang),
     key="mask_src_ids",
     name="masks-source-ids",
 )
 answered = None  # the sentence's own run, for the model's answer beside the decoder's rows
 if encoder_only:
     st.info(ui.t("masks.encoder_only.batch", model=model_name), icon=":material/info:")
+elif one_stack:  # no second input to draw; the model's answer is its next-token prediction
+    st.info(ui.t("masks.one_stack.batch", model=model_name), icon=":material/info:")
+    answered = ui.get_run(settings)
+    if answered is not None:
+        ui.show_answer(answered, key="masks_answer")
 else:
     random_weights = pipe.weights == Weights.RANDOM  # the decoder reads the sentence itself (core.batch)
     decoder_in = ui.t("masks.batch.decoder_random" if random_weights else "masks.batch.decoder_trained")
@@ -108,14 +124,18 @@ st.subheader(ui.t("masks.two.header"))
 a, b = st.columns([1.4, 1])
 with a:
     st.markdown(ui.t("masks.padding.explain"))
-    st.latex(r"\mathrm{pad}[b, 0, 0, j] = (\mathrm{id}_{b,j} \neq \mathrm{PAD})")
+    if one_stack:  # the attention mask gives it: the filler id may be a real token of the vocabulary
+        st.latex(r"\mathrm{pad}[b, 0, 0, j] = (j < n_b)\quad(n_b\text{: the length of sentence } b)")
+    else:
+        st.latex(r"\mathrm{pad}[b, 0, 0, j] = (\mathrm{id}_{b,j} \neq \mathrm{PAD})")
+    padding_title = "masks.fig.key_padding" if one_stack else "masks.fig.source_padding"
     ui.show_figure(
-        fm.padding_figure(batch.src_padding, title=ui.t("masks.fig.source_padding", B=B, S=S), lang=lang),
+        fm.padding_figure(batch.src_padding, title=ui.t(padding_title, B=B, S=S), lang=lang),
         key="mask_padding",
         name="masks-key-padding",
     )
 with b:
-    st.markdown(ui.t("masks.causal.explain"))
+    st.markdown(ui.t("masks.causal.explain.one_stack" if one_stack else "masks.causal.explain"))
     st.latex(r"\mathrm{causal}[0, 0, t, j] = (j \le t)")
     if encoder_only:
         st.info(ui.t("masks.encoder_only.causal", model=model_name), icon=":material/info:")
@@ -139,10 +159,10 @@ kind = ui.widgets.choose(
     aliases=KIND_ALIASES,
     horizontal=True,
 )
-if encoder_only:
-    st.caption(ui.t("masks.encoder_only.kinds", model=model_name))
-st.latex(MERGED_LATEX[kind])
-st.markdown(ui.t("masks.merged.explain"))
+if encoder_only or one_stack:
+    st.caption(ui.t("masks.one_stack.kinds" if one_stack else "masks.encoder_only.kinds", model=model_name))
+st.latex(MERGED_LATEX["one_stack" if one_stack else kind])
+st.markdown(ui.t("masks.merged.explain.one_stack" if one_stack else "masks.merged.explain", model=model_name))
 if kind == "cross" and batch.layers is not None:  # chosen() guessed otherwise: the whole encoder after all
     batch = batch_of(settings, pipe, sentences, kind, MAX_BATCH_TOKENS)
 attn = fa.attention_of(batch.trace, kind, 0)

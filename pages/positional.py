@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 import ui.widgets
+from core.names import Weights
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 from figures.overview import embedding_sum
@@ -33,6 +34,10 @@ class Model:
     train_len: int  # positions seen in training; an example length when ``example``
     example: bool
     lang: str
+    folder: str = ""  # a model folder's name (hf:<name>): whether it was trained, nothing says
+    rope_theta: float = 10000.0  # RoPE's base (config.rope_theta)
+    rope_pairing: str = "interleaved"  # | "half": dimension i turns with i + d_k/2 (config.rope_pairing)
+    one_stack: bool = False  # a decoder only: no cross-attention, its first layer reads the embeddings
 
     @property
     def d_k(self) -> int:
@@ -68,13 +73,19 @@ trained_len = fp.training_length(pipe.task, pipe.metrics) if pipe is not None el
 learned_table = None
 if scheme == "learned" and pipe is not None:
     learned_table = pipe.src_embedding.position.weight.detach().double().numpy()  # (max_len, d)
+folder = pipe.name if pipe is not None and pipe.weights == Weights.HF else ""
 if trained_len:
     train_len, example = trained_len, False
 elif learned_table is not None:
     train_len, example = learned_table.shape[0], False
+elif folder:  # the positions its configuration allows (max_position_embeddings), not an example
+    train_len, example = config.max_len, False
 else:
     train_len, example = EXAMPLE_LEN, True
-model = Model(d, heads, scheme, learned_table, train_len, example, lang)
+model = Model(d, heads, scheme, learned_table, train_len, example, lang, folder=folder,
+              rope_theta=getattr(config, "rope_theta", 10000.0),
+              rope_pairing=getattr(config, "rope_pairing", "interleaved"),
+              one_stack=config is not None and not getattr(config, "encoder", True))
 state = st.session_state
 
 
@@ -158,6 +169,10 @@ if trained_len:
     toy = pipe.task in ("copy", "reverse")
     st.caption(ui.t("positional.curves.trained_digits" if toy else "positional.curves.trained",
                     chars=trained_len - 1, last=trained_len - 1))
+elif folder:  # its own scheme, from its configuration; trained or not, unknown
+    st.caption(ui.t("positional.curves.folder", model=folder, scheme=ui.t(f"positional.tab.{scheme}"))
+               + (ui.t("positional.curves.folder.rows", rows=learned_table.shape[0])
+                  if learned_table is not None else ""))
 elif learned_table is not None:
     st.caption(ui.t("positional.curves.pretrained", rows=learned_table.shape[0]))
 else:
@@ -189,7 +204,7 @@ st.caption(ui.t("positional.shift.gram"))
 
 # -- 4. embedding + PE ----------------------------------------------------------------------------
 scales = config is None or config.scale_embeddings
-st.header(ui.t("positional.sum.header"))
+st.header(ui.t("positional.sum.header.one_stack" if model.one_stack else "positional.sum.header"))
 # what this model adds, and whether it scales and normalises: from its configuration, as the Overview
 st.latex(r"x_{pos} = " + embedding_sum(
     scheme, scaled=scales, token_types=bool(getattr(config, "type_vocab_size", 0)),
@@ -207,8 +222,10 @@ def encoder_input_section(run, m: Model, scales: bool, trained: bool) -> None:
         st.info(ui.t("positional.sum.no_positions"))
         return
     if scheme in ("rope", "alibi"):
-        st.info(ui.t("positional.sum.in_attention", scheme=ui.t(f"positional.tab.{scheme}")))
+        alone = "positional.sum.in_attention" if scales else "positional.sum.in_attention.unscaled"
+        st.info(ui.t(alone, scheme=ui.t(f"positional.tab.{scheme}")))
         return
+    normed = getattr(run.config, "embed_norm", False)  # BERT: LayerNorm(E + P + T); GPT-2: E + P
     tokens = list(run.src_tokens)
     if scales:
         arrays = embedding_arrays(run.source)
@@ -222,7 +239,7 @@ def encoder_input_section(run, m: Model, scales: bool, trained: bool) -> None:
         position_rows = tr.positional[: len(tokens)].double().numpy()
         embedded = tr.src_embedded[0].double().numpy()
         titles = [ui.t("positional.sum.title.lookup"), ui.t("positional.sum.title.learned"),
-                  ui.t("positional.sum.title.normed")]
+                  ui.t("positional.sum.title.normed" if normed else "positional.sum.title.input")]
     fig = fp.sum_heatmaps(first, position_rows, embedded, tokens, titles=titles, lang=lang)
     ui.show_figure(fig, key="pe_sum_chart", name="positional-sum")
     step = math.ceil(len(tokens) / fp.MAX_TICKS)
@@ -234,7 +251,7 @@ def encoder_input_section(run, m: Model, scales: bool, trained: bool) -> None:
         extra = "" if trained else ui.t("positional.sum.caption.random")
         st.caption(ui.t("positional.sum.caption") + extra)
     else:
-        st.caption(ui.t("positional.sum.caption.learned"))
+        st.caption(ui.t("positional.sum.caption.learned" if normed else "positional.sum.caption.unscaled"))
 
 
 encoder_input_section(run, model, scales, trained=pipe is not None and bool(pipe.task))
@@ -242,7 +259,8 @@ encoder_input_section(run, model, scales, trained=pipe is not None and bool(pipe
 # -- 5. four schemes ------------------------------------------------------------------------------
 st.header(ui.t("positional.schemes.header"))
 st.markdown(ui.t("positional.schemes.intro"))
-st.caption(ui.t("positional.schemes.sizes", d=d, h=heads, d_k=d_k, L=train_len,
+sizes = "positional.schemes.sizes.folder" if folder else "positional.schemes.sizes"
+st.caption(ui.t(sizes, d=d, h=heads, d_k=d_k, L=train_len,
                 example=ui.t("positional.schemes.example") if example else ""))
 st.dataframe(
     {
@@ -311,7 +329,8 @@ def learned_tab(m: Model) -> None:
                    name="positional-learned-table")
     if learned_table is not None:
         step = math.ceil(table_rows / fp.MAX_TABLE_ROWS)
-        st.caption(ui.t("positional.learned.reach.minilm", rows=table_rows, d=table.shape[1], step=step))
+        own = "positional.learned.reach.folder" if m.folder else "positional.learned.reach.minilm"
+        st.caption(ui.t(own, rows=table_rows, d=table.shape[1], step=step, model=m.folder))
     else:
         st.caption(ui.t("positional.learned.reach.random", rows=table_rows))
     st.subheader(ui.t("positional.part.relative"))
@@ -322,11 +341,33 @@ def learned_tab(m: Model) -> None:
                    key="pe_learned_offset_chart", name="positional-learned-offsets")
     spread_metric(learned_dots)
     st.caption(ui.t("positional.learned.relative")
-               + (ui.t("positional.learned.relative.minilm") if learned_table is not None else ""))
+               + (ui.t("positional.learned.relative.minilm") if learned_table is not None and not m.folder
+                  else ""))
     st.subheader(ui.t("positional.part.beyond"))
     ui.show_figure(ui.memo_figure(fp.beyond_learned, table, 2 * table_rows, lang=lang),
                    key="pe_learned_beyond_chart", name="positional-learned-beyond")
     st.caption(ui.t("positional.learned.beyond"))
+
+
+def theta_text(theta: float) -> str:
+    """RoPE's base as written in a configuration: 10000, 1000000, 500000.5."""
+    return str(int(theta)) if float(theta).is_integer() else f"{theta:g}"
+
+
+def rope_latex(m: Model) -> str:
+    """RoPE's rotation as this model applies it: its base θ (config.rope_theta) and which dimensions it
+    turns together, (2i, 2i+1) as in the RoPE paper, or (i, i + d_k/2) as HF's Llama and Qwen2 do
+    ("half"). A model whose positions are not RoPE gets the paper's form."""
+    own = m.scheme == "rope"
+    base = theta_text(m.rope_theta) if own else "10000"
+    half = own and m.rope_pairing == "half"
+    first, second = (r"x_{i}", r"x_{i+d_k/2}") if half else (r"x_{2i}", r"x_{2i+1}")
+    return (rf"R_p\begin{{pmatrix}} {first} \\ {second}\end{{pmatrix}} = "
+            r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i"
+            r"\end{pmatrix}"
+            rf"\begin{{pmatrix}} {first} \\ {second}\end{{pmatrix}},"
+            rf"\quad \theta_i = {base}^{{-2i/d_k}},\quad "
+            r"\text{score}_{mn} = \frac{(R_m q_m)\cdot(R_n k_n)}{\sqrt{d_k}}")
 
 
 def rope_tab(m: Model) -> None:
@@ -337,17 +378,19 @@ def rope_tab(m: Model) -> None:
                    else ui.t("positional.rope.no_pair.other"))
         st.warning(nothing, icon=":material/warning:")
     st.subheader(ui.t("positional.part.reach"))
-    st.latex(r"R_p\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix} = "
-             r"\begin{pmatrix} \cos p\theta_i & -\sin p\theta_i \\ \sin p\theta_i & \cos p\theta_i"
-             r"\end{pmatrix}"
-             r"\begin{pmatrix} x_{2i} \\ x_{2i+1}\end{pmatrix},\quad \theta_i = 10000^{-2i/d_k},\quad "
-             r"\text{score}_{mn} = \frac{(R_m q_m)\cdot(R_n k_n)}{\sqrt{d_k}}")
-    st.markdown(ui.t("positional.rope.reach"))
+    st.latex(rope_latex(m))
+    half = m.scheme == "rope" and m.rope_pairing == "half"
+    st.markdown(ui.t("positional.rope.reach.half" if half else "positional.rope.reach"))
+    if m.scheme == "rope" and m.folder:  # the charts below turn pairs (2i, 2i+1) with base 10000
+        pairs = ui.t("positional.rope.pairs.half" if half else "positional.rope.pairs.interleaved")
+        theta = theta_text(m.rope_theta)
+        st.caption(ui.t("positional.rope.folder", model=m.folder, theta=theta, pairs=pairs))
     if not no_pair:
         st.markdown(ui.t("positional.rope.reach.panels"))
         ui.show_figure(ui.memo_figure(fp.rope_rotation_figure, d_k, fp.rope_pairs(d_k), 8, lang=lang),
                        key="pe_rope_rotation_chart", name="positional-rope-rotation")
-        st.caption(ui.t("positional.rope.cross"))  # "the encoder's output carries positions": not at d_k = 1
+        # "the encoder's output carries positions": not at d_k = 1, and not for a model with no encoder
+        st.caption(ui.t("positional.rope.cross.one_stack" if m.one_stack else "positional.rope.cross"))
     st.subheader(ui.t("positional.part.relative"))
     st.latex(r"(R_m q)\cdot(R_n k) = q\cdot R_{n-m}\,k")
     rope_curves = fp.rope_offset_scores(d_k)

@@ -113,6 +113,8 @@ def _offered(run, step_name: str) -> bool:
         return _mergeable(run.sentence)
     if step_name == "decoder":
         return run.has_decoder and len(run.tgt_tokens) >= 3
+    if step_name in ("encoder", "residual") and not run.has_encoder:  # core gives these of the encoder only
+        return False
     return bool(kinds)
 
 

@@ -128,6 +128,8 @@ def _slide_question(run, step_name: str, seed: int) -> ModelQuestion | None:
     attn_kind = {"encoder": "encoder", "decoder": "decoder", "masks": "decoder"}.get(step_name)
     if attn_kind is None or (attn_kind == "decoder" and not run.has_decoder):
         return None
+    if attn_kind == "encoder" and not run.has_encoder:  # a decoder only (GPT-2, Llama)
+        return None
     tokens = run.src_tokens if attn_kind == "encoder" else run.tgt_tokens
     first = 0 if attn_kind == "encoder" else MIN_OPTIONS - 1  # a decoder query sees itself and before
     if len(tokens) <= first or len(tokens) < MIN_OPTIONS:

@@ -161,4 +161,59 @@ STRINGS = {
     "embeddings.hist.pe": "PE entries (in [-1, 1])",
     "embeddings.hist.learned_pe": "P[pos] entries",
     "embeddings.hist.range": "value",
+    # a model folder (hf:<name>): its configuration says what it does; whether it was trained, nothing does
+    "embeddings.this_model": "This model",
+    "embeddings.caption.folder.bert": (
+        "Each token id picks one row of the table E (vocabulary × d_model). {model} adds a position row "
+        "P[pos] (a second table, {rows} rows) and a token-type row to it, then a LayerNorm: that is the "
+        "vector the encoder reads (no √d_model here)."
+    ),
+    "embeddings.caption.unscaled.learned": (
+        "Each token id picks one row of the table E (vocabulary × d_model). {model} does not multiply it by "
+        "√d_model: it adds a position row P[pos] from a second table ({rows} rows, one per position it can "
+        "read), and E[id] + P[pos] is the vector its first layer reads."
+    ),
+    "embeddings.caption.unscaled.in_attention": (
+        "Each token id picks one row of the table E (vocabulary × d_model). {model} neither multiplies it by "
+        "√d_model nor adds a position to it: the row itself is the vector its first layer reads. "
+        "{scheme} brings the positions in inside every self-attention instead."
+    ),
+    "embeddings.rows.folder": (
+        "Weights loaded from the model folder {model}. Glassbox cannot know whether they were trained (then "
+        "these rows hold what training put there) or are random numbers saved to the folder."
+    ),
+    "embeddings.unscaled.header.learned": "2 · No √d_model here: the row plus a position row",
+    "embeddings.unscaled.header.in_attention": "2 · No √d_model and no position here: the row as it is",
+    "embeddings.unscaled.explain.learned": (
+        "The paper multiplies the table row by √d_model because its position encoding is fixed, with "
+        "entries in [−1, 1], and the factor brings the two to comparable sizes. {model} has no such factor: "
+        "its position rows P[pos] are a second table of weights ({rows} rows), sized against the token "
+        "table by training rather than by a fixed factor, and their sum goes into the first layer without a "
+        "LayerNorm. Typical entry size here: {rms} in E, {rms_pe} in P."
+    ),
+    "embeddings.unscaled.explain.in_attention": (
+        "The paper multiplies the table row by √d_model so that it and the sine/cosine position row added "
+        "to it have comparable sizes. {model} adds no position row ({scheme} acts inside every "
+        "self-attention), so there is nothing to balance: it reads the row as it is, with no factor and no "
+        "LayerNorm (the table's entries have a typical size of {rms})."
+    ),
+    "embeddings.metric.norm_input": "Mean ‖E[id] + P[pos]‖ (what the first layer reads)",
+    "embeddings.unscaled.share": (
+        "Share of ‖E[id]‖ + ‖P[pos]‖ that is position: {share} (mean lengths, this sentence)."
+    ),
+    "embeddings.bert.explain.folder": (
+        "The paper multiplies the table row by √d_model and adds a fixed sine/cosine encoding. {model} "
+        "(BERT family) does neither. It adds a position row P[pos] from a second table of weights ({rows} "
+        "rows, one per position) and a token-type row T[0] (BERT can read two sentences, A and B; here "
+        "there is always one, so type 0). Then a **LayerNorm** gives every summed vector mean 0 and spread "
+        "1, followed by its scale γ and shift β."
+    ),
+    "embeddings.similarity.folder": (
+        "Weights loaded from the model folder {model}: Glassbox cannot know whether they were trained. If "
+        "they were, rows of tokens used in similar contexts tend to point in similar directions; if they "
+        "are random numbers, off-diagonal cosines sit near 0 (spread about 1/√{d} ≈ {spread}). A repeated "
+        "token shows 1 either way."
+    ),
+    "embeddings.series.input": "what the first layer reads (no √d_model)",
+    "embeddings.hist.input": "entries of the first layer's input",
 }

@@ -57,4 +57,30 @@ STRINGS = {
     "figure.svg.help": "Vector image: sharp at any size, editable in Inkscape or PowerPoint",
     "figure.png": "Image (PNG, 2×)",
     "figure.png.help": "Picture at double resolution, for slides; the camera icon on the chart's toolbar does the same",
+    # a decoder-only model (GPT-2, Llama, Qwen2): one causal stack, said from its configuration
+    "lecture.skipped_decoder": (
+        "{model} is a decoder only: the {n} steps of the encoder and the cross-attention are left out of "
+        "this lecture."
+    ),
+    "lecture.output_one_stack": "The continuation",
+    "lecture.overview.text_decoder": "This model is a **decoder** only: one stack reads the sentence with causal self-attention (each token sees itself and the tokens before it) and predicts the next token at every position. It has no encoder and no cross-attention. The shapes are this model's real sizes.",
+    "lecture.positional.text_learned_folder": "Attention alone does not see word order, so each position adds a vector of its own: this model has a table of {rows} position vectors, one per position it can read, instead of the paper's sines and cosines. Here, the rows of this sentence's positions.",
+    "lecture.positional.text_rope_one_stack": "Attention alone does not see word order. This model (**RoPE**) adds nothing to the embeddings: in every self-attention each head **rotates** its query and key by their positions, turning the pairs of dimensions {pairs} by the angle pos·θ_i with the base θ = {theta}. The score q·k then depends on how far apart the two tokens are. The panels show the idea with the RoPE paper's pairs (2i, 2i+1) and base 10000: the same vector at positions 0 … 7.",
+    "lecture.positional.pairs_interleaved": "(2i, 2i+1)",
+    "lecture.positional.pairs_half": "(i, i + d_k/2)",
+    "lecture.decoder.text_one_stack": "Every token compares its **query** with the **keys** of the tokens up to itself, never ahead: row t has weights only on keys 0…t, on the diagonal and to its left (positions count from 0). A softmax turns the scores into weights (each row sums to 1) that average the **values**. Layer 1, each of the {h} heads.",
+    "lecture.decoder.gqa": "Its {h} query heads share {kv} key/value heads (grouped-query attention): heads 1–{group} use the first, the next {group} the second, and so on.",
+    "lecture.masks.text_one_stack": "Masked scores are set to −∞ before the softmax, so they get a weight of exactly 0 and each row still sums to 1. Left: the scores (× = masked); middle: softmax without the mask; right: with it. Layer 1, head 1.",
+    "lecture.residual.title_rms": "Residual connection + RMSNorm",
+    "lecture.residual.text_pre_layer_one_stack": "Each sublayer **adds** its output to its input (the residual stream). With pre-norm a LayerNorm (mean 0, variance 1, then a scale γ and a shift β) normalises only what goes into each sublayer, never the stream itself. Here, the first token's vector through layer 1 (pre-norm): the stream (blue) has variance {variances} and length {lengths}.",
+    "lecture.residual.text_pre_rms_one_stack": "Each sublayer **adds** its output to its input (the residual stream). With pre-norm an RMSNorm (the vector divided by its root mean square, then a scale γ; no mean subtracted, no shift) normalises only what goes into each sublayer, never the stream itself. Here, the first token's vector through layer 1 (pre-norm): the stream (blue) has variance {variances} and length {lengths}.",
+    "lecture.residual.text_post_layer_one_stack": "Each sublayer **adds** its output to its input (the residual stream). Then a LayerNorm subtracts the vector's mean and divides by its spread (mean 0, variance 1: length √{d} = {root}), then applies a scale γ and a shift β. Here, the first token's vector through layer 1 (post-norm): the LayerNorms' outputs (green) have variance {variances} and length {lengths}.",
+    "lecture.residual.text_post_rms_one_stack": "Each sublayer **adds** its output to its input (the residual stream). Then an RMSNorm divides the vector by its root mean square (length √{d} = {root} before its scale γ; no mean subtracted). Here, the first token's vector through layer 1 (post-norm): the norms' outputs (green) have variance {variances} and length {lengths}.",
+    "lecture.ffn.text_one_stack": "Then the same small network is applied to every token on its own: d_model = {d_model} → d_ff = {d_ff} → d_model. The heatmap shows the hidden layer of layer 1 after the {activation}.",
+    "lecture.ffn.activation.relu": "ReLU",
+    "lecture.ffn.activation.gelu": "GELU",
+    "lecture.ffn.activation.gelu_tanh": "GELU (tanh approximation)",
+    "lecture.ffn.activation.swiglu": "SwiGLU gate, SiLU(x W_gate) ⊙ x W_up",
+    "lecture.output.text_one_stack": "The last layer's vector at each position goes through one linear layer (a score per vocabulary token) and a softmax: a probability for every possible next token. These are the {k} most likely tokens to follow the whole sentence (its last position).",
+    "lecture.greedy.text_one_stack": "Take the most probable next token, append it to the sentence, run the model again: here {n} tokens were written, until the end-of-text token or the limit. The figure: the last step's self-attention in the last layer, every head; the rows of the written tokens show where each looked in the sentence and in what was written before it.",
 }

@@ -116,4 +116,42 @@ STRINGS = {
     "masks.fig.target_ids": "target ids ({B}, {T})",
     "masks.fig.source_padding": "source key padding ({B}, 1, 1, {S})",
     "masks.fig.causal": "causal (1, 1, {T}, {T})",
+    # a decoder-only model (GPT-2, Llama): one input, one attention (padding ∧ causal)
+    "masks.intro.one_stack": (
+        "Sentences of different lengths share one tensor only if the short ones are filled up. Masks make "
+        "sure the filler changes nothing, and that no token can look at the tokens after it: {model} "
+        "predicts the next token at every position."
+    ),
+    "masks.batch.input": (
+        "Input ids (B, L) = ({B}, {L}): {model} reads the sentences themselves with its one causal stack. "
+        "Every row is filled up to the longest with id {pad_id}, shown as [PAD]: {filler} Row 1 is the "
+        "sidebar sentence."
+    ),
+    "masks.batch.filler_pad": "the model's padding token.",
+    "masks.batch.filler_eos": (
+        "the model has no padding token, so its end-of-text token fills (no sentence here uses it). The id "
+        "does not matter: the mask below says which cells are filling."
+    ),
+    "masks.batch.filler_other": (
+        "the model has no padding token of its own that no sentence here uses, so the batch fills with an "
+        "id none of its real tokens has. The id does not matter: the mask below says which cells are filling."
+    ),
+    "masks.one_stack.batch": (
+        "{model} is a decoder only: the ids above are the input of its one stack. There is no second "
+        "(decoder) input and no cross-attention; its self-attention uses padding ∧ causal."
+    ),
+    "masks.causal.explain.one_stack": (
+        "**Causal (look-ahead)**: query t sees keys 0…t only. The model predicts the token after each "
+        "position: if position t could see token t + 1, it would read the answer instead of predicting it."
+    ),
+    "masks.one_stack.kinds": (
+        "{model} is a decoder only: the encoder's self-attention and the cross-attention do not exist."
+    ),
+    "masks.merged.explain.one_stack": (
+        "In {model}'s self-attention a query may look at a key only if both masks allow it (∧ = “and”). "
+        "The size-1 axes are then repeated (broadcast): the same mask for every head h and, for padding, "
+        "for every query."
+    ),
+    "masks.fig.input_ids": "input ids ({B}, {S})",
+    "masks.fig.key_padding": "key padding ({B}, 1, 1, {S})",
 }

@@ -317,4 +317,46 @@ STRINGS = {
         "smaller weights. Press et al. (“Train Short, Test Long”) trained on 1,024 tokens and tested on "
         "longer ones with little loss, which the other schemes could not do."
     ),
+    # a model folder (hf:<name>): its configuration says what it does; whether it was trained, nothing does
+    "positional.curves.folder": (
+        "{model} does not add these curves: its positions are “{scheme}” (section 5). The curves are shown "
+        "for comparison."
+    ),
+    "positional.curves.folder.rows": " Its position table has {rows} rows, one per position it can read.",
+    "positional.sum.header.one_stack": "4 · The first layer's input",
+    "positional.sum.in_attention.unscaled": (
+        "This model adds nothing to the embeddings (positions “{scheme}” act inside attention) and does not "
+        "multiply them by √d_model: its first layer reads the lookup E[id] alone."
+    ),
+    "positional.sum.title.input": "E + P = first layer's input",
+    "positional.sum.caption.unscaled": (
+        "Left: the token's row E[id] (not scaled); middle: its position's row P[pos] of the model's position "
+        "table (not the sinusoid table above); right: their sum, exactly what the first layer reads (no "
+        "LayerNorm)."
+    ),
+    "positional.schemes.sizes.folder": (
+        "Drawn for this model's head size: d_model = {d}, h = {h} heads, d_k = {d_k}; L = {L}, the number "
+        "of positions its configuration allows (max_position_embeddings), drawn as the training length."
+    ),
+    "positional.learned.reach.folder": (
+        "This is the table of {model}, loaded from its folder: {rows} rows × {d} dimensions (every {step}th "
+        "row drawn)."
+    ),
+    "positional.rope.reach.half": (
+        "Nothing is added to the embeddings. Inside every self-attention head, the query and the key of a "
+        "token are turned by an angle that grows with its position: this model turns dimension i together "
+        "with dimension i + d_k/2 (the head's first half with its second half) by p·θ_i. A rotation keeps a "
+        "vector's length, so only angles carry the position."
+    ),
+    "positional.rope.folder": (
+        "{model} uses the base θ = {theta} and turns the pairs {pairs}. The charts below draw the RoPE "
+        "paper's form (base 10000, pairs (2i, 2i+1)): another base changes how fast each pair turns, another "
+        "pairing which dimensions go together, not what a rotation does."
+    ),
+    "positional.rope.pairs.half": "(i, i + d_k/2)",
+    "positional.rope.pairs.interleaved": "(2i, 2i+1)",
+    "positional.rope.cross.one_stack": (
+        "This model has no cross-attention: RoPE turns the queries and keys of its one self-attention, in "
+        "every layer."
+    ),
 }

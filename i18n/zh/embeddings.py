@@ -131,4 +131,48 @@ STRINGS = {
     "embeddings.hist.pe": "位置编码的数值（在 [-1, 1] 内）",
     "embeddings.hist.learned_pe": "P[pos] 的数值",
     "embeddings.hist.range": "数值",
+    # 模型文件夹（hf:<名称>）：它的配置说明它做什么；它是否训练过，没有任何文件能说明
+    "embeddings.this_model": "这个模型",
+    "embeddings.caption.folder.bert": (
+        "每个词元编号从表 E（词表大小 × d_model）中取出一行。{model} 给它加上一个位置行 P[pos]"
+        "（另一张表，共 {rows} 行）和一个词元类型行，然后做层归一化：这就是编码器读入的向量（这里不乘 √d_model）。"
+    ),
+    "embeddings.caption.unscaled.learned": (
+        "每个词元编号从表 E（词表大小 × d_model）中取出一行。{model} 不把它乘以 √d_model，"
+        "而是加上另一张表中的位置行 P[pos]（共 {rows} 行，它能读的每个位置一行）：E[id] + P[pos] 就是它第一层读入的向量。"
+    ),
+    "embeddings.caption.unscaled.in_attention": (
+        "每个词元编号从表 E（词表大小 × d_model）中取出一行。{model} 既不把它乘以 √d_model，也不给它加位置："
+        "这一行本身就是它第一层读入的向量。位置信息由 {scheme} 在每个自注意力内部加入。"
+    ),
+    "embeddings.rows.folder": (
+        "权重读自模型文件夹 {model}。Glassbox 无法知道它们是否训练过"
+        "（训练过的话，这些行存着训练的结果），还是存进文件夹的随机数。"
+    ),
+    "embeddings.unscaled.header.learned": "2 · 这里不乘 √d_model：这一行加上一个位置行",
+    "embeddings.unscaled.header.in_attention": "2 · 这里不乘 √d_model，也不加位置：这一行原样使用",
+    "embeddings.unscaled.explain.learned": (
+        "论文把表中的行乘以 √d_model，因为它的位置编码是固定的，取值在 [−1, 1] 之间，这个因子让两者大小相当。"
+        "{model} 没有这个因子：它的位置行 P[pos] 是另一张权重表（共 {rows} 行），与词元表的大小比例由训练决定，"
+        "而不是由一个固定因子决定；两者之和不经层归一化直接进入第一层。这里的典型数值大小：E 中 {rms}，P 中 {rms_pe}。"
+    ),
+    "embeddings.unscaled.explain.in_attention": (
+        "论文把表中的行乘以 √d_model，是为了让它和加在它上面的正弦/余弦位置行大小相当。"
+        "{model} 不加位置行（{scheme} 在每个自注意力内部起作用），所以没有什么需要平衡："
+        "它原样读入这一行，不乘因子，也不做层归一化（表中数值的典型大小是 {rms}）。"
+    ),
+    "embeddings.metric.norm_input": "‖E[id] + P[pos]‖ 的平均值（第一层读入的）",
+    "embeddings.unscaled.share": "‖E[id]‖ + ‖P[pos]‖ 中位置所占的比例：{share}（平均长度，这个句子）。",
+    "embeddings.bert.explain.folder": (
+        "论文把表中的行乘以 √d_model，并加上固定的正弦/余弦编码。{model}（BERT 家族）两样都不做。"
+        "它加上另一张权重表中的位置行 P[pos]（共 {rows} 行，每个位置一行）和一个词元类型行 T[0]"
+        "（BERT 可以读两个句子 A 和 B；这里总是只有一个，所以类型是 0）。"
+        "然后用**层归一化**让每个求和后的向量均值为 0、离散程度为 1，再乘以它的缩放 γ、加上平移 β。"
+    ),
+    "embeddings.similarity.folder": (
+        "权重读自模型文件夹 {model}：Glassbox 无法知道它们是否训练过。如果训练过，用在相似语境中的词元的行往往指向相近的方向；"
+        "如果是随机数，非对角线上的余弦值都接近 0（离散程度约为 1/√{d} ≈ {spread}）。无论哪种情况，重复的词元都显示 1。"
+    ),
+    "embeddings.series.input": "第一层读入的向量（不乘 √d_model）",
+    "embeddings.hist.input": "第一层输入的数值",
 }

@@ -266,4 +266,35 @@ STRINGS = {
         "更长的输入也能运行，而且不会出现新东西：这些直线只是继续延伸，更远的词元只会得到更小的权重。"
         "Press 等人（“Train Short, Test Long”）用 1,024 个词元训练，在更长的序列上测试，效果几乎不降，而其他方法做不到这一点。"
     ),
+    # 模型文件夹（hf:<名称>）：它的配置说明它做什么；它是否训练过，没有任何文件能说明
+    "positional.curves.folder": "{model} 不加这些曲线：它的位置方案是“{scheme}”（见第 5 节）。这些曲线只是作对比。",
+    "positional.curves.folder.rows": "它的位置表共有 {rows} 行，它能读的每个位置一行。",
+    "positional.sum.header.one_stack": "4 · 第一层的输入",
+    "positional.sum.in_attention.unscaled": (
+        "这个模型不给词嵌入加任何东西（位置方案“{scheme}”在注意力内部起作用），也不把它们乘以 √d_model："
+        "它的第一层只读查表得到的 E[id]。"
+    ),
+    "positional.sum.title.input": "E + P = 第一层的输入",
+    "positional.sum.caption.unscaled": (
+        "左：词元的行 E[id]（不缩放）；中：模型位置表中它所在位置的行 P[pos]（不是上面的正弦表）；"
+        "右：两者之和，正是第一层读入的内容（没有层归一化）。"
+    ),
+    "positional.schemes.sizes.folder": (
+        "按这个模型的头大小绘制：d_model = {d}，h = {h} 个头，d_k = {d_k}；L = {L}，"
+        "即它的配置允许的位置数（max_position_embeddings），图中把它当作训练长度。"
+    ),
+    "positional.learned.reach.folder": "这是 {model} 的位置表，读自它的文件夹：{rows} 行 × {d} 维（每 {step} 行画一行）。",
+    "positional.rope.reach.half": (
+        "词嵌入上什么也不加。在每个自注意力头内部，词元的查询和键按随位置增长的角度旋转："
+        "这个模型把第 i 维和第 i + d_k/2 维（头的前一半和后一半）一起旋转 p·θ_i。"
+        "旋转不改变向量的长度，所以只有角度携带位置信息。"
+    ),
+    "positional.rope.folder": (
+        "{model} 用的基数是 θ = {theta}，旋转的维度对是 {pairs}。下面的图按 RoPE 论文的形式绘制"
+        "（基数 10000，维度对 (2i, 2i+1)）：换一个基数会改变每一对旋转的快慢，换一种配对会改变哪些维度一起旋转，"
+        "但旋转的作用不变。"
+    ),
+    "positional.rope.pairs.half": "(i, i + d_k/2)",
+    "positional.rope.pairs.interleaved": "(2i, 2i+1)",
+    "positional.rope.cross.one_stack": "这个模型没有交叉注意力：RoPE 在每一层旋转它唯一的自注意力中的查询和键。",
 }
