@@ -269,7 +269,8 @@ def _size_widgets(settings: Settings, trained_config) -> None:
     heads = (settings.num_heads,) if fixed else head_choices(settings.d_model)
     sb.select_slider(t("sidebar.num_heads"), heads, disabled=fixed, help=t("sidebar.num_heads.help"),
                      **_bound("num_heads"))
-    sb.slider(t("sidebar.num_layers"), *NUM_LAYERS_RANGE, disabled=fixed, **_bound("num_layers"))
+    top = max(NUM_LAYERS_RANGE[1], settings.num_layers)  # a model folder's own depth (GPT-2 small: 12)
+    sb.slider(t("sidebar.num_layers"), NUM_LAYERS_RANGE[0], top, disabled=fixed, **_bound("num_layers"))
     sb.selectbox(t("sidebar.d_ff"), (settings.d_ff,) if fixed else D_FF_CHOICES, disabled=fixed,
                  format_func=lambda v, lang=lang: (
                      _t("sidebar.d_ff.default", lang, value=4 * settings.d_model) if v == 0 else str(v)),
