@@ -133,23 +133,33 @@ class MultiHeadAttention(nn.Module):
         x_kv: torch.Tensor,
         mask: torch.Tensor | None,
         positions: torch.Tensor | None = None,
+        past: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, AttentionTrace]:
         """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k).
 
         Self-attention passes the same x twice; cross-attention the decoder's x and the memory.
         ``positions`` (B, L) RoPE's position of each token (left padding: the first real token is 0);
         None: 0, 1, ... in every row.
+
+        ``past`` (generation's key/value cache, self-attention only): the k and v (B, h, L_past, d_k) of
+        the tokens before x, as an earlier call's trace holds them (rotated, one per query head); the
+        new tokens' keys and values are appended to them, so x holds only the new tokens and
+        ``positions`` must say where they are. The trace's k, v and weights then cover every key.
         """
         B, L_q, d_model = x_q.shape
-        L_k = x_kv.size(1)
         q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
-        k = self._share_kv(self._split_heads(self.w_k(x_kv)))  # (B, h, L_k, d_k)
-        v = self._share_kv(self._split_heads(self.w_v(x_kv)))  # (B, h, L_k, d_k)
+        k = self._share_kv(self._split_heads(self.w_k(x_kv)))  # (B, h, L_new, d_k)
+        v = self._share_kv(self._split_heads(self.w_v(x_kv)))  # (B, h, L_new, d_k)
         bias = None
         if self.positions == "rope":  # the trace keeps the rotated q and k: they are what is multiplied
             rope = dict(positions=positions, base=self.rope_base, pairing=self.rope_pairing)
             q, k = apply_rope(q, **rope), apply_rope(k, **rope)
-        elif self.positions == "alibi":
+        if past is not None:
+            if self.positions == "alibi":
+                raise ValueError("a key/value cache is not supported with ALiBi")
+            k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)  # (B, h, L_k, d_k)
+        L_k = k.size(2)
+        if self.positions == "alibi":
             bias = alibi_bias(self.h, L_q, L_k, causal=self.causal).to(q.device, q.dtype)  # (h, L_q, L_k)
         heads, weights, scores = scaled_dot_product_attention(q, k, v, mask, bias, self.dropout)
         # heads (B, h, L_q, d_k); weights and scores (B, h, L_q, L_k)

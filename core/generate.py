@@ -5,9 +5,10 @@ token at a time, each step with the trace of the run that chose it.
     sampling: y_t ~ softmax(logits / τ) restricted to the top k tokens and to the smallest set whose
               probability reaches p (nucleus), renormalised
 
-The whole sequence is run again at every step (no key/value cache; these models are small enough).
-The model is causal, so the run of the whole sequence holds every step's run: position i computes the
-same numbers whatever follows it. Each step's trace is therefore a view of one last trace
+Each step runs only the new token, reading the keys and values of the tokens before it from a cache
+(``Transformer.decode_next``): the same numbers as running the whole sequence again, at the cost of
+one row. The model is causal, so the run of the whole sequence holds every step's run: position i
+computes the same numbers whatever follows it. Each step's trace is therefore a view of one last trace
 (``ModelTrace.target_prefix``), not a trace of its own: at GPT-2 small's sizes a 64-token trace is
 tens of megabytes, and sixteen of them would be most of a server's memory. The encoder-decoder model
 has its own ``Transformer.greedy_decode``, which keeps its steps the same way.
@@ -73,13 +74,15 @@ def sample(
     seed: int = 0,
     eos_id: int | None = None,
     attention_mask: torch.Tensor | None = None,
+    cache: bool = True,
 ) -> DecodeResult:
     """Continue ``ids`` (B, L) by ``max_new_tokens`` tokens, each drawn from
     :func:`filter_logits` of the last position's logits with a generator seeded by ``seed`` (the same
     seed, the same tokens). ``temperature=0`` is greedy. A row that has produced ``eos_id`` is
     padded with it from then on; generation stops when every row has. Prompts of different lengths
     are padded on the left, with ``attention_mask`` (B, L) 1 = a real token (as transformers does):
-    every row's next token then sits at the same column.
+    every row's next token then sits at the same column. ``cache=False`` runs the whole sequence at
+    every step instead of the new token alone (the same tokens: the tests compare both).
 
     Returns DecodeResult: ``tokens`` (B, L + n) the prompt and what followed, ``steps[t]`` the trace
     of the run that chose token t (the first L + t tokens), ``probs[t]`` (B, vocab) the distribution
@@ -90,11 +93,19 @@ def sample(
     tokens, probs, mask = ids, [], attention_mask
     done = torch.zeros(ids.size(0), dtype=torch.bool, device=ids.device)
     limit = model.config.max_len if model.config.positions == "learned" else None
+    cache = cache and _cacheable(model, ids, attention_mask)
+    past = None  # per layer, its self-attention's (k, v) of every token so far
     with _eval_mode(model):
         for _ in range(max_new_tokens):
             if done.all() or (limit is not None and tokens.size(1) >= limit):
                 break  # learned positions have no row past max_len
-            logits = model.decode(tokens, None, None, mask)[0][:, -1]  # (B, vocab): the last position
+            if past is None:
+                logits, _, _, traces, *_ = model.decode(tokens, None, None, mask)
+            else:  # the new token alone, reading the cached keys and values
+                logits, _, _, traces, *_ = model.decode_next(tokens[:, -1:], past, mask)
+            if cache:
+                past = [(t.self_attn.k, t.self_attn.v) for t in traces]
+            logits = logits[:, -1]  # (B, vocab): the last position
             p = filter_logits(logits, temperature, top_k, top_p)  # (B, vocab)
             next_id = torch.multinomial(p, 1, generator=generator)[:, 0] if temperature else p.argmax(-1)
             if eos_id is not None:
@@ -109,6 +120,16 @@ def sample(
             last = model.trace(tokens[:, :-1], attention_mask=None if mask is None else mask[:, :-1])
             steps = [last.target_prefix(ids.size(1) + t) for t in range(len(probs))]
     return DecodeResult(tokens=tokens, steps=steps, probs=probs)
+
+
+def _cacheable(model: Transformer, ids: torch.Tensor, attention_mask: torch.Tensor | None) -> bool:
+    """Whether the cache gives the numbers of the whole run: not with ALiBi (its bias is built for the
+    whole square), nor for a prompt holding pad_id with no mask (the whole run masks those tokens by
+    their id and counts positions 0, 1, ... over them)."""
+    if model.config.positions == "alibi":
+        return False
+    pad = model.config.pad_id
+    return attention_mask is not None or pad is None or not bool((ids == pad).any())
 
 
 def greedy(

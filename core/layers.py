@@ -174,9 +174,13 @@ class DecoderLayer(nn.Module):
         src_mask: torch.Tensor | None,
         tgt_mask: torch.Tensor,
         positions: torch.Tensor | None = None,
+        past: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, DecoderLayerTrace]:
-        """``positions`` (B, T): each token's position for RoPE (left padding); None: 0, 1, ..."""
-        after_self, _, self_attn = self.sublayer1(x, lambda y: self.self_attn(y, y, tgt_mask, positions))
+        """``positions`` (B, T): each token's position for RoPE (left padding); None: 0, 1, ...
+        ``past``: the self-attention's keys and values of the tokens before x (generation's cache)."""
+        after_self, _, self_attn = self.sublayer1(
+            x, lambda y: self.self_attn(y, y, tgt_mask, positions, past)
+        )
         after_cross, cross_attn = after_self, None  # decoder-only: nothing to read across
         if self.cross_attn is not None:
             # Cross-attention: queries from the decoder, keys and values from the encoder's memory.

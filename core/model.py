@@ -113,11 +113,12 @@ class Embedding(nn.Module):
         ``position_ids`` (B, L) each token's position (left padding: the first real token is 0);
         None: 0, 1, ... in every row.
         """
-        self._check_length(ids.size(1))
+        length = ids.size(1) if position_ids is None else max(ids.size(1), int(position_ids.max()) + 1)
+        self._check_length(length)
         lookup = self.lookup(ids)  # (B, L, d_model)
         x = lookup if self.scale is None else lookup * self.scale
         if self.positions in ADDED_TO_EMBEDDINGS:
-            rows = self.positional(ids.size(1))  # (L, d_model)
+            rows = self.positional(length)  # (length, d_model)
             x = x + (rows if position_ids is None else rows[position_ids])  # (B, L, d_model)
         if self.token_type is not None:
             x = x + (self.token_type.weight[0] if token_types is None else self.token_type(token_types))
@@ -199,13 +200,14 @@ class Decoder(nn.Module):
         )
         self.norm = _final_norm(c)
 
-    def forward(self, x, memory, src_mask, tgt_mask, positions=None):
+    def forward(self, x, memory, src_mask, tgt_mask, positions=None, past=None):
         """x (B, T, d_model), memory (B, S, d_model) -> (out (B, T, d_model), a trace per layer).
 
-        ``positions`` (B, T) each token's position, for RoPE (left padding); None: 0, 1, ..."""
+        ``positions`` (B, T) each token's position, for RoPE (left padding); None: 0, 1, ...
+        ``past``: per layer, its self-attention's (k, v) of the tokens before x (generation's cache)."""
         traces = []
-        for layer in self.layers:
-            x, t = layer(x, memory, src_mask, tgt_mask, positions)
+        for i, layer in enumerate(self.layers):
+            x, t = layer(x, memory, src_mask, tgt_mask, positions, None if past is None else past[i])
             traces.append(t)
         return self.norm(x), traces
 
@@ -409,6 +411,7 @@ class Transformer(nn.Module):
         memory: torch.Tensor | None,
         src_mask: torch.Tensor | None,
         attention_mask: torch.Tensor | None = None,
+        past: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
     ):
         """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup).
 
@@ -418,7 +421,11 @@ class Transformer(nn.Module):
         not equal to pad_id (``pad_id=None``: no position is padding). With it, a token's position
         is the number of real tokens before it, so a left-padded row (how a batch of prompts of
         different lengths is generated from) reads as the row alone.
+
+        ``past`` (generation's key/value cache, :meth:`decode_next`): decode only the new tokens.
         """
+        if past is not None:
+            return self.decode_next(tgt_ids, past, attention_mask)
         self._need_decoder()
         self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
         # The causal mask, merged with the target's padding (core/masks.py): position t sees keys ≤ t.
@@ -434,6 +441,34 @@ class Transformer(nn.Module):
             position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)
         embedded, lookup = self.tgt_embed(tgt_ids, position_ids=position_ids)  # (B, T, d_model)
         out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask, position_ids)
+        return self.generator(out), out, tgt_mask, traces, embedded, lookup
+
+    def decode_next(self, new_ids: torch.Tensor, past: list, attention_mask: torch.Tensor | None = None):
+        """A decoder-only model's next tokens with a key/value cache: ``new_ids`` (B, T_new) follow the
+        L_past tokens whose keys and values ``past`` holds (per layer, its self-attention's (k, v),
+        (B, h, L_past, d_k): an earlier call's ``traces[i].self_attn.k`` and ``.v``). -> as
+        :meth:`decode`, for the new tokens only; each trace's k and v cover all L_past + T_new keys.
+
+        The same numbers as :meth:`decode` on the whole sequence (its last T_new rows), at the cost of
+        the new rows alone: generation no longer runs the whole prefix again at every step.
+        ``attention_mask`` (B, L_past + T_new) as for :meth:`decode`; None: every token is real and
+        positions run on from L_past (a prompt holding pad_id must pass its mask).
+        """
+        if self.encoder is not None:
+            raise ValueError("a key/value cache is for a decoder-only model (config.encoder=False)")
+        self._check_ids(new_ids, self.config.tgt_vocab_size, "tgt_ids")
+        T_new, L_past = new_ids.size(1), past[0][0].size(2)
+        total = L_past + T_new
+        causal = causal_mask(total, new_ids.device)[..., L_past:, :]  # (1, 1, T_new, total): the new rows
+        if attention_mask is None:
+            real = torch.ones(new_ids.size(0), total, dtype=torch.bool, device=new_ids.device)
+            position_ids = torch.arange(L_past, total, device=new_ids.device).expand(new_ids.size(0), -1)
+        else:
+            real = attention_mask.bool()  # (B, total)
+            position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)[:, L_past:]  # (B, T_new)
+        tgt_mask = real[:, None, None, :] & causal  # (B, 1, T_new, total)
+        embedded, lookup = self.tgt_embed(new_ids, position_ids=position_ids)  # (B, T_new, d_model)
+        out, traces = self.decoder(self.tgt_embed.dropout(embedded), None, None, tgt_mask, position_ids, past)
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> torch.Tensor:
