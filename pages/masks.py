@@ -82,7 +82,7 @@ if any(batch.truncated):
     st.caption(ui.t("masks.batch.truncated", n=MAX_BATCH_TOKENS))
 B, S = batch.src_ids.shape
 T = batch.tgt_ids.shape[1]
-st.markdown(ui.t("masks.batch.explain"))
+st.markdown(ui.t("masks.batch.explain.filler" if one_stack else "masks.batch.explain"))
 if one_stack:  # the model may have no pad token (GPT-2): say which id fills, and why it does not matter
     filler = {pipe.config.pad_id: "masks.batch.filler_pad", pipe.eos_id: "masks.batch.filler_eos"}.get(
         batch.pad_id, "masks.batch.filler_other")
@@ -123,7 +123,7 @@ else:
 st.subheader(ui.t("masks.two.header"))
 a, b = st.columns([1.4, 1])
 with a:
-    st.markdown(ui.t("masks.padding.explain"))
+    st.markdown(ui.t("masks.padding.explain.filler" if one_stack else "masks.padding.explain"))
     if one_stack:  # the attention mask gives it: the filler id may be a real token of the vocabulary
         st.latex(r"\mathrm{pad}[b, 0, 0, j] = (j < n_b)\quad(n_b\text{: the length of sentence } b)")
     else:

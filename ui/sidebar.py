@@ -246,11 +246,19 @@ def _model_folders() -> tuple[dict, list[str]]:
     return usable, [literal(value, 40) for value, m in found.items() if m.family is None]
 
 
+def _count(params: int) -> str:
+    """A parameter count as people say it: 124.4M, 1.5B; a small one in full (60,512)."""
+    for size, unit in ((1e9, "B"), (1e6, "M")):
+        if params >= size:
+            return f"{params / size:,.1f}{unit}"
+    return f"{params:,}"
+
+
 def _weights_option(value: str, folders: dict, lang: str) -> str:
     """The sidebar's label of a weights choice: a model folder's name and size, the others' text."""
     if is_model_value(value):
         found = folders.get(value)
-        params = f"{found.params / 1e6:,.1f}M" if found is not None and found.params else "?"
+        params = _count(found.params) if found is not None and found.params else "?"
         return _t("models.option", lang, name=value.removeprefix("hf:"), params=params)
     return _t(f"sidebar.weights.{value}", lang)
 
@@ -270,7 +278,9 @@ def _size_widgets(settings: Settings, trained_config) -> None:
     sb.select_slider(t("sidebar.num_heads"), heads, disabled=fixed, help=t("sidebar.num_heads.help"),
                      **_bound("num_heads"))
     top = max(NUM_LAYERS_RANGE[1], settings.num_layers)  # a model folder's own depth (GPT-2 small: 12)
-    sb.slider(t("sidebar.num_layers"), NUM_LAYERS_RANGE[0], top, disabled=fixed, **_bound("num_layers"))
+    one_stack = fixed and trained_config.stack != "encoder_decoder"
+    sb.slider(t("models.num_layers" if one_stack else "sidebar.num_layers"), NUM_LAYERS_RANGE[0], top,
+              disabled=fixed, **_bound("num_layers"))
     sb.selectbox(t("sidebar.d_ff"), (settings.d_ff,) if fixed else D_FF_CHOICES, disabled=fixed,
                  format_func=lambda v, lang=lang: (
                      _t("sidebar.d_ff.default", lang, value=4 * settings.d_model) if v == 0 else str(v)),

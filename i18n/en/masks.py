@@ -17,6 +17,11 @@ STRINGS = {
     "masks.batch.running": "Running the batch…",
     "masks.batch.cannot_run": "This batch cannot run: one of the sentences has no token the model can read. Type some text.",
     "masks.batch.truncated": "Sentences longer than {n} tokens are cut to {n} on this page.",
+    "masks.batch.explain.filler": (
+        "A computer is fastest when it works on a whole table at once, so several sentences go through the "
+        "model together as one batch: a table with one row per sentence. Rows must be equally long, so the "
+        "shorter sentences are filled up with a filler token (which one, and why it changes nothing: below)."
+    ),
     "masks.batch.explain": (
         "A computer is fastest when it works on a whole table at once, so several sentences go through the "
         "model together as one batch: a table with one row per sentence. Rows must be equally long, so the "
@@ -42,6 +47,10 @@ STRINGS = {
     "masks.encoder_only.kinds": "{model} is an encoder only: the decoder's two attentions do not exist.",
     # 2. the two masks
     "masks.two.header": "2. The two masks",
+    "masks.padding.explain.filler": (
+        "**Key padding**: no query may look at a filler key. The mask is True where sentence b still has "
+        "tokens: the first n_b positions (the filler's id may be a real token, so the id alone cannot say)."
+    ),
     "masks.padding.explain": (
         "**Key padding**: no query may look at a [PAD] key. The mask is True where the id is a real token."
     ),

@@ -22,6 +22,7 @@ STRINGS = {
     "models.fixed_sizes": "Sizes are fixed by the model folder: d_model={d_model}, h={h}, N={n}, d_ff={d_ff}, norm={norm}.",
     "models.sentence.decoder": "Sentence (the model's input)",
     "models.target.unread": "Not read: this model has one stack, which reads the sentence alone",
+    "models.num_layers": "Layers N (of its one stack)",
     "models.option": "{name} (model folder, {params})",
     "models.unsupported_found": "Model folders found but not usable: {names}.",
     # the badge ("badge; details")

@@ -16,6 +16,10 @@ STRINGS = {
     "masks.batch.running": "正在运行这一批句子…",
     "masks.batch.cannot_run": "这一批无法运行：其中一个句子没有模型能读的词元。请输入一些文字。",
     "masks.batch.truncated": "本页把超过 {n} 个词元的句子截到 {n} 个。",
+    "masks.batch.explain.filler": (
+        "计算机一次处理整张表时最快，所以几个句子作为一批（batch）一起送进模型：每个句子占表中的一行。"
+        "每一行必须一样长，所以较短的句子用一个填充词元填满（用哪一个，以及它为什么不改变结果：见下文）。"
+    ),
     "masks.batch.explain": (
         "计算机一次处理整张表时最快，所以几个句子作为一批（batch）一起送进模型：每个句子占表中的一行。"
         "每一行必须一样长，所以较短的句子用词元 [PAD] 填满。"
@@ -31,6 +35,10 @@ STRINGS = {
     "masks.encoder_only.causal": "{model} 没有解码器，所以不需要因果掩码：每个词元都可以看前后所有真实的词元。",
     "masks.encoder_only.kinds": "{model} 只有编码器：解码器的两种注意力并不存在。",
     "masks.two.header": "2. 两种掩码",
+    "masks.padding.explain.filler": (
+        "**键填充掩码**：任何查询都不能看填充的键。句子 b 还有词元的地方（前 n_b 个位置）掩码为 True"
+        "（填充词元的编号可能也是一个真实词元，所以不能只看编号）。"
+    ),
     "masks.padding.explain": "**键填充掩码**：任何查询都不能看 [PAD] 键。编号是真实词元的地方，掩码为 True。",
     "masks.causal.explain": "**因果（前瞻）掩码**：查询 t 只能看到键 0…t。解码器在学习写句子时，不能先看到它将要写出的答案。",
     "masks.merged.header": "3. 合并并广播到 [B, h, q, k]",

@@ -17,6 +17,7 @@ STRINGS = {
     "models.fixed_sizes": "尺寸由模型文件夹决定：d_model={d_model}，h={h}，N={n}，d_ff={d_ff}，norm={norm}。",
     "models.sentence.decoder": "句子（模型的输入）",
     "models.target.unread": "不读取：这个模型只有一个堆栈，只读入句子",
+    "models.num_layers": "层数 N（它唯一的堆栈）",
     "models.option": "{name}（模型文件夹，{params}）",
     "models.unsupported_found": "找到但无法使用的模型文件夹：{names}。",
     "models.label": (

@@ -196,3 +196,17 @@ def test_tampered_generation_values_are_inert(model_folders, payload):
         assert_inert(at, payload, "generation")
     assert_clean(at)
     assert any("gen_" in m for m in messages(at)), messages(at)
+
+
+def test_no_pad_token_is_named_where_the_model_has_none(model_folders):
+    """GPT-2 has no [PAD]: the Masks page names the filler it really uses, and the sidebar says the
+    model's own depth and its size in parameters."""
+    from ui.models import find_models
+
+    at = open_page("pages/masks.py", weights="hf:gpt2-tiny")
+    assert_clean(at)
+    assert not any("[PAD]" in m.value for m in at.markdown)
+    layers = next(s for s in at.sidebar.slider if s.key == "num_layers")
+    assert layers.label == "Layers N (of its one stack)" and layers.value == 2
+    params = find_models()["hf:gpt2-tiny"].params
+    assert f"gpt2-tiny (model folder, {params:,})" in _weights_radio(at).options
