@@ -153,7 +153,8 @@ notices: list[str] = []  # what a URL or a size change altered: shown in notice_
 positions = getattr(config, "positions", "sinusoidal")
 st.latex(SOFTMAX + SCALED_BY.get(positions, SCALED))
 if positions in SCALED_BY:  # what B or R is, in the page's language
-    st.caption(ui.t(f"attention.formula.{positions}"))
+    one_stack = not getattr(config, "encoder", True) or not getattr(config, "decoder", True)
+    st.caption(ui.t(f"attention.formula.{positions}" + (".one" if one_stack else "")))
 d_k = config.d_model // config.num_heads
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
 if not run.has_decoder:

@@ -214,6 +214,8 @@ STRINGS = {
     "attention.bars.all": "every head",
     "attention.bars.mean_of": "mean of {h} heads",
     "attention.formula.alibi": "B: this model's ALiBi bias, added to the scores of every self-attention (never to cross-attention); m_h is head h's slope.",
+    "attention.formula.rope.one": "R: this model's RoPE rotation of every query and key by its position, in every self-attention.",
+    "attention.formula.alibi.one": "B: this model's ALiBi bias, added to the scores of every self-attention; m_h is head h's slope.",
     "attention.formula.rope": "R: this model's RoPE rotation of every query and key by its position, in every self-attention (never in cross-attention).",
     "attention.step.alibi_bias": "ALiBi bias",
     "attention.steps.open": "Open: X → Q, K, V → QKᵀ → /√d_k → mask → softmax → ·V → concat → W_O with the real numbers",

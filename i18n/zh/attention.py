@@ -169,6 +169,8 @@ STRINGS = {
     "attention.bars.all": "每一个头",
     "attention.bars.mean_of": "{h} 个头的平均",
     "attention.formula.alibi": "B：这个模型的 ALiBi 偏置，加在每个自注意力的得分上（交叉注意力从不加）；m_h 是第 h 个头的斜率。",
+    "attention.formula.rope.one": "R：这个模型的 RoPE 旋转，在每个自注意力里把每个查询和键按它的位置旋转。",
+    "attention.formula.alibi.one": "B：这个模型的 ALiBi 偏置，加在每个自注意力的得分上；m_h 是第 h 个头的斜率。",
     "attention.formula.rope": "R：这个模型的 RoPE 旋转，在每个自注意力里把每个查询和键按它的位置旋转（交叉注意力从不旋转）。",
     "attention.step.alibi_bias": "ALiBi 偏置",
     "attention.steps.open": "展开：X → Q、K、V → QKᵀ → /√d_k → 掩码 → softmax → ·V → 拼接 → W_O，每一步都是真实数值",
