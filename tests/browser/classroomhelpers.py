@@ -39,8 +39,10 @@ def clean(*pages: Page) -> None:
 
 
 def shows(page: Page, step: int, lang: str = "en", timeout: float = FOLLOW) -> None:
-    """The slide's heading is step ``step``'s (``N / total · title``), and nothing broke."""
-    expect(page.locator(HEADING)).to_have_text(heading(step, lang), timeout=timeout)
+    """The slide's heading is step ``step``'s (``N / total · title``), and nothing broke. A list: one
+    heading, that one; retried while a rerun still shows the previous slide's heading beside the new
+    one (a single text would fail at once on the two, Playwright's strict mode)."""
+    expect(page.locator(HEADING)).to_have_text([heading(step, lang)], timeout=timeout)
     clean(page)
 
 
