@@ -1,4 +1,7 @@
-"""Pipelines several test files read: built once per test process."""
+"""Pipelines several test files read: built once per test process. The Hugging Face libraries stay
+offline in every test here (set before any test module imports transformers): nothing is downloaded."""
+
+import os
 
 import pytest
 
@@ -7,6 +10,9 @@ from core.run import LazyRun
 
 TRAINED_SENTENCE = "重庆很重要"  # 重 read two ways: chóng, then zhòng
 MIXED_SENTENCE = "注意力就是一切 Attention is all you need"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture(scope="session")

@@ -4,27 +4,20 @@ save_pretrained into tmp_path, its tokenizer trained on the project's corpus. No
 """
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import torch
+import transformers
+from tokenizers import ByteLevelBPETokenizer
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers is imported: never ask the Hub
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from core.config import ModelConfig
+from core.generate import filter_logits, greedy, sample
+from core.gpt2_tokenizer import GPT2Tokenizer
+from core.hf import load_folder
+from core.model import Transformer
+from tests.modelfolders import CORPUS, EOT
 
-import transformers  # noqa: E402
-from tokenizers import ByteLevelBPETokenizer  # noqa: E402
-
-from core.config import ModelConfig  # noqa: E402
-from core.generate import filter_logits, greedy, sample  # noqa: E402
-from core.gpt2_tokenizer import GPT2Tokenizer  # noqa: E402
-from core.hf import load_folder  # noqa: E402
-from core.model import Transformer  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
-EOT = "<|endoftext|>"
 ATOL = 1e-4
 
 TEXTS = [

@@ -5,27 +5,18 @@ the project's corpus by `tokenizers` and saved as tokenizer.json, read here, out
 not read tokenizer.json). Nothing is downloaded.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 import torch
+import transformers
+from tokenizers import ByteLevelBPETokenizer, Tokenizer
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers is imported: never ask the Hub
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from core.config import ModelConfig
+from core.generate import greedy
+from core.hf import load_folder
+from core.model import Transformer
+from core.positional import apply_rope
+from tests.modelfolders import CORPUS, EOT
 
-import transformers  # noqa: E402
-from tokenizers import ByteLevelBPETokenizer, Tokenizer  # noqa: E402
-
-from core.config import ModelConfig  # noqa: E402
-from core.generate import greedy  # noqa: E402
-from core.hf import load_folder  # noqa: E402
-from core.model import Transformer  # noqa: E402
-from core.positional import apply_rope  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
-EOT = "<|endoftext|>"
 ATOL = 1e-4
 TEXTS = [
     "Attention is all you need.",
