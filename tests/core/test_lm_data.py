@@ -1,0 +1,41 @@
+"""The fortune files as a language model's text (core/lm_data.py): entries cut at "%" lines, terminal
+colour escapes removed, and a split by hash that does not depend on order or company. Synthetic files in
+the format of Debian's (the packages themselves are not needed here)."""
+
+from core.lm_data import SPLITS, clean, part_of, read_fortunes, split_entries
+
+TANG = (
+    "\x1b[32m《静夜思》\x1b[m\n\x1b[33m作者：李白\x1b[m\n床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n%\n"
+    "\x1b[32m《春晓》\x1b[m\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。   \n%\n"
+    "   \n%\n"
+)
+ENGLISH = "Attention is all you need.\n\t-- Vaswani et al.\n%\nA bell\x07 rings.\r\n%\n"
+
+
+def test_entries_are_cut_at_percent_lines_and_cleaned(tmp_path):
+    (tmp_path / "tang").write_text(TANG, encoding="utf-8")
+    (tmp_path / "en").write_bytes(ENGLISH.encode("utf-8"))
+    tang = read_fortunes(tmp_path / "tang")
+    assert tang == [
+        "《静夜思》\n作者：李白\n床前明月光，疑是地上霜。\n举头望明月，低头思故乡。",
+        "《春晓》\n作者：孟浩然\n春眠不觉晓，处处闻啼鸟。",
+    ]  # colours gone, trailing spaces gone, the blank entry dropped
+    assert read_fortunes(tmp_path / "en") == [
+        "Attention is all you need.\n\t-- Vaswani et al.",
+        "A bell rings.",
+    ]
+
+
+def test_clean_keeps_text_and_drops_only_controls():
+    assert clean("\x1b[1;31mred\x1b[0m 红色 😀\tx\n") == "red 红色 😀\tx"
+
+
+def test_the_split_is_by_hash_whatever_the_order():
+    entries = [f"entry {i} 第{i}条" for i in range(2000)]
+    parts = split_entries(entries)
+    again = split_entries(list(reversed(entries)) + entries[:50])  # another order, with duplicates
+    assert {name: sorted(p) for name, p in parts.items()} == {name: sorted(p) for name, p in again.items()}
+    assert sum(len(p) for p in parts.values()) == 2000
+    for name, percent in SPLITS:  # the shares the percentages say, within sampling noise
+        assert abs(len(parts[name]) / 2000 - percent / 100) < 0.03, name
+    assert all(part_of(e) == name for name, p in parts.items() for e in p)
