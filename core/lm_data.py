@@ -8,6 +8,8 @@ files share lands in the same part.
 
     entries = read_fortunes(Path("/usr/share/games/fortunes/tang300"))
     parts = split_entries(entries)          # {"train": [...], "valid": [...], "test": [...]}
+    stream = token_stream(tokenizer, parts["train"])          # [EOS] after every entry
+    x, y = windows(stream, length=128, batch=32, generator=g)  # (32, 128) inputs, next-token targets
 
 The files stay in the Debian packages (``fortunes``: BSD-style; ``fortunes-zh``: GPL-3.0+): nothing
 here copies them into the repository.
@@ -18,7 +20,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+
+import torch
+
+from core.vocab import EOS_ID
 
 FORTUNES = Path("/usr/share/games/fortunes")
 # ESC [ … letter: a terminal's colour or cursor command (SGR and the like), never text
@@ -57,3 +64,24 @@ def split_entries(entries: list[str]) -> dict[str, list[str]]:
     for entry in dict.fromkeys(entries):
         parts[part_of(entry)].append(entry)
     return parts
+
+
+def token_stream(tokenizer, entries: Sequence[str]) -> torch.Tensor:
+    """(N,) one long sequence of ids: each entry's tokens (``tokenizer.encode(text, allow_special=False)``:
+    a "[EOS]" typed in a quotation stays text), then [EOS], so the model learns where an entry ends
+    and that what follows does not continue it."""
+    ids: list[int] = []
+    for entry in entries:
+        ids += tokenizer.encode(entry, allow_special=False)
+        ids.append(EOS_ID)
+    return torch.tensor(ids, dtype=torch.long)
+
+
+def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Generator):
+    """``batch`` windows of ``length`` + 1 consecutive ids at random starts -> (inputs (B, length),
+    targets (B, length)): target t is the token after input t (the language model's next token)."""
+    if stream.numel() <= length:
+        raise ValueError(f"a stream of {stream.numel()} ids has no window of {length} + 1")
+    starts = torch.randint(0, stream.numel() - length, (batch,), generator=generator)  # (B,)
+    rows = stream[starts[:, None] + torch.arange(length + 1)]  # (B, length + 1)
+    return rows[:, :-1], rows[:, 1:]

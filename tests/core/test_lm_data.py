@@ -2,7 +2,12 @@
 colour escapes removed, and a split by hash that does not depend on order or company. Synthetic files in
 the format of Debian's (the packages themselves are not needed here)."""
 
-from core.lm_data import SPLITS, clean, part_of, read_fortunes, split_entries
+import pytest
+import torch
+
+from core.bpe import BPETokenizer
+from core.lm_data import SPLITS, clean, part_of, read_fortunes, split_entries, token_stream, windows
+from core.vocab import EOS_ID
 
 TANG = (
     "\x1b[32m《静夜思》\x1b[m\n\x1b[33m作者：李白\x1b[m\n床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n%\n"
@@ -39,3 +44,19 @@ def test_the_split_is_by_hash_whatever_the_order():
     for name, percent in SPLITS:  # the shares the percentages say, within sampling noise
         assert abs(len(parts[name]) / 2000 - percent / 100) < 0.03, name
     assert all(part_of(e) == name for name, p in parts.items() for e in p)
+
+
+def test_the_stream_ends_each_entry_and_windows_predict_the_next_token():
+    entries = ["床前明月光 [EOS] moon", "Attention is all you need."]
+    tok = BPETokenizer.train("\n".join(entries) * 3, 40, byte_level=True)
+    stream = token_stream(tok, entries)
+    first = tok.encode(entries[0], allow_special=False)
+    assert stream.tolist() == first + [EOS_ID] + tok.encode(entries[1], allow_special=False) + [EOS_ID]
+    assert EOS_ID not in first  # the typed "[EOS]" is text, not the end of the entry
+    x, y = windows(stream, length=8, batch=5, generator=torch.Generator().manual_seed(0))
+    assert x.shape == y.shape == (5, 8) and torch.equal(x[:, 1:], y[:, :-1])
+    for row_x, row_y in zip(x.tolist(), y.tolist(), strict=True):  # each window is a piece of the stream
+        text = " " + " ".join(map(str, stream.tolist())) + " "
+        assert " " + " ".join(map(str, row_x + row_y[-1:])) + " " in text
+    with pytest.raises(ValueError):
+        windows(stream, length=len(stream), batch=1, generator=torch.Generator())
