@@ -571,27 +571,18 @@ def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun
     [SEP], its own cut). A decoder-only model's input is its one stack's: the same embedding, read by
     ``trace.tgt_*`` in the whole run, is shown as ``src_*`` here.
     """
-    if not pipe.config.encoder:
-        source = cut(pipe, sentence, max_tokens)
-        src = torch.tensor([source.ids], dtype=torch.long)  # (1, L)
-        embed = pipe.src_embedding
-        with torch.no_grad():
-            embedded, lookup = embed(src)
-        trace = SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
-                            positional=embed.positional(len(source.ids)).detach())  # fmt: skip
-        return SourceRun(source.labels, trace, truncated=source.total > len(source.ids),
-                         total_tokens=source.total)
     if not pipe.config.decoder:
         run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
         return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
-    total, limit, labels, ids = _cut_source(pipe, sentence, max_tokens)
-    src = torch.tensor([ids], dtype=torch.long)  # (1, S)
+    source = cut(pipe, sentence, max_tokens)  # an encoder-decoder's source, or a decoder-only's input
+    src = torch.tensor([source.ids], dtype=torch.long)  # (1, S)
     embed = pipe.src_embedding
     with torch.no_grad():
         embedded, lookup = embed(src)
     trace = SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
-                        positional=embed.positional(len(ids)).detach())  # fmt: skip
-    return SourceRun(list(labels), trace, truncated=total > limit, total_tokens=total)
+                        positional=embed.positional(len(source.ids)).detach())  # fmt: skip
+    truncated = source.total > len(source.ids)
+    return SourceRun(source.labels, trace, truncated=truncated, total_tokens=source.total)
 
 
 def source_limit(pipe: Pipeline, max_tokens: int) -> int:
