@@ -30,6 +30,23 @@ def _pattern(target) -> torch.Tensor:
     return weights
 
 
+def _small_gpt(vocab: int, **sizes) -> ModelConfig:
+    """A tiny decoder-only config (GPT-2's arrangement) with ``vocab`` tokens and these ``sizes``."""
+    return ModelConfig(
+        vocab,
+        vocab,
+        d_model=16,
+        num_layers=2,
+        d_ff=32,
+        encoder=False,
+        norm="pre",
+        positions="learned",
+        pad_id=None,
+        scale_embeddings=False,
+        **sizes,
+    )
+
+
 def test_repeated_tokens_are_two_copies_of_distinct_ids():
     ids = repeated_tokens(600, L, seed=3, low=10, prefix=[0], batch=2)
     assert ids.shape == (2, T)
@@ -81,20 +98,7 @@ def test_a_circuit_that_turns_the_token_away_does_not_copy():
 
 def test_copying_scores_equal_the_whole_vocabulary_circuit():
     """The d_k × d_k shortcut gives the eigenvalues of the vocabulary × vocabulary OV circuit."""
-    config = ModelConfig(
-        30,
-        30,
-        d_model=16,
-        num_heads=4,
-        num_layers=2,
-        d_ff=32,
-        encoder=False,
-        norm="pre",
-        positions="learned",
-        pad_id=None,
-        num_kv_heads=2,
-        scale_embeddings=False,
-    )
+    config = _small_gpt(30, num_heads=4, num_kv_heads=2)
     model = Transformer(config).eval()
     scores = copying(model)
     assert scores.shape == (2, 4) and (scores.abs() <= 1 + 1e-9).all()
@@ -111,19 +115,7 @@ def test_copying_scores_equal_the_whole_vocabulary_circuit():
 
 
 def test_scores_of_a_model_run_and_the_loss_on_each_copy():
-    config = ModelConfig(
-        40,
-        40,
-        d_model=16,
-        num_heads=2,
-        num_layers=2,
-        d_ff=32,
-        encoder=False,
-        norm="pre",
-        positions="learned",
-        pad_id=None,
-        scale_embeddings=False,
-    )
+    config = _small_gpt(40, num_heads=2)
     model = Transformer(config).eval()
     ids = repeated_tokens(40, L, seed=1, prefix=[0], batch=3)
     trace = model.trace(ids)
