@@ -35,8 +35,9 @@ SPLITS = (("train", 90), ("valid", 5), ("test", 5))  # percent of the entries, b
 
 def clean(entry: str) -> str:
     """One entry as text: terminal escapes and other control characters removed (newlines and tabs
-    kept), trailing spaces dropped from each line, blank lines at either end removed."""
-    text = _ESCAPE.sub("", entry)
+    kept), no-break spaces made spaces, trailing spaces dropped from each line, blank lines at either
+    end removed."""
+    text = _ESCAPE.sub("", entry).replace("\xa0", " ")  # no-break spaces indent some entries
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
     return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
 
@@ -85,3 +86,63 @@ def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Gene
     starts = torch.randint(0, stream.numel() - length, (batch,), generator=generator)  # (B,)
     rows = stream[starts[:, None] + torch.arange(length + 1)]  # (B, length + 1)
     return rows[:, :-1], rows[:, 1:]
+
+
+# What the small GPT reads (issue 30): Chinese from fortunes-zh — sayings and stories (chinese),
+# 唐诗三百首 (tang300), 宋词一百首 (song100) — and English quotations from fortunes, songs and poems
+# among them (their refrains repeat, as the induction heads will learn to).
+FILES = {
+    "zh": ("chinese", "tang300", "song100"),
+    "en": ("fortunes", "literature", "wisdom", "people", "science", "humorists", "songs-poems", "love"),
+}
+PACKAGES = {"zh": "fortunes-zh", "en": "fortunes"}
+
+
+def is_prose(entry: str) -> bool:
+    """False for an entry that draws a table with box-drawing characters (─ │ ┼, U+2500–U+257F): the
+    Debian reference manual's tables in ``chinese`` are a third of its characters and not language."""
+    return not any("\u2500" <= ch <= "\u257f" for ch in entry)
+
+
+class MissingCorpus(FileNotFoundError):
+    """A fortune file is not installed; the message names the Debian package that ships it."""
+
+
+def corpus(root: Path = FORTUNES) -> dict[str, list[str]]:
+    """{"train", "valid", "test"}: the prose entries (:func:`is_prose`) of every file in FILES, Chinese
+    then English, split by hash (:func:`split_entries`). Raises MissingCorpus naming the package when a
+    file is absent."""
+    entries: list[str] = []
+    for lang, names in FILES.items():
+        for name in names:
+            path = Path(root) / name
+            if not path.is_file():
+                raise MissingCorpus(f"{path} is missing: install the Debian package {PACKAGES[lang]} "
+                                    f"(apt-get install fortunes fortunes-zh)")
+            entries += [e for e in read_fortunes(path) if is_prose(e)]
+    return split_entries(entries)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write the three parts as text files (entries separated by a line "%", as in a fortune file)
+    and print what each holds."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m core.lm_data", description=main.__doc__.split("\n")[0])
+    ap.add_argument("--root", default=str(FORTUNES), help="where the fortune files are")
+    ap.add_argument("--out", default="runs/lm_data", help="folder for train.txt, valid.txt, test.txt")
+    args = ap.parse_args(argv)
+    parts = corpus(Path(args.root))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, entries in parts.items():
+        (out / f"{name}.txt").write_text("\n%\n".join(entries) + "\n%\n", encoding="utf-8")
+        chars = sum(len(e) for e in entries)
+        size = sum(len(e.encode("utf-8")) for e in entries)
+        han = sum(1 for e in entries for ch in e if "\u4e00" <= ch <= "\u9fff")
+        print(f"{name:5} {len(entries):6,} entries  {chars:9,} characters  {size:9,} bytes  "
+              f"{han / max(chars, 1):.0%} 汉字  -> {out / (name + '.txt')}")
+
+
+if __name__ == "__main__":
+    main()

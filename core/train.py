@@ -3,6 +3,7 @@
     python -m core.train --task pinyin --minutes 14 --out assets/pinyin.pt
     python -m core.train --task reverse --minutes 2 --out runs/reverse.pt
     python -m core.train --evaluate assets/pinyin.pt
+    python -m core.train --task lm --minutes 28 --threads 1 --half --out assets/gpt.pt   (core/lm.py)
 
 Teacher forcing: the decoder reads tgt[:, :-1] = [BOS] y and is scored on tgt[:, 1:] = y [EOS].
 The app calls ``train(...)`` with an ``on_progress`` callback that draws live curves; the callback
@@ -349,7 +350,8 @@ def format_metrics(metrics: dict, prefix: str = "test_") -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m core.train", description=__doc__.split("\n")[0])
-    ap.add_argument("--task", choices=TASKS, default="pinyin")
+    ap.add_argument("--task", choices=(*TASKS, "lm"), default="pinyin",
+                    help="lm: the small GPT on the fortune files (core/lm.py)")
     ap.add_argument("--evaluate", metavar="CKPT", help="only evaluate a checkpoint on its task's test split")
     ap.add_argument("--d-model", type=int)
     ap.add_argument("--heads", type=int)
@@ -368,13 +370,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
-    ap.add_argument("--eval-every", type=int, default=1000)
+    ap.add_argument("--eval-every", type=int, help="steps between validations (default 1000; lm: 250)")
     ap.add_argument("--half", action="store_true", help="store the weights as float16 (half the file size)")
     ap.add_argument("--out", help="where to write the checkpoint")
+    lm = ap.add_argument_group("task lm")
+    lm.add_argument("--merges", type=int, help="BPE merges learned on the training part")
+    lm.add_argument("--context", type=int, help="tokens per training window")
+    lm.add_argument("--repeat", type=float, help="share of training windows with a passage repeated")
+    lm.add_argument("--positions", choices=("sinusoidal", "learned", "rope", "alibi"))
     args = ap.parse_args(argv)
 
-    from core.checkpoint import load_checkpoint, save_checkpoint
+    from core.checkpoint import load_checkpoint, save_checkpoint, task_of
 
+    if args.evaluate and task_of(args.evaluate) == "lm" or not args.evaluate and args.task == "lm":
+        _main_lm(args)
+        return
     if args.evaluate:
         model, _, task, stored = load_checkpoint(args.evaluate)
         data = load_task(task)
@@ -392,12 +402,41 @@ def main(argv: list[str] | None = None) -> None:
     result = train(args.task, overrides, steps=args.steps, minutes=args.minutes, batch_size=args.batch_size,
                    lr=args.lr, factor=args.factor, warmup=args.warmup, cooldown=args.cooldown,
                    label_smoothing=args.label_smoothing,
-                   seed=args.seed, num_threads=args.threads, eval_every=args.eval_every, verbose=True)
+                   seed=args.seed, num_threads=args.threads, eval_every=args.eval_every or 1000, verbose=True)
     print(format_metrics(result.metrics))
     m = result.metrics
     print(f"{m['steps']} steps in {m['seconds']} s wall, {m['cpu_seconds']} s CPU on {m['threads']} threads")
     if args.out:
         save_checkpoint(args.out, result.model, result.vocabs, args.task, result.metrics, half=args.half)
+        print(f"wrote {args.out}")
+
+
+def _main_lm(args) -> None:
+    """``--task lm`` and ``--evaluate`` of a language model: core/lm.py."""
+    from core.checkpoint import load_lm_checkpoint, save_lm_checkpoint
+    from core.lm import evaluate_lm, format_lm_metrics, train_lm
+    from core.lm_data import corpus
+
+    if args.evaluate:
+        model, tokenizer, stored = load_lm_checkpoint(args.evaluate)
+        t0 = time.perf_counter()
+        metrics = evaluate_lm(model, tokenizer, corpus(), stored.get("context", 128))
+        print(f"{args.evaluate}: trained {stored.get('steps')} steps in {stored.get('seconds')} s")
+        print(format_lm_metrics(metrics))
+        print(f"(evaluated in {time.perf_counter() - t0:.1f} s)")
+        return
+    names = {"d_model": args.d_model, "num_heads": args.heads, "num_layers": args.layers, "d_ff": args.d_ff,
+             "dropout": args.dropout, "norm": args.norm, "positions": args.positions}
+    overrides = {k: v for k, v in names.items() if v is not None}
+    result = train_lm(overrides, steps=args.steps, minutes=args.minutes,
+                      merges=args.merges, context=args.context, batch_size=args.batch_size, lr=args.lr,
+                      warmup=args.warmup, repeat=args.repeat, seed=args.seed, num_threads=args.threads,
+                      eval_every=args.eval_every or 250, verbose=True)
+    print(format_lm_metrics(result.metrics))
+    m = result.metrics
+    print(f"{m['steps']} steps in {m['seconds']} s wall, {m['cpu_seconds']} s CPU on {m['threads']} threads")
+    if args.out:
+        save_lm_checkpoint(args.out, result.model, result.tokenizer, result.metrics, half=args.half)
         print(f"wrote {args.out}")
 
 

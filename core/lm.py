@@ -1,0 +1,339 @@
+"""A small GPT trained here: next-token prediction on real English and Chinese text (issue 30).
+
+    python -m core.train --task lm --minutes 28 --threads 1 --out assets/gpt.pt
+    python -m core.train --evaluate assets/gpt.pt
+
+The model is one causal stack (``ModelConfig(encoder=False)``) reading windows of the fortune files
+(core/lm_data.py) through a byte-level BPE learned on the training part (core/bpe.py). It is trained
+to minimise the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored by
+
+    perplexity      = exp(L)                         on the test part, per token
+    bits per byte   = Σ_t −log₂ p(x_{t+1} | x_≤t) / (UTF-8 bytes of the test text)
+
+next to a unigram and a bigram model counted on the same tokens (:func:`ngram_baselines`); bits per
+byte do not depend on the tokenizer.
+
+Repeated passages. In a fraction ``repeat`` of the training windows a passage of the window's own text
+is written a second time further on (:func:`with_repeats`), as refrains, quotations and the lines of a
+poem repeat. Predicting the second copy pays only by looking back — the job of an induction head — and
+in the minutes of a CPU run the natural repetitions alone are too rare for one to form. The test
+perplexity is measured on the test part as it is, with no repeats added.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from core import induction
+from core.bpe import BPETokenizer
+from core.config import ModelConfig
+from core.lm_data import corpus, token_stream, windows
+from core.model import Transformer
+from core.vocab import EOS_ID, SPECIAL_TOKENS
+
+# The shipped model (assets/gpt.pt) and the Training page's smaller one; anything can be overridden.
+LM_CONFIG = dict(d_model=128, num_heads=4, num_layers=2, d_ff=512, dropout=0.0, max_len=256, norm="pre",
+                 positions="learned", activation="gelu", scale_embeddings=False, tie_embeddings=True,
+                 encoder=False)
+LM_TRAIN = dict(merges=2000, context=128, batch_size=32, lr=2e-3, warmup=200, repeat=0.5, steps=4000)
+# the induction test: random tokens repeated twice after an [EOS] (the model's "beginning of text")
+PROBE = dict(length=40, batch=8, seed=0)
+
+
+@dataclass
+class LMProgress:
+    """What ``on_progress`` gets every ``log_every`` steps (and the induction probe, when it ran)."""
+
+    step: int
+    total_steps: int | None
+    fraction: float
+    loss: float  # mean training loss (nats per token) since the last report
+    lr: float
+    tokens_per_s: float
+    elapsed: float
+    val: dict | None = None  # {"loss", "perplexity"} on a slice of the validation part
+    heads: dict | None = None  # {"prefix_matching", "previous_token"}: (layers × heads) lists, "best_pm"
+
+
+@dataclass
+class LMResult:
+    model: Transformer  # in eval mode
+    tokenizer: BPETokenizer
+    metrics: dict
+    history: list[dict] = field(default_factory=list)
+
+
+def learn_tokenizer(train_entries: list[str], merges: int) -> BPETokenizer:
+    """A byte-level BPE with ``merges`` merges learned on the training part only."""
+    return BPETokenizer.train("\n".join(train_entries), merges)
+
+
+def lm_config(vocab_size: int, **overrides) -> ModelConfig:
+    """The decoder-only configuration of LM_CONFIG for a vocabulary of ``vocab_size``."""
+    return ModelConfig(vocab_size, vocab_size, **{**LM_CONFIG, **overrides})
+
+
+def with_repeats(rows: torch.Tensor, probability: float, generator: torch.Generator,
+                 shortest: int = 4) -> torch.Tensor:
+    """Write, in a ``probability`` share of the rows (B, T), a passage of the row a second time later
+    in the same row: length m from [shortest, T/3], copied from a random start to a random later one
+    (so the distance between the copies varies and only the content says where to look).
+    -> a new (B, T) tensor; the other rows are unchanged."""
+    rows = rows.clone()
+    B, T = rows.shape
+    longest = max(shortest, T // 3)
+    for b in torch.nonzero(torch.rand(B, generator=generator) < probability).flatten().tolist():
+        m = int(torch.randint(shortest, longest + 1, (1,), generator=generator))
+        src = int(torch.randint(0, T - 2 * m + 1, (1,), generator=generator))
+        dst = int(torch.randint(src + m, T - m + 1, (1,), generator=generator))
+        rows[b, dst : dst + m] = rows[b, src : src + m].clone()
+    return rows
+
+
+@torch.no_grad()
+def mean_loss(model: Transformer, stream: torch.Tensor, context: int, limit: int | None = None,
+              batch_size: int = 16) -> tuple[float, int]:
+    """Mean next-token loss (nats) over ``stream`` cut into consecutive windows of ``context`` + 1 ids
+    (each window's first token is only read), and how many tokens were scored. ``limit``: at most
+    that many windows (for a quick validation during training)."""
+    model.eval()
+    n_windows = (stream.numel() - 1) // context
+    if limit is not None:
+        n_windows = min(n_windows, limit)
+    total, count = 0.0, 0
+    for i in range(0, n_windows, batch_size):
+        starts = torch.arange(i, min(i + batch_size, n_windows)) * context
+        rows = stream[starts[:, None] + torch.arange(context + 1)]  # (b, context + 1)
+        logits = model(rows[:, :-1])  # (b, context, V)
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1), reduction="sum")
+        total, count = total + float(loss), count + rows[:, 1:].numel()
+    return total / max(count, 1), count
+
+
+def ngram_baselines(train: torch.Tensor, test: torch.Tensor, vocab_size: int,
+                    valid: torch.Tensor | None = None) -> dict:
+    """Mean next-token loss (nats) on ``test`` of two counting models fitted on ``train`` ids:
+
+        unigram   p(w) = (c(w) + 1) / (N + V)                          (add-one)
+        bigram    p(w | v) = λ c(v w) / c(v) + (1 − λ) p_unigram(w)    (interpolated; p_unigram when
+                  c(v) = 0), λ chosen on ``valid`` from 0.05 … 0.95
+
+    -> {"unigram": nats, "bigram": nats, "bigram_lambda": λ}. Every test token but the first is scored,
+    as the model scores them."""
+    uni = torch.bincount(train, minlength=vocab_size).double()
+    p_uni = (uni + 1) / (uni.sum() + vocab_size)  # (V,)
+    pairs = Counter(zip(train[:-1].tolist(), train[1:].tolist(), strict=True))
+    first = torch.bincount(train[:-1], minlength=vocab_size).double()
+
+    def bigram_loss(ids: torch.Tensor, lam: float) -> float:
+        prev, nxt = ids[:-1].tolist(), ids[1:].tolist()
+        total = 0.0
+        for v, w in zip(prev, nxt, strict=True):
+            p = (1 - lam) * float(p_uni[w])
+            if first[v] > 0:
+                p += lam * pairs.get((v, w), 0) / float(first[v])
+            total -= math.log(p)
+        return total / max(len(nxt), 1)
+
+    lambdas = [round(0.05 * k, 2) for k in range(1, 20)]
+    tune = valid if valid is not None else test
+    lam = min(lambdas, key=lambda x: bigram_loss(tune, x))
+    return {"unigram": float(-torch.log(p_uni[test[1:]]).mean()), "bigram": bigram_loss(test, lam),
+            "bigram_lambda": lam}
+
+
+def bits_per_byte(nats_per_token: float, tokens: int, text_bytes: int) -> float:
+    """Σ −log₂ p over the tokens, divided by the bytes of text they spell."""
+    return nats_per_token * tokens / math.log(2) / max(text_bytes, 1)
+
+
+@torch.no_grad()
+def induction_probe(model: Transformer, length: int = PROBE["length"], batch: int = PROBE["batch"],
+                    seed: int = PROBE["seed"]) -> dict:
+    """Every head's prefix-matching and previous-token score (core/induction.py) on ``batch`` random
+    sequences of ``length`` tokens (not the special ones) repeated twice after an [EOS], the copying
+    score of its OV circuit, and the loss on each copy. Lists of (layers × heads) floats."""
+    model.eval()
+    vocab = model.config.tgt_vocab_size
+    ids = induction.repeated_tokens(vocab, length, seed=seed, low=len(SPECIAL_TOKENS), prefix=[EOS_ID],
+                                    batch=batch)
+    tr = model.trace(ids)
+    pm = induction.prefix_matching(tr, length, offset=1)
+    pt = induction.previous_token(tr)
+    first, second = induction.loss_by_copy(tr, ids, length, offset=1)
+    return {"prefix_matching": pm.tolist(), "previous_token": pt.tolist(),
+            "copying": induction.copying(model).tolist(), "best_pm": float(pm.max()),
+            "loss_first_copy": first, "loss_second_copy": second, "length": length, "batch": batch}
+
+
+def train_lm(
+    config_overrides: dict | None = None,
+    *,
+    steps: int | None = None,
+    minutes: float | None = None,
+    merges: int | None = None,
+    context: int | None = None,
+    batch_size: int | None = None,
+    lr: float | None = None,
+    warmup: int | None = None,
+    repeat: float | None = None,
+    seed: int = 0,
+    num_threads: int | None = None,
+    log_every: int = 50,
+    eval_every: int = 250,
+    on_progress: Callable[[LMProgress], bool | None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    verbose: bool = False,
+    parts: dict[str, list[str]] | None = None,
+) -> LMResult:
+    """Learn the BPE, then train a fresh decoder-only model until ``steps`` or ``minutes`` runs out.
+
+    AdamW (β = 0.9, 0.95, weight decay 0.1 on matrices) at ``lr`` after a linear warm-up of ``warmup``
+    steps, decayed along a cosine to lr/10 over the step or time budget. Every ``eval_every`` steps
+    (and at the end) the validation loss and the induction probe are measured. ``on_progress`` /
+    ``should_stop`` work as in ``core.train.train``. ``parts`` replaces the fortune files (tests).
+    """
+    t = {**LM_TRAIN, **{k: v for k, v in dict(merges=merges, context=context, batch_size=batch_size, lr=lr,
+                                                warmup=warmup, repeat=repeat).items() if v is not None}}
+    if steps is None and minutes is None:
+        steps = t["steps"]
+    previous_threads = torch.get_num_threads()
+    if num_threads is not None:
+        torch.set_num_threads(num_threads)
+    try:
+        parts = parts or corpus()
+        tokenizer = learn_tokenizer(parts["train"], t["merges"])
+        streams = {name: token_stream(tokenizer, entries) for name, entries in parts.items()}
+        sizes = {"max_len": max(t["context"], LM_CONFIG["max_len"]), "seed": seed, **(config_overrides or {})}
+        config = lm_config(len(tokenizer), **sizes)
+        model = Transformer(config)
+        cpu_start = time.process_time()
+        history = _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_progress,
+                       should_stop, verbose)
+        model.eval()
+        metrics = evaluate_lm(model, tokenizer, parts, t["context"], streams)
+        last = history[-1] if history else {}
+        metrics.update(steps=last.get("step", 0), seconds=round(last.get("elapsed", 0.0), 1),
+                       cpu_seconds=round(time.process_time() - cpu_start, 1), threads=torch.get_num_threads(),
+                       train=t, tokens_seen=last.get("step", 0) * t["batch_size"] * t["context"])
+        return LMResult(model, tokenizer, metrics, history)
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def _rate(step: int, fraction: float, t: dict) -> float:
+    """Linear warm-up to lr, then a cosine from lr to lr/10 over the rest of the budget."""
+    if step <= t["warmup"]:
+        return t["lr"] * step / t["warmup"]
+    return t["lr"] * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(fraction, 1.0))))
+
+
+def _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_progress, should_stop,
+         verbose) -> list[dict]:
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    rest = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
+                            lr=t["lr"], betas=(0.9, 0.95))
+    generator = torch.Generator().manual_seed(seed)
+    history: list[dict] = []
+    start = time.perf_counter()
+    budget_s = minutes * 60 if minutes is not None else None
+    loss_sum, count, window_start, step, fraction = 0.0, 0, start, 0, 0.0
+    while True:
+        step += 1
+        rate = _rate(step, fraction, t)
+        for group in opt.param_groups:
+            group["lr"] = rate
+        model.train()
+        x, y = windows(streams["train"], t["context"], t["batch_size"], generator)
+        rows = with_repeats(torch.cat([x, y[:, -1:]], 1), t["repeat"], generator)  # (B, context + 1)
+        logits = model(rows[:, :-1])  # (B, context, V)
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        loss_sum, count = loss_sum + loss.item(), count + 1
+
+        elapsed = time.perf_counter() - start
+        fraction = max(step / steps if steps else 0.0, elapsed / budget_s if budget_s else 0.0)
+        done = fraction >= 1.0
+        stop = not done and should_stop is not None and should_stop()
+        probe = done or stop or step % eval_every == 0
+        if probe or step % log_every == 0:
+            now = time.perf_counter()
+            p = LMProgress(step, steps, min(fraction, 1.0), loss_sum / count, rate,
+                           count * x.numel() / max(now - window_start, 1e-9), elapsed)
+            loss_sum, count, window_start = 0.0, 0, now
+            if probe:
+                val, _ = mean_loss(model, streams["valid"], t["context"], limit=64)
+                p.val = {"loss": val, "perplexity": math.exp(val)}
+                heads = induction_probe(model)
+                p.heads = {k: heads[k] for k in ("prefix_matching", "previous_token", "best_pm")}
+            history.append(asdict(p))
+            if verbose:
+                _print(p)
+            if on_progress is not None and on_progress(p) is False:
+                break
+        if done or stop:
+            break
+    return history
+
+
+def _print(p: LMProgress) -> None:
+    line = (f"step {p.step}  loss {p.loss:.3f}  lr {p.lr:.2e}  {p.tokens_per_s:,.0f} tok/s  "
+            f"{p.elapsed:,.0f}s")
+    if p.val:
+        line += f"  | val ppl {p.val['perplexity']:.1f}  best prefix-matching {p.heads['best_pm']:.2f}"
+    print(line, file=sys.stderr, flush=True)
+
+
+def evaluate_lm(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, list[str]], context: int,
+                streams: dict[str, torch.Tensor] | None = None) -> dict:
+    """Test and validation perplexity and bits per byte, the unigram and bigram baselines on the same
+    test tokens, and the induction probe."""
+    streams = streams or {name: token_stream(tokenizer, entries) for name, entries in parts.items()}
+    out: dict = {"vocab_size": len(tokenizer), "merges": len(tokenizer.merges), "context": context}
+    for split in ("valid", "test"):
+        # the text the tokens spell: each entry's bytes and one byte ("\n") for each [EOS]
+        text_bytes = sum(len(e.encode("utf-8")) + 1 for e in parts[split])
+        loss, n = mean_loss(model, streams[split], context)
+        out[split] = {"loss": loss, "perplexity": math.exp(loss), "tokens": n,
+                      "bits_per_byte": bits_per_byte(loss, n, text_bytes), "bytes": text_bytes}
+    test, text_bytes = streams["test"], out["test"]["bytes"]
+    base = ngram_baselines(streams["train"], test, len(tokenizer), valid=streams["valid"])
+    n = test.numel() - 1
+    out["baselines"] = {name: {"loss": base[name], "perplexity": math.exp(base[name]),
+                               "bits_per_byte": bits_per_byte(base[name], n, text_bytes)}
+                        for name in ("unigram", "bigram")}
+    out["baselines"]["bigram_lambda"] = base["bigram_lambda"]
+    out["induction"] = induction_probe(model)
+    return out
+
+
+def format_lm_metrics(m: dict) -> str:
+    """The report printed after training and by ``--evaluate``."""
+    test = m["test"]
+    lines = [f"{'model':22} {'perplexity':>10} {'bits/byte':>10}   (test part, {test['tokens']:,} tokens, "
+             f"{test['bytes']:,} bytes; vocabulary {m['vocab_size']:,})"]
+    rows = [("this GPT", m["test"])] + [(f"{k} baseline", m["baselines"][k]) for k in ("unigram", "bigram")]
+    for name, r in rows:
+        lines.append(f"{name:22} {r['perplexity']:10.1f} {r['bits_per_byte']:10.3f}")
+    ind = m["induction"]
+    lines.append(f"induction probe: {ind['batch']} random sequences of {ind['length']} tokens, repeated once")
+    lines.append(f"  loss on the first copy {ind['loss_first_copy']:.2f} nats, on the second "
+                 f"{ind['loss_second_copy']:.2f} nats")
+    lines.append("  layer.head  prefix-matching  previous-token  copying")
+    for i, (pm, pt, cp) in enumerate(zip(ind["prefix_matching"], ind["previous_token"], ind["copying"],
+                                         strict=True)):
+        for h in range(len(pm)):
+            lines.append(f"  {i}.{h}        {pm[h]:15.3f} {pt[h]:15.3f} {cp[h]:8.3f}")
+    return "\n".join(lines)

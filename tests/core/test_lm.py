@@ -1,0 +1,110 @@
+"""The small GPT's training pieces (core/lm.py): repeated passages, the baselines, the loss measured,
+a short training run and its checkpoint (issue 30)."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from core.bpe import BPETokenizer
+from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint, save_lm_checkpoint, task_of
+from core.lm import bits_per_byte, lm_config, mean_loss, ngram_baselines, train_lm, with_repeats
+from core.model import Transformer
+
+# a few entries of each part, English and Chinese, enough for a BPE and windows of 16 tokens
+PARTS = {
+    "train": ["The cat sat on the mat, and the cat was happy.", "床前明月光，疑是地上霜。",
+              "举头望明月，低头思故乡。", "A rose is a rose is a rose.", "To be, or not to be."] * 4,
+    "valid": ["The dog sat on the mat.", "明月几时有？"],
+    "test": ["The cat is on the mat.", "低头思故乡。"],
+}
+
+
+def test_with_repeats_writes_a_passage_again_later_in_the_same_row():
+    g = torch.Generator().manual_seed(0)
+    rows = torch.arange(4 * 30).reshape(4, 30)  # every id distinct: a copy is easy to find
+    out = with_repeats(rows, 1.0, g)
+    for before, after in zip(rows, out, strict=True):
+        changed = torch.nonzero(before != after).flatten()
+        assert len(changed) >= 4  # a passage of at least 4 tokens was written
+        start, m = int(changed[0]), len(changed)
+        assert (changed == torch.arange(start, start + m)).all()  # one contiguous passage
+        source = int(after[start]) - int(before[0])  # ids are 30·row + position: where it came from
+        assert source + m <= start  # copied from earlier in the row, not overlapping
+        assert torch.equal(after[start : start + m], before[source : source + m])
+    assert torch.equal(with_repeats(rows, 0.0, g), rows)
+
+
+def test_ngram_baselines_match_hand_counts():
+    train = torch.tensor([5, 6, 5, 6, 5, 7])
+    test = torch.tensor([5, 6, 7])
+    base = ngram_baselines(train, test, vocab_size=8, valid=test)
+    p_uni = lambda w: (int((train == w).sum()) + 1) / (6 + 8)  # noqa: E731
+    assert base["unigram"] == pytest.approx(-(math.log(p_uni(6)) + math.log(p_uni(7))) / 2)
+    lam = base["bigram_lambda"]
+    # c(5 6) = 2 of c(5) = 3 as a first token; c(6 7) = 0 of c(6) = 2
+    p56 = lam * 2 / 3 + (1 - lam) * p_uni(6)
+    p67 = (1 - lam) * p_uni(7)
+    assert base["bigram"] == pytest.approx(-(math.log(p56) + math.log(p67)) / 2)
+
+
+def test_bits_per_byte_is_total_bits_over_bytes():
+    assert bits_per_byte(math.log(2), tokens=10, text_bytes=5) == pytest.approx(2.0)
+
+
+def test_mean_loss_equals_cross_entropy_of_consecutive_windows():
+    model = Transformer(lm_config(300, d_model=16, num_heads=2, d_ff=32, max_len=32)).eval()
+    stream = torch.randint(5, 300, (50,), generator=torch.Generator().manual_seed(1))
+    loss, n = mean_loss(model, stream, context=8)
+    rows = stream[: 6 * 8 + 1]
+    with torch.no_grad():
+            want = [F.cross_entropy(model(rows[i * 8 : i * 8 + 8][None])[0], rows[i * 8 + 1 : i * 8 + 9],
+                                reduction="sum") for i in range(6)]  # fmt: skip
+    assert n == 48
+    assert loss == pytest.approx(float(sum(want)) / 48, rel=1e-5)
+
+
+@pytest.fixture(scope="module")
+def small_run():
+    return train_lm({"d_model": 32, "num_heads": 2, "d_ff": 64}, steps=6, merges=40, context=16, batch_size=4,
+                    eval_every=3, warmup=2, parts=PARTS, num_threads=1)
+
+
+def test_train_lm_reports_probe_and_metrics(small_run):
+    history = small_run.history
+    assert [h["step"] for h in history if h["heads"]] == [3, 6]
+    heads = history[-1]["heads"]
+    assert len(heads["prefix_matching"]) == 2 and len(heads["prefix_matching"][0]) == 2  # layers × heads
+    assert heads["best_pm"] == pytest.approx(max(max(r) for r in heads["prefix_matching"]))
+    m = small_run.metrics
+    assert m["steps"] == 6 and m["vocab_size"] == len(small_run.tokenizer)
+    assert m["test"]["perplexity"] == pytest.approx(math.exp(m["test"]["loss"]))
+    assert set(m["baselines"]) >= {"unigram", "bigram"}
+    assert small_run.model.config.stack == "decoder"
+
+
+def test_lm_checkpoint_round_trip(small_run, tmp_path):
+    path = tmp_path / "gpt.pt"
+    save_lm_checkpoint(path, small_run.model, small_run.tokenizer, small_run.metrics, half=False)
+    raw = torch.load(path, weights_only=True)  # plain data only: no pickled code
+    assert raw["task"] == "lm" and task_of(path) == "lm"
+    model, tokenizer, metrics = load_lm_checkpoint(path)
+    assert isinstance(tokenizer, BPETokenizer) and tokenizer.merges == small_run.tokenizer.merges
+    text = "床前明月光 The cat"
+    assert tokenizer.encode(text) == small_run.tokenizer.encode(text)
+    ids = torch.tensor([tokenizer.encode(text)])
+    assert torch.equal(model(ids), small_run.model(ids))
+    assert metrics["test"] == small_run.metrics["test"]
+    with pytest.raises(CheckpointError, match="load_lm_checkpoint"):
+        load_checkpoint(path)
+
+
+def test_lm_checkpoint_refuses_a_tokenizer_of_the_wrong_size(small_run, tmp_path):
+    path = tmp_path / "gpt.pt"
+    save_lm_checkpoint(path, small_run.model, small_run.tokenizer, small_run.metrics)
+    raw = torch.load(path, weights_only=True)
+    raw["tokenizer"]["merges"] = raw["tokenizer"]["merges"][:-1]
+    torch.save(raw, path)
+    with pytest.raises(CheckpointError, match="tokenizer has"):
+        load_lm_checkpoint(path)
