@@ -12,6 +12,8 @@ Which weights (``core.names.Weights``, one name everywhere):
   learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
   attention is noise, and every view says so.
 - "session": a model trained in the app (``pipeline_from_model``), on the task it names.
+- "gpt": the small GPT trained here (assets/gpt.pt, core/lm.py), a decoder only reading its own
+  byte-level BPE tokens; its sizes come from the checkpoint. Its heads include induction heads.
 - "minilm": the pretrained all-MiniLM-L6-v2, an encoder only
   (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
   target side (``Run.tgt_tokens == []``, ``trace.decoder == []``). An optional extra (see
@@ -31,7 +33,7 @@ from pathlib import Path
 import torch
 
 from core.bpe import BPETokenizer, token_bytes
-from core.checkpoint import CheckpointError, load_checkpoint
+from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint
 from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
@@ -42,6 +44,8 @@ from core.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vo
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
 CHECKPOINT_PATH = ROOT / "assets" / "pinyin.pt"
+GPT_PATH = ROOT / "assets" / "gpt.pt"
+GPT_NAME = "Glassbox GPT"
 # Greedy decoding keeps the trace of every step (each shows the cross-attention so far). They are views
 # of one run's trace, but a copied decode (pickled, deep-copied) holds each step's own copy, and a model
 # whose guessed tokens miss runs the decoder once per token: at 512 source tokens an uncapped decode
@@ -288,7 +292,9 @@ def corpus_labels() -> list[str]:
 # -- loading ---------------------------------------------------------------------------------------
 
 
-def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH) -> Pipeline:
+def load_pipeline(
+    settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH, gpt: Path = GPT_PATH
+) -> Pipeline:
     if settings.weights == Weights.SESSION:
         raise ValueError("session weights are not loaded by settings: build them with pipeline_from_model")
     if settings.weights == Weights.HF:
@@ -300,6 +306,14 @@ def load_pipeline(settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH
             random = _random_pipeline(settings)
             random.problem = str(e)
             random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
+            return random
+    if settings.weights == Weights.GPT:
+        try:
+            return _gpt_pipeline(settings, gpt)
+        except CheckpointError as e:
+            random = _random_pipeline(settings)
+            random.problem = str(e)
+            random.warning = f"The small GPT could not be used, showing random weights instead. {e}"
             return random
     if settings.weights == Weights.MINILM:
         try:
@@ -363,6 +377,40 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
     if task != "pinyin":
         raise CheckpointError(f"{path}: trained on task {task!r}, the app needs a 'pinyin' checkpoint")
     return pipeline_from_model(model, src_vocab, tgt_vocab, task, metrics, settings=s)
+
+
+@functools.lru_cache(maxsize=2)
+def load_gpt_cached(path: Path = GPT_PATH):
+    """(model, tokenizer, metrics) of the small GPT, read once per process (the sizes are its own)."""
+    return load_lm_checkpoint(path)
+
+
+def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenizer, metrics: dict,
+                 weights: Weights = Weights.GPT, label: str | None = None) -> Pipeline:
+    """A pipeline around a language model of core/lm.py: the shipped one (GPT) or one trained in the
+    app (SESSION). Text is read as it was in training: byte-level BPE, a typed "[EOS]" stays text."""
+    labels = [display_token(tokenizer, tokenizer.vocab[i]) for i in range(len(tokenizer))]
+
+    def encode(text: str) -> tuple[list[str], list[int]]:
+        ids = tokenizer.encode(text, allow_special=False)
+        return [labels[i] for i in ids], ids
+
+    c = model.config
+    if label is None:
+        test = metrics.get("test", {})
+        score = f"; test perplexity {test['perplexity']:.1f}" if "perplexity" in test else ""
+        label = (f"Weights: {GPT_NAME}, trained here on English and Chinese quotations, poems and songs "
+                 f"(Debian's fortune files), {STACKS[c.stack]}: {c.num_layers} layers × {c.num_heads} heads, "
+                 f"d_model {c.d_model}{score}; vocabulary: byte-level BPE, {len(tokenizer.merges):,} merges")
+    return Pipeline(s, model.eval(), weights, label, encode, encode, labels, labels, metrics=metrics,
+                    task="lm", name=GPT_NAME if weights == Weights.GPT else "", family="gpt",
+                    architecture="GPT", tokenizer_kind=f"byte-level BPE, {len(tokenizer.merges):,} merges",
+                    eos_id=EOS_ID)
+
+
+def _gpt_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
+    model, tokenizer, metrics = load_gpt_cached(path)
+    return gpt_pipeline(s, model, tokenizer, metrics)
 
 
 @functools.lru_cache(maxsize=1)

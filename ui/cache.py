@@ -25,7 +25,7 @@ import streamlit as st
 from core.names import Weights
 from ui.budget import cached
 from ui.lang import t
-from ui.settings import Settings, literal, minilm_available
+from ui.settings import Settings, gpt_available, literal, minilm_available
 
 log = logging.getLogger("glassbox.ui")
 
@@ -123,13 +123,15 @@ class CachedParts:
 
 
 def cache_key(settings: Settings):
-    """The ``PipelineSettings`` that key the caches: for MiniLM only the weights matter.
+    """The ``PipelineSettings`` that key the caches: for MiniLM and the small GPT only the weights matter.
 
     (Without the package the pipeline falls back to random weights, which do use the sizes.)
     """
     key = settings.pipeline_settings()
     if key.weights == Weights.MINILM and minilm_available():
         return type(key)(weights=Weights.MINILM)
+    if key.weights == Weights.GPT and gpt_available():
+        return type(key)(weights=Weights.GPT)
     return key
 
 
@@ -250,7 +252,7 @@ def show_failure(exc: Exception, settings: Settings, what: str = "run_pipeline")
 def run_target(settings: Settings) -> str:
     """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only) or a model
     folder (one stack reads the sentence)."""
-    return "" if cache_key(settings).weights in (Weights.MINILM, Weights.HF) else settings.target
+    return "" if cache_key(settings).weights in (Weights.MINILM, Weights.HF, Weights.GPT) else settings.target
 
 
 def get_run(settings: Settings, needs_decoder: bool = False):

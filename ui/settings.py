@@ -27,8 +27,11 @@ DEFAULT_SENTENCES = {
     Weights.RANDOM: DEFAULT_SENTENCE,
     Weights.TRAINED: "重庆很重要",
     Weights.MINILM: "The animal didn't cross the street because it was too tired.",
+    # the small GPT: a repeated phrase, where its induction heads look back and predict the repeat
+    Weights.GPT: "To be, or not to be, that is the question. 床前明月光，疑是地上霜。To be, or not to",
 }
-TASK_SENTENCES = {"pinyin": DEFAULT_SENTENCES[Weights.TRAINED], "copy": "31415926", "reverse": "31415926"}
+TASK_SENTENCES = {"pinyin": DEFAULT_SENTENCES[Weights.TRAINED], "copy": "31415926", "reverse": "31415926",
+                  "lm": DEFAULT_SENTENCES[Weights.GPT]}
 MAX_CHARS = 2000  # longer text is cut: a 10,000-character paste must not stall the page
 MAX_TOKENS = 64  # by default the model sees at most this many tokens; attention grids stay legible
 MAX_TOKENS_CHOICES = (16, 32, 64, 128, 256, 512)  # 512: every view must stay usable (zoom, overview)
@@ -41,10 +44,11 @@ D_FF_CHOICES = (0, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_CHOICES = ("post", "pre")
 POSITIONS_CHOICES = ("sinusoidal", "learned", "rope", "alibi")  # random weights only (core.config.POSITIONS)
 # the sidebar's order (core.names.Weights says what each is)
-WEIGHTS_CHOICES = (Weights.RANDOM, Weights.TRAINED, Weights.SESSION, Weights.MINILM)
+WEIGHTS_CHOICES = (Weights.RANDOM, Weights.TRAINED, Weights.GPT, Weights.SESSION, Weights.MINILM)
 SEED_RANGE = (0, 2**31 - 1)
 
 CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
+GPT_PATH = CHECKPOINT_PATH.with_name("gpt.pt")  # the small GPT (core/lm.py)
 
 # The order of the keys is the order of the sidebar and of the URL.
 KEYS = (
@@ -90,6 +94,10 @@ def is_model_value(value: object) -> bool:
 
 def checkpoint_available() -> bool:
     return CHECKPOINT_PATH.is_file()
+
+
+def gpt_available() -> bool:
+    return GPT_PATH.is_file()
 
 
 def minilm_available() -> bool:
@@ -291,6 +299,8 @@ class _Validation:
             self.fallback("weights", raw, t("settings.why.no_session_model", self.lang), usable)
         elif raw == Weights.MINILM and not minilm_available():
             self.fallback("weights", raw, t("settings.why.no_minilm", self.lang), usable)
+        elif raw == Weights.GPT and not gpt_available():
+            self.fallback("weights", raw, t("settings.why.no_gpt", self.lang), usable)
         else:
             self.out["weights"] = Weights(raw)
 

@@ -38,6 +38,7 @@ from ui.settings import (
     Settings,
     checkpoint_available,
     default_sentence,
+    gpt_available,
     head_choices,
     is_model_value,
     literal,
@@ -143,6 +144,11 @@ def badge_text(pipe, settings: Settings) -> str:
         return _t("weights.label.random", lang, seed=settings.seed, merges=getattr(pipe, "merges", "?"))
     if weights == Weights.TRAINED:
         return _t("weights.label.trained", lang, acc=acc)
+    if weights == Weights.GPT:
+        c, ppl, merges = pipe.config, (m.get("test") or {}).get("perplexity"), m.get("merges")
+        return _t("weights.label.gpt", lang, layers=c.num_layers, heads=c.num_heads, d_model=c.d_model,
+                  ppl=f"{ppl:.1f}" if isinstance(ppl, float) else "?",
+                  merges=f"{merges:,}" if isinstance(merges, int) else "?")
     key = "weights.label.pretrained" if weights == Weights.MINILM else f"weights.label.{weights}"
     return _t(key, lang) if key in _strings(lang) else pipe.label
 
@@ -214,6 +220,8 @@ def _weights_widget(settings: Settings) -> None:
     options = [Weights.RANDOM]
     if checkpoint_available() or settings.weights == Weights.TRAINED:
         options.append(Weights.TRAINED)
+    if gpt_available() or settings.weights == Weights.GPT:
+        options.append(Weights.GPT)
     if _has_session_model():
         options.append(Weights.SESSION)
     if minilm_available() or settings.weights == Weights.MINILM:
@@ -229,6 +237,8 @@ def _weights_widget(settings: Settings) -> None:
         sb.caption(t("sidebar.no_checkpoint"))
     if not minilm_available():
         sb.caption(t("sidebar.no_minilm"))
+    if not gpt_available():
+        sb.caption(t("sidebar.no_gpt"))
     if unusable:
         sb.caption(t("models.unsupported_found", names=", ".join(unusable)))
 
@@ -401,7 +411,7 @@ def _on_screen(settings: Settings, pipe) -> tuple[Settings, object]:
         c = pipe.config
         return replace(settings, d_model=c.d_model, num_heads=c.num_heads, num_layers=c.num_layers,
                        d_ff=c.d_ff, norm=c.norm, positions=c.positions), c
-    if settings.weights in (Weights.TRAINED, Weights.MINILM) or is_model_value(settings.weights):
+    if settings.weights in (Weights.TRAINED, Weights.MINILM, Weights.GPT) or is_model_value(settings.weights):
         return replace(settings, weights=Weights.RANDOM), None  # a fallback (a warning says why)
     return settings, None
 
@@ -423,7 +433,8 @@ def _weights_badge(pipe, settings: Settings) -> None:
     if pipe is not None and getattr(pipe, "warning", None):
         st.warning(
             t(
-                "minilm.fallback" if settings.weights == Weights.MINILM else "weights.fallback",
+                {Weights.MINILM: "minilm.fallback", Weights.GPT: "gpt.fallback"}.get(settings.weights,
+                                                                                       "weights.fallback"),
                 detail=getattr(pipe, "problem", "") or pipe.warning,
             ),
             icon=":material/warning:",
