@@ -60,3 +60,32 @@ def test_the_stream_ends_each_entry_and_windows_predict_the_next_token():
         assert " " + " ".join(map(str, row_x + row_y[-1:])) + " " in text
     with pytest.raises(ValueError):
         windows(stream, length=len(stream), batch=1, generator=torch.Generator())
+
+
+def test_tables_are_not_prose_and_no_break_spaces_are_spaces():
+    from core.lm_data import is_prose
+
+    assert not is_prose("表 1.1\n┌────┐\n│ mc │\n└────┘")
+    assert is_prose("床前明月光 -- 李白")
+    assert clean("\xa0\xa0 设置") == "   设置"
+
+
+def test_the_installed_corpus_has_both_languages_in_every_part():
+    """Debian's fortunes and fortunes-zh, as .ci/run installs them: every part holds English and Chinese
+    entries, no table, and the parts share no entry."""
+    from core.lm_data import corpus, is_prose
+
+    parts = corpus()
+    for name, entries in parts.items():
+        han = sum(any("\u4e00" <= ch <= "\u9fff" for ch in e) for e in entries)
+        assert 0.2 < han / len(entries) < 0.8, name  # Chinese and English both present
+        assert all(is_prose(e) for e in entries)
+    assert not set(parts["train"]) & set(parts["test"]) and not set(parts["valid"]) & set(parts["test"])
+    assert len(parts["train"]) > 10 * len(parts["test"]) > 0
+
+
+def test_a_missing_file_names_its_package(tmp_path):
+    from core.lm_data import MissingCorpus, corpus
+
+    with pytest.raises(MissingCorpus, match="fortunes-zh"):
+        corpus(tmp_path)
