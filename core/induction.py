@@ -90,7 +90,12 @@ def ov_copying_score(w_e: torch.Tensor, w_v: torch.Tensor, w_o: torch.Tensor, w_
     """C = Σ Re λ / Σ |λ| for the OV circuit E V O U (row vectors: a token's embedding row e gives the
     logits e V O U). ``w_e`` (vocab, d_model), ``w_v`` (d_model, d_k), ``w_o`` (d_k, d_model), ``w_u``
     (d_model, vocab). Its nonzero eigenvalues are those of O U E V (d_k × d_k)."""
-    small = w_o.double() @ w_u.double() @ w_e.double() @ w_v.double()  # (d_k, d_k), in float64
+    return _copying_score(w_u.double() @ w_e.double(), w_v, w_o)  # U E: (d_model, d_model)
+
+
+def _copying_score(ue: torch.Tensor, w_v: torch.Tensor, w_o: torch.Tensor) -> float:
+    """C from U E (d_model × d_model, float64; shared by every head of a model, so made once)."""
+    small = w_o.double() @ ue @ w_v.double()  # (d_k, d_k): O U E V, in float64
     eigenvalues = torch.linalg.eigvals(small)
     total = eigenvalues.abs().sum()
     return float(eigenvalues.real.sum() / total) if total > 0 else 0.0
@@ -108,13 +113,14 @@ def copying(model: Transformer) -> torch.Tensor:
     d_k, group = c.d_k, c.num_heads // (c.num_kv_heads or c.num_heads)
     scores = torch.zeros(c.num_layers, c.num_heads)
     with torch.no_grad():
+        ue = w_u.double() @ w_e.double()  # (d_model, d_model): the vocabulary is crossed once per model
         for i, layer in enumerate(model.decoder.layers):
             attn = layer.self_attn
             for h in range(c.num_heads):
                 kv = h // group  # the key/value head this query head reads
                 w_v = attn.w_v.weight[kv * d_k : (kv + 1) * d_k].T  # (d_model, d_k)
                 w_o = attn.w_o.weight[:, h * d_k : (h + 1) * d_k].T  # (d_k, d_model)
-                scores[i, h] = ov_copying_score(w_e, w_v, w_o, w_u)
+                scores[i, h] = _copying_score(ue, w_v, w_o)
     return scores
 
 
@@ -127,3 +133,91 @@ def loss_by_copy(trace: ModelTrace, ids: torch.Tensor, length: int, offset: int 
     first = nll[:, offset : offset + length - 1].mean()  # tokens offset+1 … offset+L-1
     second = nll[:, offset + length - 1 : offset + 2 * length - 1].mean()  # the second copy's L tokens
     return float(first), float(second)
+
+
+# -- what each head does, and a text that shows it ------------------------------------------------------
+
+# A head's role from its three scores (Olsson et al. call a head an induction head when it both
+# prefix-matches and copies). 0.3 of a head's attention on one chosen key is far above what spreading
+# it over the ~40 earlier keys of the probe gives (~0.02-0.05), and below a clean head's (PM ≥ 0.5).
+INDUCTION_MIN_PM = 0.3  # prefix matching: share of attention on the token after the earlier occurrence
+INDUCTION_MIN_COPYING = 0.0  # copying score above this: the head raises the logit of the token it reads
+PREVIOUS_MIN_PT = 0.3  # previous token: share of attention on the token just before
+ROLES = ("induction", "previous-token", "other")
+
+
+def head_roles(prefix_matching: list[list[float]], previous_token: list[list[float]],
+               copying: list[list[float]]) -> list[list[str]]:
+    """The role of every head (layers × heads lists, as ``core.lm.induction_probe`` gives them):
+    "induction" when PM ≥ INDUCTION_MIN_PM and the copying score > INDUCTION_MIN_COPYING, else
+    "previous-token" when PT ≥ PREVIOUS_MIN_PT, else "other".
+
+    >>> head_roles([[0.7, 0.0, 0.4]], [[0.1, 0.9, 0.0]], [[0.5, 0.2, -0.3]])
+    [['induction', 'previous-token', 'other']]
+    """
+    shapes = [[len(row) for row in scores] for scores in (prefix_matching, previous_token, copying)]
+    if shapes[0] != shapes[1] or shapes[0] != shapes[2]:
+        raise ValueError(f"scores of different shapes (heads per layer): {shapes}")
+    roles = []
+    for pm_row, pt_row, c_row in zip(prefix_matching, previous_token, copying, strict=True):
+        row = []
+        for pm, pt, c in zip(pm_row, pt_row, c_row, strict=True):
+            if pm >= INDUCTION_MIN_PM and c > INDUCTION_MIN_COPYING:
+                row.append("induction")
+            elif pt >= PREVIOUS_MIN_PT:
+                row.append("previous-token")
+            else:
+                row.append("other")
+        roles.append(row)
+    return roles
+
+
+def _is_cjk(label: str) -> bool:
+    return len(label) == 1 and ("\u4e00" <= label <= "\u9fff" or "\u3400" <= label <= "\u4dbf")
+
+
+def text_pieces(vocab_labels: list[str]) -> tuple[list[str], list[str]]:
+    """(English words, 汉字) a repeated text can be made of: tokens whose display label is "␣word"
+    (letters a-z, at least three) or one CJK character; as text: " word" and "字"."""
+    words = [" " + label[1:] for label in vocab_labels
+             if label.startswith("␣") and len(label) >= 4 and label[1:].isascii() and label[1:].isalpha()]
+    return words, [label for label in vocab_labels if _is_cjk(label)]
+
+
+def repeated_text(encode, vocab_labels: list[str], length: int = 16, seed: int = 0,
+                  attempts: int = 20) -> str:
+    """A text of at most ``length`` tokens, distinct whole English words and single 汉字 drawn with
+    ``seed``, written twice: ``encode(text)`` -> (labels, ids) gives the same ids in both halves, so
+    every token of the second copy has one earlier occurrence, the one an induction head finds.
+
+    Each half starts with a 汉字 (the text's first token has no space before it, as the second copy's
+    has none) and ends with a word; a piece is kept only if the half still has one token per piece
+    (no merge with its neighbour). "" when the vocabulary has no such pieces.
+    """
+    import random
+
+    words, chars = text_pieces(vocab_labels)
+    if not words or not chars:
+        return ""
+    rng = random.Random(seed)
+    for _ in range(attempts):
+        half = _half(encode, words, chars, length, rng)
+        ids = encode(half + half)[1]
+        if half and ids[: len(ids) // 2] == ids[len(ids) // 2 :]:
+            return half + half
+    return ""
+
+
+def _half(encode, words: list[str], chars: list[str], length: int, rng) -> str:
+    """One copy: a 汉字 first, then mostly words (a third 汉字), a word last, one token per piece."""
+    pool_w = rng.sample(words, min(len(words), length))
+    pool_c = rng.sample(chars, min(len(chars), length))
+    pieces = [pool_c.pop()]
+    while len(pieces) < length and pool_w:
+        take_char = pool_c and len(pieces) < length - 1 and rng.random() < 1 / 3
+        piece = pool_c.pop() if take_char else pool_w.pop()
+        if len(encode("".join(pieces) + piece)[1]) == len(pieces) + 1:
+            pieces.append(piece)
+    if not pieces[-1].startswith(" "):  # end on a word: the next half's 汉字 then starts a token of its own
+        pieces.pop()
+    return "".join(pieces) if len(pieces) >= 2 else ""

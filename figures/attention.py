@@ -48,6 +48,10 @@ KINDS: dict[str, str] = {
     "cross": "Decoder cross-attention",
 }
 HEADS_POOL_MAX = 64  # every head of a layer: up to 16 heatmaps side by side
+# Every head of a layer on a projector: a repeated sequence (two copies of ~16-20 tokens) keeps its
+# token labels (smaller) and, with at most 8 heads, two heatmaps a row, so a stripe is seen from the back.
+HEADS_TICKS_MAX = 40
+HEADS_WIDE_FROM = 24  # more tokens than this: small tick labels, two heatmaps a row
 GRID_POOL_MAX = 32  # layers × heads: up to 6 × 16 small multiples
 
 
@@ -452,9 +456,11 @@ def heads_figure(
     row: int = 0,
     selected: int | None = None,
     height: int | None = None,
+    titles: Sequence[str] | None = None,
     lang: str = "en",
 ) -> go.Figure:
-    """One heatmap per head (rows = queries, columns = keys), one shared 0–1 colour scale.
+    """One heatmap per head (rows = queries, columns = keys), one shared 0–1 colour scale; ``titles``
+    (one per head, e.g. "head 2 · induction") replace "head j" above the heatmaps.
 
     Beyond HEADS_POOL_MAX tokens each heatmap is an overview: a cell is the largest weight of its
     block of neighbouring positions (the hover says which).
@@ -462,8 +468,11 @@ def heads_figure(
     weights = as_numpy(attn.weights[row])  # (h, L_q, L_k)
     h, n_q, n_k = weights.shape
     f_q, f_k = pool_factor(n_q, HEADS_POOL_MAX), pool_factor(n_k, HEADS_POOL_MAX)
-    n_rows, n_cols = _grid_shape(h)
-    show_ticks = max(n_q, n_k) <= 24  # beyond, labels would overlap: hover names them
+    longest = max(n_q, n_k)
+    wide = longest > HEADS_WIDE_FROM and h <= 8
+    n_rows, n_cols = _grid_shape(h, 2 if wide else 4)
+    show_ticks = longest <= HEADS_TICKS_MAX  # beyond, labels would overlap: hover names them
+    small = {"tickfont": {"size": 10}} if longest > HEADS_WIDE_FROM else {}
     if f_q > 1:
         ys, y_axis = block_axis(q_tokens, f_q, autorange="reversed")
     else:
@@ -489,16 +498,19 @@ def heads_figure(
             "domain": col_dom[c],
             "anchor": f"y{n}",
             "showticklabels": show_ticks,
+            **small,
         }
         layout[f"yaxis{n}"] = {
             **y_axis,
             "domain": row_dom[r],
             "anchor": f"x{n}",
             "showticklabels": show_ticks and c == 0,
+            **small,
         }
-        notes.append(_head_title(name, j == selected, sum(col_dom[c]) / 2, row_dom[r][1], lang))
+        title = titles[j] if titles is not None else name
+        notes.append(_head_title(title, j == selected, sum(col_dom[c]) / 2, row_dom[r][1], lang))
     if height is None:
-        per_row = max(220, min(420, 90 + 16 * len(ys))) + (70 if show_ticks else 0)
+        per_row = max(220, min(560 if wide else 420, 90 + 16 * len(ys))) + (70 if show_ticks else 0)
         height = n_rows * per_row + 40
     layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return build_figure(traces, layout)
@@ -555,9 +567,11 @@ def grid_figure(
     row: int = 0,
     q_tokens: Sequence[str] | None = None,
     k_tokens: Sequence[str] | None = None,
+    block_notes: Sequence[Sequence[str]] | None = None,
     lang: str = "en",
 ) -> go.Figure:
     """Small multiples of one kind of attention: a layer a row, a head a column, no tick labels.
+    ``block_notes[i][j]``: a word written in the top corner of layer i, head j ("induction"; "": none).
 
     Drawn as ONE heatmap (the blocks separated by empty cells, the hover naming layer, head, query and
     key): one trace on one pair of axes is far quicker for the browser to redraw after a slider move
@@ -602,10 +616,29 @@ def grid_figure(
         "xaxis": {**hidden},
         "yaxis": {**hidden, "autorange": "reversed"},
         "height": n_layers * cell + 60,
-        "annotations": _grid_titles(h, n_k, width_cells, n_layers, n_q, height_cells, lang),
+        "annotations": _grid_titles(h, n_k, width_cells, n_layers, n_q, height_cells, lang)
+        + _block_notes(block_notes, n_k, width_cells, n_q, height_cells),
         "margin": {"l": 40, "r": 10, "t": 40, "b": 10},
     }
     return build_figure(traces, layout)
+
+
+def _block_notes(
+    notes: Sequence[Sequence[str]] | None, n_k: int, width_cells: int, n_q: int, height_cells: int
+) -> list[dict]:
+    """Each non-empty note at the top right of its block (a causal block is empty above its diagonal)."""
+    found = []
+    for i, row in enumerate(notes or []):
+        for j, text in enumerate(row):
+            if text:
+                found.append({
+                    "text": escape_label(text),
+                    "x": grid_block(j, n_k).stop / max(width_cells, 1),
+                    "y": 1 - grid_block(i, n_q).start / max(height_cells, 1),
+                    "xanchor": "right", "yanchor": "top", "xref": "paper", "yref": "paper",
+                    "showarrow": False, "font": {"size": 13, "color": "#e07b00"},
+                })  # fmt: skip
+    return found
 
 
 def _grid_names(

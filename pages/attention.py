@@ -15,6 +15,7 @@ import figures.attention as fa
 import figures.attention_views as fv
 import figures.toolbox as toolbox
 import ui
+import ui.induction
 import ui.widgets
 from core.data import aligned_source
 from core.names import Weights
@@ -54,6 +55,7 @@ class View:
     q_tokens: list[str]
     k_tokens: list[str]
     lang: str
+    probe: ui.induction.HeadProbe | None = None  # a decoder-only model's heads, measured: their roles
 
     @property
     def attn(self):  # the block's AttentionTrace: every head
@@ -89,9 +91,13 @@ class View:
         return f"attention-{self.attn_kind}-layer{self.layer + 1}-head{self.head + 1}"
 
 
-def choose_view(run: LazyRun, lang: str, prefix: str, columns, found: list[str]) -> View:
+def choose_view(
+    run: LazyRun, lang: str, prefix: str, columns, found: list[str],
+    probe: ui.induction.HeadProbe | None = None,
+) -> View:
     """The attention a section shows, chosen in ``columns``: its kind, its layer and (given a third
-    column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``."""
+    column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``.
+    With a ``probe`` each head's label names its role ("2 · induction (PM 0.71)")."""
     config = run.config
     kinds = fa.kinds_of(run.has_encoder, run.has_decoder)  # a model with one stack: that stack's attention
     label, kind_name = ui.t("attention.widget.kind"), functools.partial(fa.kind_label, lang=lang)
@@ -112,16 +118,17 @@ def choose_view(run: LazyRun, lang: str, prefix: str, columns, found: list[str])
     head = 1
     if len(columns) > 2:
         with columns[2]:
-            head = choose_number("head", prefix, config.num_heads, found)
+            fmt = ui.induction.head_format(probe, layer - 1, lang)
+            head = choose_number("head", prefix, config.num_heads, found, fmt)
     q_tokens, k_tokens = fa.tokens_of(attn_kind, run.src_tokens, run.tgt_tokens)
-    return View(run, attn_kind, layer - 1, head - 1, q_tokens, k_tokens, lang)
+    return View(run, attn_kind, layer - 1, head - 1, q_tokens, k_tokens, lang, probe)
 
 
-def choose_number(what: str, prefix: str, n: int, found: list[str]) -> int:
-    """A layer or a head, 1 … ``n``, kept in the URL as ``{prefix}_{what}``."""
+def choose_number(what: str, prefix: str, n: int, found: list[str], fmt=str) -> int:
+    """A layer or a head, 1 … ``n``, kept in the URL as ``{prefix}_{what}`` (``fmt`` labels them)."""
     label, numbers = ui.t(f"attention.widget.{what}", n=n), list(range(1, n + 1))
     return ui.widgets.choose(
-        st.selectbox, label, f"{prefix}_{what}", numbers, 1, found, ui.t(f"attention.what.{what}")
+        st.selectbox, label, f"{prefix}_{what}", numbers, 1, found, ui.t(f"attention.what.{what}"), fmt
     )
 
 
@@ -171,9 +178,30 @@ if longest > fa.GRID_POOL_MAX:  # the layers × heads overview draws blocks from
 notice_box = st.container()
 
 
+# -- induction heads: what each head of a decoder-only model does ------------------------------------------
+def induction_heads(run: LazyRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
+    """A decoder-only model: its heads' roles and scores, and the button that repeats a sequence.
+    Any other model: one line, and the button that shows the small GPT. -> the heads, measured."""
+    probe = ui.induction.head_probe(run.pipe, settings)
+    if probe is None:
+        st.caption(ui.t("induction.decoder_only"))
+        ui.induction.show_gpt_button()
+        return None
+    st.subheader(ui.t("induction.title"))
+    ui.induction.repeat_button(run.pipe, settings)
+    repeated = ui.induction.repeated_half(run.src_tokens)
+    if repeated:
+        st.info(ui.t("induction.repeat.shown", n=repeated), icon=":material/repeat:")
+    ui.induction.roles_section(probe, settings.lang)
+    return probe
+
+
+probe = induction_heads(run, settings)
+
+
 # -- head view and neuron view ----------------------------------------------------------------------------
 @st.fragment
-def head_view(run: LazyRun, lang: str) -> None:
+def head_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: another layer or kind redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.hv.title"))
@@ -197,12 +225,12 @@ def head_view(run: LazyRun, lang: str) -> None:
 
 
 @st.fragment
-def neuron_view(run: LazyRun, lang: str) -> None:
+def neuron_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: choosing a pair of tokens redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.nv.title"))
     explained = st.container()  # filled below: what the score is depends on the attention chosen (ALiBi)
-    view = choose_view(run, lang, "nv", st.columns([2.2, 1, 1]), found)
+    view = choose_view(run, lang, "nv", st.columns([2.2, 1, 1]), found, probe)
     a, b = st.columns(2)
     with a:
         query = ui.widgets.choose_position(ui.t("attention.widget.query"), "nv_query", view.q_tokens, found)
@@ -260,7 +288,7 @@ explore = ui.widgets.tabs(labels, "attn_explore", notices, EXPLORE_VIEWS, TAB_AL
 for tab, draw in zip(explore, (head_view, neuron_view), strict=True):
     if tab.open:
         with tab:
-            draw(run, lang)
+            draw(run, lang, probe)
 
 
 # -- one head, step by step -------------------------------------------------------------------------------
@@ -336,7 +364,7 @@ def scores_step(view: View, figs: dict) -> bool:
 
 
 st.subheader(ui.t("attention.steps.choose"))
-view = choose_view(run, lang, "attn", st.columns([2.2, 1, 1]), notices)
+view = choose_view(run, lang, "attn", st.columns([2.2, 1, 1]), notices, probe)
 shown = ui.t("attention.kind_layer", kind=view.kind_name, layer=view.layer + 1)
 st.caption(shown + " " + view.where)
 answer_beside(view, "attn_answer")
@@ -354,7 +382,10 @@ def all_heads(view: View) -> None:
     pipe, config = view.run.pipe, view.run.config
     st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=view.layer + 1))
     st.caption(ui.t("attention.all_heads.explain", kind=view.kind_name))
-    heads = fa.heads_figure(view.attn, view.q_tokens, view.k_tokens, selected=view.head, lang=view.lang)
+    titles = ui.induction.head_titles(view.probe, view.layer, view.lang) if view.probe else None
+    heads = fa.heads_figure(
+        view.attn, view.q_tokens, view.k_tokens, selected=view.head, titles=titles, lang=view.lang
+    )
     ui.show_figure(
         heads, key="attn_heads", name=f"attention-{view.attn_kind}-layer{view.layer + 1}-all-heads"
     )
@@ -364,6 +395,8 @@ def all_heads(view: View) -> None:
         st.caption(ui.t("attention.loaded.compare", name=model_name(view.run)))
     elif pipe.task and view.attn_kind == "cross":
         learned_alignment(view)
+    elif pipe.task and not view.run.has_encoder:  # a language model: no cross-attention to point to
+        st.caption(ui.t("attention.trained.one_stack"))
     elif pipe.task:
         st.caption(ui.t("attention.trained.other"))
     else:  # the pretrained encoder
@@ -400,7 +433,9 @@ def every_layer(view: View) -> None:
     config, tokens = view.run.config, {"q_tokens": view.q_tokens, "k_tokens": view.k_tokens}
     st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
     st.caption(ui.t("attention.grid.explain", kind=view.kind_name, layer=view.layer + 1, head=view.head + 1))
-    grid = fa.grid_figure(view.run.trace_of(view.attn_kind), view.attn_kind, **tokens, lang=view.lang)
+    notes = ui.induction.block_notes(view.probe, view.lang) if view.attn_kind == "decoder" else None
+    trace = view.run.trace_of(view.attn_kind)
+    grid = fa.grid_figure(trace, view.attn_kind, **tokens, block_notes=notes, lang=view.lang)
     ui.show_figure(grid, key="attn_grid", name=f"attention-{view.attn_kind}-layers-heads")
 
 

@@ -183,6 +183,11 @@ STRINGS = {
         "Trained on the “{task}” task: compare the heads of the cross-attention — which source tokens does "
         "each output position look at?"
     ),
+    "attention.trained.one_stack": (
+        "Trained weights: compare the heads — some look at the token just before, some rest on the first "
+        "token, some (induction heads, named in the table above) at the token after an earlier occurrence "
+        "of the current one. Repeat a sequence to see them."
+    ),
     "attention.trained.other": (
         "Trained weights: compare heads — some look at the previous or the same position, some spread "
         "out. The clearest pattern is in the decoder cross-attention (choose it above)."

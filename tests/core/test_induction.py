@@ -129,3 +129,82 @@ def test_scores_of_a_model_run_and_the_loss_on_each_copy():
         logits[torch.arange(3), t, ids[:, t + 1]] = 50.0
     first, second = loss_by_copy(SimpleNamespace(logits=logits), ids, L, OFFSET)
     assert first == pytest.approx(torch.log(torch.tensor(40.0)).item(), abs=1e-6) and second < 1e-6
+
+
+# -- head roles and the repeated text -------------------------------------------------------------------
+
+
+def test_head_roles_follow_the_thresholds():
+    from core.induction import INDUCTION_MIN_PM, PREVIOUS_MIN_PT, head_roles
+
+    pm = [[INDUCTION_MIN_PM, INDUCTION_MIN_PM - 0.01, 0.9, 0.0]]
+    pt = [[0.0, PREVIOUS_MIN_PT, 0.9, PREVIOUS_MIN_PT - 0.01]]
+    c = [[0.5, 0.5, 0.5, 0.5]]
+    assert head_roles(pm, pt, c) == [["induction", "previous-token", "induction", "other"]]
+    # prefix matching without copying is not an induction head (Olsson et al. ask for both)
+    assert head_roles([[0.9], [0.9]], [[0.0], [0.5]], [[0.0], [-0.4]]) == [["other"], ["previous-token"]]
+
+
+def test_head_roles_refuse_scores_of_different_shapes():
+    from core.induction import head_roles
+
+    with pytest.raises(ValueError, match="different shapes"):
+        head_roles([[0.1, 0.2]], [[0.1]], [[0.1, 0.2]])
+
+
+def _bpe_encoder():
+    from core.bpe import BPETokenizer
+    from core.pipeline import display_token
+
+    text = ("the cat sat on the mat and the dog ran after the cat, which was not amused at all. "
+            "Every word here is a word of the text. 床前明月光，疑是地上霜。举头望明月，低头思故乡。") * 3
+    tok = BPETokenizer.train(text, 120, byte_level=True)
+    labels = [display_token(tok, tok.vocab[i]) for i in range(len(tok.vocab))]
+
+    def encode(s: str):
+        ids = tok.encode(s)
+        return [labels[i] for i in ids], ids
+
+    return encode, labels
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_repeated_text_tokenizes_into_the_same_tokens_twice(seed):
+    from core.induction import repeated_text, text_pieces
+
+    encode, labels = _bpe_encoder()
+    text = repeated_text(encode, labels, length=12, seed=seed)
+    tokens, ids = encode(text)
+    half = len(ids) // 2
+    assert len(ids) == 2 * half and ids[:half] == ids[half:]
+    assert 2 <= half <= 12 and len(set(ids[:half])) == half  # distinct: one earlier occurrence each
+    words, chars = text_pieces(labels)
+    shown = set(tokens)
+    assert any(w.replace(" ", "␣") in shown for w in words) and any(c in shown for c in chars)
+    assert repeated_text(encode, labels, length=12, seed=seed) == text  # the seed decides
+
+
+def test_no_repeated_text_without_words_and_characters():
+    from core.induction import repeated_text
+
+    encode, _ = _bpe_encoder()
+    assert repeated_text(encode, ["[PAD]", "a", "␣b"], length=8) == ""
+
+
+def test_a_piece_that_merges_with_its_neighbour_is_left_out():
+    """An encoder that glues "月" to a word before it: such a piece never lands in the text."""
+    from core.induction import repeated_text
+
+    labels = ["␣moon", "␣bright", "␣light", "␣frost", "月", "光", "霜"]
+
+    def encode(s: str):
+        import re
+
+        pieces = re.findall(r" ?[a-z]+月|[^\x00-\x7f]| [a-z]+", s)
+        return pieces, [hash(p) % 10_000 for p in pieces]
+
+    for seed in range(6):
+        text = repeated_text(encode, labels, length=6, seed=seed)
+        _, ids = encode(text)
+        assert ids and ids[: len(ids) // 2] == ids[len(ids) // 2 :]
+        assert len(encode(text[: len(text) // 2])[1]) == len(ids) // 2
