@@ -611,6 +611,29 @@ def step_probs(result, step: int) -> np.ndarray:
 
 # -- a decoder-only model: next token after each position, and generation by sampling ----------------
 
+# Every label follows one rule (core.pipeline.display_token, ui.hf_tokenizer): a space is ␣, a newline ⏎,
+# a tab ⇥, a piece of a multi-byte character its bytes ⟨e4 b8⟩, an empty token ∅. Read backwards, a list
+# of labels is the text they spell, with a character split across tokens whole again.
+_LABEL_CHARS = {"␣": " ", "⏎": "\n", "⇥": "\t", "∅": ""}
+
+
+def labels_text(labels: Sequence[str]) -> str:
+    """The text a run of token labels spells (bytes joined, then read as UTF-8).
+
+    >>> labels_text(["To", "␣be", "⟨e5\u2009ba⟩", "⟨8a⟩", "前"])
+    'To be床前'
+    """
+    data = bytearray()
+    for label in labels:
+        if len(label) > 2 and label[0] == "⟨" and label[-1] == "⟩":
+            try:
+                data += bytes.fromhex(label[1:-1].replace("\u2009", " "))
+                continue
+            except ValueError:  # text that only looks like bytes ("⟨hi⟩" typed in the sentence)
+                pass
+        data += "".join(_LABEL_CHARS.get(ch, ch) for ch in label).encode()
+    return data.decode("utf-8", errors="replace")
+
 
 def _cell(token: str) -> str:
     """A token in a table cell (plain text, never HTML): whitespace made visible, nothing escaped."""

@@ -567,8 +567,12 @@ def beyond_alibi(num_heads: int, trained_len: int, n_distances: int, *, example:
     return fig
 
 
-def beyond_learned(table: np.ndarray, n_positions: int, *, lang: str = "en") -> go.Figure:
-    """Three dimensions of a learned table over its rows, then nothing: no row past max_len."""
+def beyond_learned(table: np.ndarray, n_positions: int, *, trained_len: int | None = None,
+                   lang: str = "en") -> go.Figure:
+    """Three dimensions of a learned table over its rows, then nothing: no row past max_len.
+
+    ``trained_len``: the positions training reached, when known and fewer than the rows (a language
+    model trained on windows shorter than its table); otherwise every row is shaded as seen."""
     table = np.asarray(table, dtype=float)
     rows, d = table.shape
     dims = [d for d in default_dims(d) if d != 1][:3]
@@ -578,7 +582,8 @@ def beyond_learned(table: np.ndarray, n_positions: int, *, lang: str = "en") -> 
         y = np.full(len(x), np.nan)
         y[:rows] = table[:, dim]
         curves[_t("fig.learned.dim_name", lang, dim=dim)] = y
-    fig = beyond_figure(x, curves, trained_len=rows, y_title="P[pos, dim]", no_rows_from=rows, lang=lang)
+    seen = min(trained_len, rows) if trained_len else rows
+    fig = beyond_figure(x, curves, trained_len=seen, y_title="P[pos, dim]", no_rows_from=rows, lang=lang)
     fig.update_xaxes(title=_t("fig.axis.pos", lang))
     return fig
 
@@ -627,14 +632,15 @@ def training_length(task: str, metrics: dict | None = None) -> int | None:
     """How many positions a model trained on ``task`` saw in training, if known; None when it learned
     no task ("": random weights, or a pretrained encoder whose training is not ours to know).
 
-    A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``); otherwise its task's
+    A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``; a language model of
+    core/lm.py its ``context``, the window of tokens it was trained on); otherwise its task's
     limit is used: the pinyin phrases' (core.data.PINYIN_MAX_LEN characters) or the toy digit
     sequences' (TOY_MAX_LEN digits); the decoder reads [BOS] + one token per input token, one more.
     """
     if not task:
         return None
     metrics = metrics or {}
-    known = [metrics.get(k) for k in ("max_src_len", "max_tgt_len", "max_len_seen")]
+    known = [metrics.get(k) for k in ("max_src_len", "max_tgt_len", "max_len_seen", "context")]
     known = [int(v) for v in known if isinstance(v, int | float) and v > 0]
     if known:
         return max(known)

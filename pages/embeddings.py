@@ -75,6 +75,8 @@ if pipe.weights == Weights.MINILM:
     st.caption(ui.t("embeddings.rows.pretrained", vocab=f"{vocab:,}"))
 elif folder:
     st.caption(ui.t("embeddings.rows.folder", model=model_name))
+elif pipe.task == "lm":  # a language model trained here (the small GPT, or one of the Training page)
+    st.caption(ui.t("embeddings.rows.lm"))
 elif pipe.task == "pinyin":
     st.caption(ui.t("embeddings.rows.trained"))
 elif pipe.task:  # learned on another task (a model trained on the Training page)
@@ -166,6 +168,8 @@ if pipe.weights == Weights.MINILM:
 elif folder:
     st.info(ui.t("embeddings.similarity.folder", model=model_name, d=d, spread=f"{1 / arrays.scale:.2f}"),
             icon=":material/folder_open:")
+elif pipe.task == "lm":  # its byte-level BPE spells every character: no [UNK] row to mention
+    st.info(ui.t("embeddings.similarity.lm"), icon=":material/school:")
 elif pipe.task == "pinyin":
     st.info(ui.t("embeddings.similarity.trained"), icon=":material/school:")
 elif pipe.task:

@@ -24,6 +24,7 @@ from figures.model import (
     ffn_hidden_figure,
     ffn_units_shown,
     generation_table,
+    labels_text,
     next_token_table,
     position_logits,
     relu_zero_fraction,
@@ -503,6 +504,11 @@ def generated_text(m: Model, result, sampling: Sampling) -> None:
     st.code(" ".join(m.run.src_tokens), language=None, wrap_lines=True)
     st.caption(ui.t("model.gen.output_eos" if stopped else "model.gen.output", n=len(written), how=how))
     st.code(" ".join(written), language=None, wrap_lines=True)
+    # the same tokens read as text: bytes of a character split across tokens joined, the end-of-text
+    # token left out (it ends the text, it is not part of it)
+    st.caption(ui.t("model.gen.as_text"))
+    st.code(labels_text(written[:-1] if stopped else written) or ui.t("model.gen.no_text"), language=None,
+            wrap_lines=True)
 
 
 def generation_step(m: Model, result) -> None:

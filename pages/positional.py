@@ -38,6 +38,7 @@ class Model:
     rope_theta: float = 10000.0  # RoPE's base (config.rope_theta)
     rope_pairing: str = "interleaved"  # | "half": dimension i turns with i + d_k/2 (config.rope_pairing)
     one_stack: bool = False  # a decoder only: no cross-attention, its first layer reads the embeddings
+    lm: bool = False  # a language model trained here (task "lm"): train_len is its window of tokens
 
     @property
     def d_k(self) -> int:
@@ -85,7 +86,8 @@ else:
 model = Model(d, heads, scheme, learned_table, train_len, example, lang, folder=folder,
               rope_theta=getattr(config, "rope_theta", 10000.0),
               rope_pairing=getattr(config, "rope_pairing", "interleaved"),
-              one_stack=config is not None and not getattr(config, "encoder", True))
+              one_stack=config is not None and not getattr(config, "encoder", True),
+              lm=getattr(pipe, "task", "") == "lm" and bool(trained_len))
 state = st.session_state
 
 
@@ -164,7 +166,11 @@ def curves_section(d: int, trained_len: int | None, sentence_len: int | None, la
 
 
 curves_section(d, trained_len, len(run.src_tokens) if run is not None else None, lang)
-if trained_len:
+if model.lm:  # windows of its training text, read through its own position table
+    name = ui.t(f"positional.tab.{scheme}")
+    own = "" if scheme == "sinusoidal" else ui.t("positional.curves.lm_own", scheme=name)
+    st.caption(ui.t("positional.curves.trained_lm", n=trained_len, last=trained_len - 1) + own)
+elif trained_len:
     # what the model was trained on is its task's: phrases of characters, or digit sequences
     toy = pipe.task in ("copy", "reverse")
     st.caption(ui.t("positional.curves.trained_digits" if toy else "positional.curves.trained",
@@ -259,7 +265,8 @@ encoder_input_section(run, model, scales, trained=pipe is not None and bool(pipe
 # -- 5. four schemes ------------------------------------------------------------------------------
 st.header(ui.t("positional.schemes.header"))
 st.markdown(ui.t("positional.schemes.intro"))
-sizes = "positional.schemes.sizes.folder" if folder else "positional.schemes.sizes"
+sizes = ("positional.schemes.sizes.folder" if folder else "positional.schemes.sizes.lm" if model.lm
+         else "positional.schemes.sizes")
 st.caption(ui.t(sizes, d=d, h=heads, d_k=d_k, L=train_len,
                 example=ui.t("positional.schemes.example") if example else ""))
 st.dataframe(
@@ -329,8 +336,10 @@ def learned_tab(m: Model) -> None:
                    name="positional-learned-table")
     if learned_table is not None:
         step = math.ceil(table_rows / fp.MAX_TABLE_ROWS)
-        own = "positional.learned.reach.folder" if m.folder else "positional.learned.reach.minilm"
-        st.caption(ui.t(own, rows=table_rows, d=table.shape[1], step=step, model=m.folder))
+        own = ("positional.learned.reach.folder" if m.folder else "positional.learned.reach.lm" if m.lm
+               else "positional.learned.reach.minilm")
+        st.caption(ui.t(own, rows=table_rows, d=table.shape[1], step=step, model=m.folder,
+                        n=m.train_len, last=m.train_len - 1))
     else:
         st.caption(ui.t("positional.learned.reach.random", rows=table_rows))
     st.subheader(ui.t("positional.part.relative"))
@@ -341,10 +350,11 @@ def learned_tab(m: Model) -> None:
                    key="pe_learned_offset_chart", name="positional-learned-offsets")
     spread_metric(learned_dots)
     st.caption(ui.t("positional.learned.relative")
-               + (ui.t("positional.learned.relative.minilm") if learned_table is not None and not m.folder
-                  else ""))
+               + (ui.t("positional.learned.relative.minilm")
+                  if learned_table is not None and not (m.folder or m.lm) else ""))
     st.subheader(ui.t("positional.part.beyond"))
-    ui.show_figure(ui.memo_figure(fp.beyond_learned, table, 2 * table_rows, lang=lang),
+    seen = m.train_len if m.lm else None  # a language model's windows may not reach its last rows
+    ui.show_figure(ui.memo_figure(fp.beyond_learned, table, 2 * table_rows, trained_len=seen, lang=lang),
                    key="pe_learned_beyond_chart", name="positional-learned-beyond")
     st.caption(ui.t("positional.learned.beyond"))
 

@@ -6,6 +6,8 @@ URL values, the film's play button and the training text: ui/tokenization.py.
 WordPiece: with weights=minilm the model reads WordPiece, so that section comes first; with other
 weights it is a comparison in an expander, when the optional package is installed (its vocab.txt
 is read once, cached). "Ours" is the byte-level BPE of the random-weights model (1,000 merges).
+A model that reads a tokenizer of its own (a model folder's, or the byte-level BPE a language model
+learned on its training text: the small GPT) gets its pieces and ids first, before this page's BPE.
 
 Training: one shared tokenizer per text, merges and kind (``ui.cache.trained_bpe``). The bytes of a
 text do not bound the work of training on it (it grows with merges × the length of each word), so each
@@ -24,7 +26,7 @@ from core.wordpiece import SPECIALS
 from figures import tokenization as ft
 from ui import tokenization as ut
 from ui.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
-from ui.settings import is_model_value, literal
+from ui.settings import literal
 
 # Units of core.bpe.training_work one training may cost (calibrated with benchmarks/bpe_upload.py): the
 # page trains both kinds, and an upload must not keep a page view waiting more than a few seconds.
@@ -244,18 +246,27 @@ def ids_section(tokenizers: Tokenizers, sentence: str) -> None:
             st.caption(ui.t(f"tokenization.ids.roundtrip_{'yes' if back == wrapped else 'no'}"))
 
 
+def own_tokenizer(pipe) -> bool:
+    """The model reads pieces of a tokenizer of its own (a model folder's, or the byte-level BPE a
+    language model learned on its training text), not this page's: its section comes first."""
+    return pipe is not None and bool(pipe.tokenizer_kind) and pipe.weights != Weights.MINILM
+
+
 def model_section(pipe, sentence: str, lang: str) -> None:
-    """What the model on the other pages reads (MiniLM's WordPiece is the section at the top; a model
-    folder's own tokenizer is too, drawn by this function)."""
+    """What the model on the other pages reads (MiniLM's WordPiece is the section at the top; a model's
+    own tokenizer is too, drawn by this function)."""
     if pipe is None or not sentence.strip() or pipe.weights == Weights.MINILM:
         return
-    folder = pipe.weights == Weights.HF
+    folder, own = pipe.weights == Weights.HF, own_tokenizer(pipe)
     name = pipe.name.removeprefix("hf:")
-    title = ui.t("tokenization.model.folder_title", name=name) if folder else ui.t("tokenization.model.title")
-    st.subheader(title)
+    # a model with a name of its own: "What Glassbox GPT reads: its own tokenizer"
+    titled = own and name
+    st.subheader(ui.t("tokenization.model.folder_title" if titled else "tokenization.model.title", name=name))
     labels, model_ids = pipe.src_encode(sentence)
     if folder:
         what = ui.t("tokenization.model.folder", kind=pipe.tokenizer_kind)
+    elif pipe.task == "lm":  # a language model trained here: the BPE it learned on its own text
+        what = ui.t("tokenization.model.lm", merges=f"{pipe.metrics.get('merges', 0):,}")
     elif pipe.task == "pinyin":
         what = ui.t("tokenization.model.trained")
     elif pipe.task:
@@ -268,22 +279,23 @@ def model_section(pipe, sentence: str, lang: str) -> None:
         key="tok_model",
         name="model-input-tokens",
     )
-    if folder:
+    if own:
         ut.show_ids(model_ids, ui.t("tokenization.wp.ids", n=len(model_ids)))
-        st.caption(ui.t("tokenization.model.folder_note"))
+        st.caption(ui.t("tokenization.model.folder_note" if folder else "tokenization.model.lm_note"))
 
 
 settings = ui.page_setup("nav.tokenization.title")
 lang, sentence = settings.lang, settings.sentence
 minilm = settings.weights == Weights.MINILM
-folder = is_model_value(settings.weights)  # a model folder: its own tokenizer first
+pipe = None if minilm else ui.get_pipeline(settings, quiet=True)  # quiet: no pipeline, no section
+own = own_tokenizer(pipe)  # a model folder, or a language model trained here: its own tokenizer first
 st.caption(ui.t("tokenization.caption.minilm" if minilm else "tokenization.caption"))
 if minilm:
     st.subheader(ui.t("tokenization.wp.title.model"))
     wordpiece_section(sentence, lang)
     st.divider()
-if folder:
-    model_section(ui.get_pipeline(settings, quiet=True), sentence, lang)
+if own:
+    model_section(pipe, sentence, lang)
     st.divider()
 
 choice = ut.choose_training(lang)
@@ -293,9 +305,8 @@ textbook_section(choice.source, lang)
 merges_section(tokenizers)
 versus_section(tokenizers, sentence)
 ids_section(tokenizers, sentence)
-# quiet: without a pipeline this section is left out, with no message
-if not folder:
-    model_section(ui.get_pipeline(settings, quiet=True), sentence, lang)
+if not own:
+    model_section(pipe, sentence, lang)
 if not minilm:
     with st.expander(ui.t("tokenization.wp.title.compare")):
         wordpiece_section(sentence, lang)

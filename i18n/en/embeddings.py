@@ -216,4 +216,14 @@ STRINGS = {
     ),
     "embeddings.series.input": "what the first layer reads (no √d_model)",
     "embeddings.hist.input": "entries of the first layer's input",
+    # a language model trained here (task "lm": the small GPT, or one trained on the Training page)
+    "embeddings.rows.lm": (
+        "Trained weights: these rows were learned here, while the model learned to predict the next token of "
+        "its training text (English and Chinese quotations, poems and songs from Debian's fortune files)."
+    ),
+    "embeddings.similarity.lm": (
+        "Trained weights (a language model): similarity reflects how the model learned to use its tokens: "
+        "tokens that appear in similar contexts tend to end up with similar rows. Its byte-level BPE has no "
+        "[UNK]: every character it has no token for is spelled in bytes. Only a repeated token shows exactly 1."
+    ),
 }

@@ -331,4 +331,6 @@ STRINGS = {
     "model.fig.gen.chosen": "token chosen",
     "model.fig.gen.p": "probability (drawn from)",
     "model.fig.gen.kept": "tokens kept",
+    "model.gen.as_text": "The same tokens read as text (a character split across tokens is whole again):",
+    "model.gen.no_text": "(nothing: it wrote only its end-of-text token)",
 }

@@ -359,4 +359,22 @@ STRINGS = {
         "This model has no cross-attention: RoPE turns the queries and keys of its one self-attention, in "
         "every layer."
     ),
+    # a language model trained here (task "lm": the small GPT, or one trained on the Training page)
+    "positional.curves.trained_lm": (
+        "Trained weights: this language model was trained here on windows of {n} tokens of its training "
+        "text (positions 0–{last}, shaded)."
+    ),
+    "positional.curves.lm_own": (
+        " It does not add these curves: its positions are “{scheme}” (section 5). The curves are shown for "
+        "comparison."
+    ),
+    "positional.learned.reach.lm": (
+        "This is the real table of this model, learned here on its training text: {rows} rows × {d} "
+        "dimensions (every {step}th row drawn). Its training windows were {n} tokens long, so only rows "
+        "0–{last} were ever read in training."
+    ),
+    "positional.schemes.sizes.lm": (
+        "Drawn for this model's head size: d_model = {d}, h = {h} heads, d_k = {d_k}; training length L = {L}, "
+        "the window of tokens it was trained on."
+    ),
 }

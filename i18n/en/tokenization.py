@@ -259,4 +259,11 @@ STRINGS = {
     "tokenization.col.try": "attempt",
     "tokenization.col.candidate": "candidate",
     "tokenization.col.in_vocab": "in the vocabulary?",
+    # a language model trained here (task "lm"): the byte-level BPE it learned on its own training text
+    "tokenization.model.lm": "byte-level BPE with {merges} merges, learned on its own training text",
+    "tokenization.model.lm_note": (
+        "These are the pieces and ids the model reads and writes: the byte-level BPE learned on the text it "
+        "was trained on, with the same algorithm as the sections below, which learn one from a training text "
+        "of your choice."
+    ),
 }

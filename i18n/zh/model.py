@@ -277,4 +277,6 @@ STRINGS = {
     "model.fig.gen.chosen": "选中的词元",
     "model.fig.gen.p": "概率（抽取时）",
     "model.fig.gen.kept": "保留的词元数",
+    "model.gen.as_text": "同样的词元读成文本（被拆到几个词元里的字符重新拼合）：",
+    "model.gen.no_text": "（没有内容：它只写出了文本结束词元）",
 }

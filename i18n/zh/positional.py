@@ -297,4 +297,18 @@ STRINGS = {
     "positional.rope.pairs.half": "(i, i + d_k/2)",
     "positional.rope.pairs.interleaved": "(2i, 2i+1)",
     "positional.rope.cross.one_stack": "这个模型没有交叉注意力：RoPE 在每一层旋转它唯一的自注意力中的查询和键。",
+    # 在这里训练的语言模型（任务 "lm"：小 GPT，或在“训练”页训练的模型）
+    "positional.curves.trained_lm": (
+        "训练过的权重：这个语言模型是在这里训练的，每次读训练文本中 {n} 个词元的一个窗口"
+        "（位置 0–{last}，阴影部分）。"
+    ),
+    "positional.curves.lm_own": "它不加这些曲线：它的位置方案是“{scheme}”（见第 5 节）。这些曲线只是作对比。",
+    "positional.learned.reach.lm": (
+        "这是这个模型真实的位置表，在这里用它的训练文本学到：{rows} 行 × {d} 维（每 {step} 行画一行）。"
+        "它的训练窗口长 {n} 个词元，所以训练中只读到过第 0–{last} 行。"
+    ),
+    "positional.schemes.sizes.lm": (
+        "按这个模型的头大小绘制：d_model = {d}，h = {h} 个头，d_k = {d_k}；训练长度 L = {L}，"
+        "即训练时每个窗口的词元数。"
+    ),
 }

@@ -227,4 +227,10 @@ STRINGS = {
     "tokenization.col.try": "第几次尝试",
     "tokenization.col.candidate": "候选",
     "tokenization.col.in_vocab": "在词表中？",
+    # 在这里训练的语言模型（任务 "lm"）：它在自己的训练文本上学到的字节级 BPE
+    "tokenization.model.lm": "字节级 BPE，{merges} 次合并，在它自己的训练文本上学到",
+    "tokenization.model.lm_note": (
+        "这些是模型读写的词元和编号：在它的训练文本上学到的字节级 BPE。算法与下面各节相同，"
+        "下面各节从你选择的训练文本学习一个。"
+    ),
 }
