@@ -377,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     lm.add_argument("--merges", type=int, help="BPE merges learned on the training part")
     lm.add_argument("--context", type=int, help="tokens per training window")
     lm.add_argument("--repeat", type=float, help="share of training windows with a passage repeated")
+    lm.add_argument("--copies", type=int, help="how many times that passage occurs in its window")
     lm.add_argument("--positions", choices=("sinusoidal", "learned", "rope", "alibi"))
     args = ap.parse_args(argv)
 
@@ -430,13 +431,18 @@ def _main_lm(args) -> None:
     overrides = {k: v for k, v in names.items() if v is not None}
     result = train_lm(overrides, steps=args.steps, minutes=args.minutes,
                       merges=args.merges, context=args.context, batch_size=args.batch_size, lr=args.lr,
-                      warmup=args.warmup, repeat=args.repeat, seed=args.seed, num_threads=args.threads,
-                      eval_every=args.eval_every or 250, verbose=True)
-    print(format_lm_metrics(result.metrics))
+                      warmup=args.warmup, repeat=args.repeat, copies=args.copies, seed=args.seed,
+                      num_threads=args.threads, eval_every=args.eval_every or 250, verbose=True)
     m = result.metrics
+    if args.half:  # the numbers recorded are those of the weights stored: rounded to float16
+        with torch.no_grad():
+            for p in result.model.parameters():
+                p.copy_(p.half().float())
+        m.update(evaluate_lm(result.model, result.tokenizer, corpus(), m["context"]))
+    print(format_lm_metrics(m))
     print(f"{m['steps']} steps in {m['seconds']} s wall, {m['cpu_seconds']} s CPU on {m['threads']} threads")
     if args.out:
-        save_lm_checkpoint(args.out, result.model, result.tokenizer, result.metrics, half=args.half)
+        save_lm_checkpoint(args.out, result.model, result.tokenizer, m, half=args.half)
         print(f"wrote {args.out}")
 
 

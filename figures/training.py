@@ -40,6 +40,33 @@ def curves(history: list[dict], *, lang: str = "en") -> go.Figure:
     return _style(fig, height=380)
 
 
+def lm_curves(history: list[dict], *, lang: str = "en") -> go.Figure:
+    """A language model's training (``core.lm.LMProgress`` reports): the loss, the best prefix-matching
+    score of any head and the validation perplexity against the step. The last two are measured at the
+    evaluation steps only (the reports whose ``val`` / ``heads`` are set)."""
+    titles = (_tr("loss_title", lang), _tr("pm_title", lang), _tr("ppl_title", lang))
+    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.09)
+    steps = [h["step"] for h in history]
+    fig.add_trace(go.Scatter(x=steps, y=[h["loss"] for h in history], mode="lines", name=_tr("loss", lang),
+                             line={"width": 3}), row=1, col=1)
+    val = [h for h in history if h.get("val")]
+    fig.add_trace(go.Scatter(x=[h["step"] for h in val], y=[h["val"]["loss"] for h in val],
+                             mode="lines+markers", name=_tr("val_loss", lang), marker={"size": 7}),
+                  row=1, col=1)
+    probed = [h for h in history if h.get("heads")]
+    fig.add_trace(go.Scatter(x=[h["step"] for h in probed], y=[h["heads"]["best_pm"] for h in probed],
+                             mode="lines+markers", name=_tr("best_pm", lang), marker={"size": 8},
+                             line={"width": 3, "color": "#c05621"}), row=1, col=2)
+    fig.add_trace(go.Scatter(x=[h["step"] for h in val], y=[h["val"]["perplexity"] for h in val],
+                             mode="lines+markers", name=_tr("val_ppl", lang), marker={"size": 7}),
+                  row=1, col=3)
+    fig.update_xaxes(title_text=_tr("step", lang))
+    fig.update_yaxes(range=[0, 1.02], row=1, col=2)  # a share of attention
+    fig.update_yaxes(type="log", row=1, col=3)  # from the vocabulary's size down to tens
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _style(fig, height=380)
+
+
 # -- the learning rate -----------------------------------------------------------------------------
 
 
@@ -75,9 +102,35 @@ def lr_schedule(
 ) -> go.Figure:
     """The planned learning rate over a ``steps`` budget (line), and the rates a run really used
     (markers, from its progress reports) when ``history`` is given. The warm-up's end is marked."""
-    xs = np.unique(np.linspace(1, steps, min(steps, SCHEDULE_POINTS)).round().astype(int))
-    xs = np.union1d(xs, [min(warmup, steps)])  # the peak is a point of the curve
+    xs = _schedule_steps(steps, warmup)
     rates = [planned_rate(int(s), steps, d_model, warmup, cooldown) for s in xs]
+    return _schedule_figure(xs, rates, steps, warmup, history, lang)
+
+
+def planned_lm_rate(step: int, steps: int, train: dict) -> float:
+    """The rate ``core.lm.train_lm`` uses at ``step`` of a ``steps`` budget when the steps run out first
+    (``train``: its lr and warmup): a linear warm-up, then a cosine from lr to lr/10."""
+    from core.lm import _rate  # the one definition of the schedule, so the curve cannot drift from it
+
+    # train_lm reads the budget's fraction as it stood after the previous step
+    return _rate(step, (step - 1) / steps, train)
+
+
+def lm_lr_schedule(steps: int, train: dict, history: list[dict] | None = None, *,
+                   lang: str = "en") -> go.Figure:
+    """:func:`lr_schedule` for the language model: warm-up, then cosine to lr/10 (``train``: lr, warmup)."""
+    warmup = int(train["warmup"])
+    xs = _schedule_steps(steps, warmup)
+    rates = [planned_lm_rate(int(s), steps, train) for s in xs]
+    return _schedule_figure(xs, rates, steps, warmup, history, lang)
+
+
+def _schedule_steps(steps: int, warmup: int) -> np.ndarray:
+    xs = np.unique(np.linspace(1, steps, min(steps, SCHEDULE_POINTS)).round().astype(int))
+    return np.union1d(xs, [min(warmup, steps)])  # the peak is a point of the curve
+
+
+def _schedule_figure(xs, rates, steps: int, warmup: int, history: list[dict] | None, lang: str) -> go.Figure:
     hover = _tr("lr_hover", lang) + "<extra></extra>"
     fig = go.Figure(
         go.Scatter(x=xs, y=rates, mode="lines", name=_tr("lr_planned", lang),

@@ -217,6 +217,15 @@ def _session_pipeline(settings: Settings):
         return cached[1]
     result = state["session_model"]
     m = result.metrics
+    if result.task == "lm":  # a language model (core.lm) trained on the Training page
+        from core.pipeline import gpt_pipeline
+
+        label = (f"Weights: a small GPT trained in this session ({m.get('steps', '?')} steps, "
+                 f"test perplexity {m['test']['perplexity']:.1f})")
+        pipe = gpt_pipeline(settings.pipeline_settings(), result.model, result.tokenizer, m,
+                            weights=Weights.SESSION, label=label)
+        state["_session_pipeline"] = (settings.session_tag, pipe)
+        return pipe
     label = (
         f"Weights: trained in this session on the {result.task!r} task "
         f"({m.get('steps', '?')} steps, test token accuracy {m.get('test_token_acc', 0):.1%})"

@@ -133,6 +133,10 @@ def badge_text(pipe, settings: Settings) -> str:
     lang, m = settings.lang, getattr(pipe, "metrics", {}) or {}
     acc = m.get("test_token_acc")
     acc = f"{acc:.1%}" if isinstance(acc, float) else "?"
+    if settings.weights == Weights.SESSION and getattr(pipe, "task", "") == "lm":
+        ppl = (m.get("test") or {}).get("perplexity")
+        return _t("training.badge.session_lm", lang, steps=m.get("steps", "?"),
+                  ppl=f"{ppl:.1f}" if isinstance(ppl, float) else "?")
     if settings.weights == Weights.SESSION:
         return _t(
             "weights.label.session", lang, task=getattr(pipe, "task", "?"), steps=m.get("steps", "?"), acc=acc

@@ -106,4 +106,74 @@ STRINGS = {
     "training.fig.weight": "weight",
     "training.fig.cross_x": "source token (key)",
     "training.fig.cross_y": "decoder input (query)",
+    # the language model ("lm"): its own sizes, loss, schedule, curves and badge
+    "training.task.lm": "Language model (a small GPT, English + 中文 fortunes): watch induction heads form",
+    "training.sizes.lm": (
+        "The language model has its own sizes, chosen so that induction heads form within minutes (the "
+        "sidebar's sizes do not apply): d_model={d_model}, {h} heads, {n} layers, d_ff={d_ff}, positions "
+        "{positions}, windows of {context} tokens, a byte-level BPE of {merges} merges learned on the training text first, seed "
+        "{seed}. Its heads need a few thousand steps: choosing it sets the limits to {steps} steps and "
+        "{minutes} minutes. Training runs on this server's CPU, at most one per browser session and {limit} "
+        "per server."
+    ),
+    "training.starting.lm": "learning the byte-level BPE on the training text, then the first steps…",
+    "training.progress.lm": (
+        "step {step}: loss {loss}, validation perplexity {ppl}, best prefix-matching score {pm}, "
+        "{speed} tokens/s, {seconds} s"
+    ),
+    "training.done.lm.finished": (
+        "Training finished after {steps} steps ({seconds} s): test perplexity {ppl}; best prefix-matching "
+        "score {pm} (head {head})."
+    ),
+    "training.done.lm.stopped": (
+        "Training stopped by you after {steps} steps ({seconds} s): test perplexity {ppl}; best "
+        "prefix-matching score {pm} (head {head})."
+    ),
+    "training.lm.missing": "The language model cannot be trained here: {error}",
+    "training.lm.curves": (
+        "**Prefix-matching** (Olsson et al., 2022): the model reads random tokens repeated twice; at each "
+        "token of the second copy, the share of a head's attention on the token that *followed* the same "
+        "token in the first copy — the look-back of an **induction head** (… A B … A → B). The middle "
+        "chart shows the best head's score, measured every {every} steps on the model being trained "
+        "(about 0.02 when attention is spread evenly). For a long while nothing happens; when an induction "
+        "head forms, the score leaves 0 and climbs — the **phase change** of the paper — and the training "
+        "loss, whose windows hold repeated passages, drops with it, while the validation perplexity (text "
+        "as it is) hardly moves. A run that stops before that stays near 0. Measured, not drawn."
+    ),
+    "training.loss.header.lm": "The loss: cross-entropy of the next token",
+    "training.loss.text.lm": (
+        "A language model reads a text x₁ … x_T and, at every position *t*, gives each of the *V* tokens "
+        "of its vocabulary a probability of coming next, seeing only x₁ … xₜ (a causal mask hides the "
+        "rest). The loss is −log of the probability it gave the token that really came next, averaged "
+        "over the *T* positions: no source sentence, no label smoothing.\n\n"
+        "**Perplexity** = exp(loss): the model is as unsure as if it chose among that many tokens; a "
+        "random model's perplexity is about the vocabulary's size.\n\n"
+        "In {share} of the training windows a passage of the window is written a second time further on "
+        "(refrains, quotations and poems repeat too): predicting the second copy pays only by looking "
+        "back, the job of an induction head."
+    ),
+    "training.lr.text.lm": (
+        "AdamW (β₁ = 0.9, β₂ = 0.95, weight decay 0.1 on the weight matrices) moves every weight a "
+        "little against its gradient. The rate **warms up** linearly to lr = {lr} over the first "
+        "{warmup} steps, then falls along a **cosine** to lr/10 over the rest of the budget (steps or "
+        "time, whichever runs out first; *s* is the fraction spent). The gradient's total length is "
+        "capped at 1 (clipping)."
+    ),
+    "training.lr.caption.lm": (
+        "Planned for “{task}”: {steps} steps, warmup = {warmup}, lr = {lr}. If the time limit comes first, "
+        "the cosine ends earlier. After a run with these settings, its dots show the rates it really used."
+    ),
+    "training.compare.lm": (
+        "A language model has no source sentence and no cross-attention, so there is no grid to compare "
+        "here: open the {page} page, press “{button}”, and find the induction heads the "
+        "model you trained grew."
+    ),
+    "training.badge.session_lm": (
+        "Weights: a small GPT trained in this session ({steps} steps, test perplexity {ppl})"
+    ),
+    "training.fig.pm_title": "best prefix-matching score",
+    "training.fig.ppl_title": "validation perplexity",
+    "training.fig.val_loss": "validation loss",
+    "training.fig.best_pm": "best prefix-matching (any head)",
+    "training.fig.val_ppl": "validation perplexity",
 }

@@ -191,3 +191,29 @@ def test_the_page_says_a_training_ends_with_its_tab_after_the_servers_grace_time
     at = open_app(page="pages/training.py")
     assert_clean(at)
     assert any(t("training.owner", "en", seconds=grace) in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_loss_and_the_schedule_follow_the_task_chosen(lang, request):
+    # the language model has no source x, no label smoothing and core.lm's cosine schedule; the other
+    # tasks keep the paper's; the texts are chosen from the task, in the visitor's language
+    from ui import training_jobs
+
+    if lang == "zh":
+        request.getfixturevalue("zh_reruns")
+    at = open_app({"lang": lang}, page="pages/training.py")
+    at.radio(key="train_task").set_value("lm").run()
+    assert_clean(at)
+    latex = " ".join(m.value for m in at.latex)
+    assert r"x_{t+1} \mid x_{\le t}" in latex and r"\cos \pi s" in latex
+    assert r"\varepsilon" not in latex and "d_{model}^{-0.5}" not in latex
+    headers = [h.value for h in at.header]
+    assert headers[:2] == [t("training.loss.header.lm", lang), t("training.lr.header", lang)]
+    texts = " ".join(m.value for m in at.markdown)
+    share = f"{training_jobs.LM_LIVE['train']['repeat']:.0%}"
+    assert t("training.loss.text.lm", lang, share=share) in texts
+    assert t("training.loss.text", lang) not in texts
+    at.radio(key="train_task").set_value("reverse").run()
+    latex = " ".join(m.value for m in at.latex)
+    assert r"\varepsilon = 0.1" in latex and "d_{model}^{-0.5}" in latex and r"\cos \pi s" not in latex
+    assert at.header[0].value == t("training.loss.header", lang)
