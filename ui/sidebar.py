@@ -431,7 +431,7 @@ def _weights_badge(pipe, settings: Settings) -> None:
     else:
         st.badge(badge, icon=":material/casino:", color="orange")
     if details:
-        st.caption(details[:1].upper() + details[1:] + ".")
+        st.caption(details[:1].upper() + details[1:] + ("。" if settings.lang == "zh" else "."))
     if getattr(pipe, "weights", None) == Weights.HF:  # what it lacks of the paper's model
         st.caption(paper_differences(pipe.config, pipe.name.removeprefix("hf:"), settings.lang))
     if pipe is not None and getattr(pipe, "warning", None):

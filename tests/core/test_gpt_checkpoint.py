@@ -1,0 +1,69 @@
+"""The shipped small GPT (assets/gpt.pt): the numbers the README reports are the ones it has (issue 30).
+
+Measured again here on the test part of the fortune files (.ci/run installs them), with the evaluation
+command ``python -m core.train --evaluate assets/gpt.pt``."""
+
+import math
+
+import pytest
+import torch
+
+from core.checkpoint import load_lm_checkpoint
+from core.lm import evaluate_lm
+from core.lm_data import corpus
+from core.pipeline import GPT_PATH
+from core.train import main
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    model, tokenizer, recorded = load_lm_checkpoint(GPT_PATH)
+    measured = evaluate_lm(model, tokenizer, corpus(), recorded["context"])
+    return model, tokenizer, recorded, measured
+
+
+def test_it_is_small_and_plain_data():
+    assert GPT_PATH.stat().st_size <= 10 * 2**20
+    raw = torch.load(GPT_PATH, weights_only=True)  # no pickled code
+    assert raw["task"] == "lm" and raw["config"]["encoder"] is False
+    assert all(v.dtype == torch.float16 for v in raw["state_dict"].values() if v.is_floating_point())
+
+
+def test_recorded_perplexity_is_measured_again(shipped):
+    _, _, recorded, measured = shipped
+    for split in ("valid", "test"):
+        for key in ("perplexity", "bits_per_byte"):
+            assert measured[split][key] == pytest.approx(recorded[split][key], rel=1e-4), (split, key)
+    for name in ("unigram", "bigram"):
+        assert measured["baselines"][name]["perplexity"] == pytest.approx(
+            recorded["baselines"][name]["perplexity"], rel=1e-6)
+
+
+def test_it_beats_both_baselines(shipped):
+    _, _, _, m = shipped
+    base = m["baselines"]
+    assert m["test"]["perplexity"] < base["bigram"]["perplexity"] < base["unigram"]["perplexity"]
+    assert m["test"]["bits_per_byte"] < m["baselines"]["bigram"]["bits_per_byte"]
+    # bits per byte and perplexity are the same loss counted per byte and per token
+    tokens, size = m["test"]["tokens"], m["test"]["bytes"]
+    assert m["test"]["bits_per_byte"] == pytest.approx(math.log2(m["test"]["perplexity"]) * tokens / size)
+
+
+def test_it_has_an_induction_head(shipped):
+    """At least half of one head's attention, from a token of the second copy of random tokens, on the
+    token after its first occurrence; and the second copy is predicted far better than the first."""
+    _, _, recorded, measured = shipped
+    probe = measured["induction"]
+    assert probe["best_pm"] >= 0.5
+    assert torch.allclose(torch.tensor(probe["prefix_matching"]),
+                          torch.tensor(recorded["induction"]["prefix_matching"]), atol=1e-4)
+    assert probe["loss_second_copy"] < 0.5 * probe["loss_first_copy"]
+
+
+def test_the_evaluation_command_prints_the_recorded_numbers(shipped, capsys):
+    _, _, recorded, _ = shipped
+    main(["--evaluate", str(GPT_PATH)])
+    out = capsys.readouterr().out
+    assert f"{recorded['test']['perplexity']:10.1f}" in out
+    assert f"{recorded['baselines']['bigram']['perplexity']:10.1f}" in out
+    assert "prefix-matching" in out
