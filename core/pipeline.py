@@ -300,30 +300,24 @@ def load_pipeline(
     if settings.weights == Weights.HF:
         raise ValueError("a model folder is not loaded by settings: build it with folder_pipeline")
     if settings.weights == Weights.TRAINED:
-        try:
-            return _trained_pipeline(settings, checkpoint)
-        except CheckpointError as e:
-            random = _random_pipeline(settings)
-            random.problem = str(e)
-            random.warning = f"The trained checkpoint could not be used, showing random weights instead. {e}"
-            return random
+        return _or_random(settings, "The trained checkpoint", lambda: _trained_pipeline(settings, checkpoint))
     if settings.weights == Weights.GPT:
-        try:
-            return _gpt_pipeline(settings, gpt)
-        except CheckpointError as e:
-            random = _random_pipeline(settings)
-            random.problem = str(e)
-            random.warning = f"The small GPT could not be used, showing random weights instead. {e}"
-            return random
+        return _or_random(settings, "The small GPT", lambda: _gpt_pipeline(settings, gpt))
     if settings.weights == Weights.MINILM:
-        try:
-            return _minilm_pipeline(settings)
-        except MinilmUnavailable as e:
-            random = _random_pipeline(settings)
-            random.problem = str(e)
-            random.warning = f"{MINILM_NAME} could not be used, showing random weights instead. {e}"
-            return random
+        return _or_random(settings, MINILM_NAME, lambda: _minilm_pipeline(settings))
     return _random_pipeline(settings)
+
+
+def _or_random(settings: PipelineSettings, what: str, build: Callable[[], Pipeline]) -> Pipeline:
+    """``build()``, or random weights of the same settings when its weights cannot be used (a missing or
+    broken checkpoint, MiniLM not installed): ``problem`` and ``warning`` say why."""
+    try:
+        return build()
+    except (CheckpointError, MinilmUnavailable) as e:
+        random = _random_pipeline(settings)
+        random.problem = str(e)
+        random.warning = f"{what} could not be used, showing random weights instead. {e}"
+        return random
 
 
 def _random_pipeline(s: PipelineSettings) -> Pipeline:

@@ -28,7 +28,7 @@ COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "re
 
 settings = ui.page_setup("nav.training.title")
 lang = settings.lang
-st.markdown(ui.t("training.intro"))
+intro = st.container()  # how the task chosen below learns: filled once it is chosen
 
 # Labels computed now: a format_func that looked the language up later could run outside this session.
 task_labels = {name: ui.t(f"training.task.{name}") for name in TASKS}
@@ -45,6 +45,7 @@ def suggest_budget() -> None:
 
 task = st.radio(ui.t("training.task"), list(TASKS), format_func=task_labels.__getitem__, key="train_task",
                 on_change=suggest_budget)
+intro.markdown(ui.t("training.intro.lm" if task == "lm" else "training.intro"))
 if task == "lm":  # the sizes the run will have: the language model's own, not the sidebar's
     live = lm_live_config()
     sizes_text = ui.t("training.sizes.lm", d_model=live["d_model"], h=live["num_heads"], n=live["num_layers"],

@@ -4,6 +4,12 @@ Texts with plotly's ``%{...}`` are hover templates, used as they are (never form
 """
 
 STRINGS = {
+    "training.intro.lm": (
+        "A language model learns by predicting the **next token**: one causal stack reads a window of text "
+        "`x₁ … x_T` and is scored, at every position t, on the token that comes next, `xₜ₊₁`, with "
+        "cross-entropy (no target sentence, no teacher forcing of a second input). "
+        "After every batch, AdamW nudges every weight so that the loss gets a little smaller."
+    ),
     "training.intro": (
         "A Transformer learns by **teacher forcing**: the decoder reads the right answer shifted by one "
         "(`[BOS] y₁ … yₙ`) and is scored, token by token, on predicting `y₁ … yₙ [EOS]` with cross-entropy. "

@@ -27,13 +27,18 @@ def test_tiny_run_finishes_with_history_and_a_model():
     assert job.history[-1]["lr"] < 0.1 * uncooled  # the cooldown takes the last step's rate near 0
 
 
-def test_stop_ends_the_run_early_and_keeps_the_model():
-    job = tj.start_training("reverse", TINY, steps=100_000, minutes=5)
+def _stopped_after_its_first_report(job):
+    """Stop ``job`` once it has reported a step, and wait for it to end."""
     deadline = time.time() + 60
     while not job.history and time.time() < deadline:
         time.sleep(0.05)
     job.stop()
     job.wait(timeout=60)
+    return job
+
+
+def test_stop_ends_the_run_early_and_keeps_the_model():
+    job = _stopped_after_its_first_report(tj.start_training("reverse", TINY, steps=100_000, minutes=5))
     assert not job.running and job.stopped_by_user and job.error is None
     assert job.result is not None and job.result.metrics["steps"] < 100_000
 
@@ -197,12 +202,7 @@ def test_a_missing_corpus_is_a_sentence_and_frees_the_slot(monkeypatch):
 
 
 def test_stop_ends_a_language_model_run_and_keeps_its_model(tiny_lm):
-    job = tj.start_training("lm", {}, steps=100_000, minutes=5)
-    deadline = time.time() + 60
-    while not job.history and time.time() < deadline:
-        time.sleep(0.05)
-    job.stop()
-    job.wait(timeout=60)
+    job = _stopped_after_its_first_report(tj.start_training("lm", {}, steps=100_000, minutes=5))
     assert not job.running and job.stopped_by_user and job.error is None
     assert job.result.metrics["steps"] < 100_000
     assert job.history[-1]["heads"] is not None  # the heads are measured at the step it stopped
