@@ -112,12 +112,12 @@ def test_trained_weights_without_a_checkpoint_fall_back(monkeypatch, tmp_path):
     monkeypatch.setattr(ui.settings, "CHECKPOINT_PATH", missing)
     monkeypatch.setattr(core.pipeline, "CHECKPOINT_PATH", missing)
     # load_pipeline's default path was bound when it was defined: that one is missing too
-    monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", (missing,))
+    monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", (missing, core.pipeline.GPT_PATH))
     assert not ui.settings.checkpoint_available()
     at = open_app({"weights": "trained"})
     assert_clean(at)
     assert at.radio(key="weights").value == "random"
-    offered = [t(f"sidebar.weights.{w}", "en") for w in ("random", "minilm")]
+    offered = [t(f"sidebar.weights.{w}", "en") for w in ("random", "gpt", "minilm")]
     assert at.radio(key="weights").options == offered  # trained is not among them
     assert any("assets/pinyin.pt" in m for m in messages(at)), messages(at)
     assert any("Weights: random initialisation" in b for b in badges(at)), badges(at)

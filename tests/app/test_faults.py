@@ -25,7 +25,7 @@ def checkpoint_at(monkeypatch):
         monkeypatch.setattr(ui.settings, "CHECKPOINT_PATH", path)
         monkeypatch.setattr(core.pipeline, "CHECKPOINT_PATH", path)
         defaults = list(core.pipeline.load_pipeline.__defaults__)
-        defaults[-1] = path  # load_pipeline(settings, checkpoint=CHECKPOINT_PATH)
+        defaults[0] = path  # load_pipeline(settings, checkpoint=CHECKPOINT_PATH, gpt=GPT_PATH)
         monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", tuple(defaults))
         _load.clear()
 
@@ -34,7 +34,7 @@ def checkpoint_at(monkeypatch):
 
 
 def test_checkpoint_default_is_the_one_we_patch():
-    assert core.pipeline.load_pipeline.__defaults__[-1] == core.pipeline.CHECKPOINT_PATH
+    assert core.pipeline.load_pipeline.__defaults__[0] == core.pipeline.CHECKPOINT_PATH
 
 
 @pytest.mark.parametrize(

@@ -91,11 +91,11 @@ def never_random_or_folder(said: list[str], lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_overview_shows_one_causal_stack_with_learned_positions(gpt, lang):
+def test_overview_shows_one_causal_stack_with_its_positions(gpt, lang):
     at = open_page("app.py", lang)
     assert_badge(at, lang, gpt)
     said = texts(at)
-    positions = t("overview.explain.positions.learned", lang)
+    positions = t(f"overview.explain.positions.{gpt[0].config.positions}", lang)
     assert t("overview.explain.stack", lang, positions=positions) in said
     never_random_or_folder(said, lang)
 
@@ -132,10 +132,10 @@ def test_embeddings_say_trained_here_as_a_language_model(gpt, lang):
     said = texts(at)
     assert t("embeddings.rows.lm", lang) in said
     assert t("embeddings.similarity.lm", lang) in said
-    assert (
-        t("embeddings.caption.unscaled.learned", lang, model=gpt[3].name, rows=f"{model.config.max_len:,}")
-        in said
-    )
+    positions = model.config.positions  # no × √d_model: a learned row added, or positions inside attention
+    caption = f"embeddings.caption.unscaled.{'learned' if positions == 'learned' else 'in_attention'}"
+    scheme = {"rope": "RoPE", "alibi": "ALiBi"}.get(positions, "")
+    assert t(caption, lang, model=gpt[3].name, rows=f"{model.config.max_len:,}", scheme=scheme) in said
     for key in ("embeddings.rows.trained_task", "embeddings.similarity.trained_task"):
         assert t(key, lang, task="lm") not in said, key
     never_random_or_folder(said, lang)
@@ -148,26 +148,26 @@ def test_embeddings_say_trained_here_as_a_language_model(gpt, lang):
 def test_positional_trained_length_is_the_training_window(gpt, lang):
     model, _, metrics, _ = gpt
     context, rows, c = metrics["context"], model.config.max_len, model.config
-    at = open_page("pages/positional.py", lang, pe_tab="learned")
+    at = open_page("pages/positional.py", lang, pe_tab=c.positions)
     assert_badge(at, lang, gpt)
     said = texts(at)
-    scheme = t("positional.tab.learned", lang)
+    scheme = t(f"positional.tab.{c.positions}", lang)
     assert (
         t("positional.curves.trained_lm", lang, n=context, last=context - 1)
         + t("positional.curves.lm_own", lang, scheme=scheme)
     ) in said
     assert t("positional.schemes.sizes.lm", lang, d=c.d_model, h=c.num_heads, d_k=c.d_k, L=context) in said
     step = -(-rows // MAX_TABLE_ROWS)  # every step-th row drawn, as the page says
-    assert (
-        t("positional.learned.reach.lm", lang, rows=rows, d=c.d_model, step=step, n=context, last=context - 1)
-        in said
-    )
+    reach = t("positional.learned.reach.lm", lang, rows=rows, d=c.d_model, step=step, n=context,
+              last=context - 1)
+    assert (reach in said) == (c.positions == "learned")  # its own table, only when it has one
     assert t("positional.learned.relative.minilm", lang).strip() not in " ".join(said)
     never_random_or_folder(said, lang)
     # the curves shade positions 0 … context - 1 as seen in training, not the pinyin phrases' length
     seen = t("positional.fig.seen_in_training", lang, last=context - 1)
     shaded = [a["text"] for s in specs(at) for a in s["layout"].get("annotations", [])]
-    assert shaded.count(seen) >= 2, shaded  # the sinusoids' curves and the learned table's "beyond"
+    # the sinusoids' curves, and the learned table's "beyond" when the model has a table
+    assert shaded.count(seen) >= (2 if c.positions == "learned" else 1), shaded
 
 
 # -- Masks -----------------------------------------------------------------------------------------
@@ -258,10 +258,15 @@ def test_lecture_goes_through_the_one_stack(gpt, lang, steps):
         assert at.header[0].value == t("lecture.heading", lang, step=step, total=len(ONE_STACK), title=title)
         said = texts(at)
         assert t("lecture.skipped_decoder", lang, model=pipe.name, n=2) in said
-        if name == "positional":  # learned rows, trained: not the folder's "whether trained, unknown"
+        if name == "positional" and pipe.config.positions == "learned":  # trained: not the folder's text
             assert any(t("lecture.positional.text_learned", lang) in s for s in said)
             folder = t("lecture.positional.text_learned_folder", lang, rows=pipe.config.max_len)
             assert not any(folder in s for s in said)
+        elif name == "positional":  # RoPE: the model's own pairs and base
+            pairs = t(f"lecture.positional.pairs_{pipe.config.rope_pairing}", lang)
+            own = t("lecture.positional.text_rope_one_stack", lang, pairs=pairs,
+                    theta=f"{pipe.config.rope_theta:g}")
+            assert any(own in s for s in said), said
 
 
 def test_quiz_and_exercises_ask_only_of_the_one_stack(gpt):
