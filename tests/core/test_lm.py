@@ -108,3 +108,16 @@ def test_lm_checkpoint_refuses_a_tokenizer_of_the_wrong_size(small_run, tmp_path
     torch.save(raw, path)
     with pytest.raises(CheckpointError, match="tokenizer has"):
         load_lm_checkpoint(path)
+
+
+def test_with_repeats_can_write_a_passage_three_times():
+    g = torch.Generator().manual_seed(2)
+    rows = torch.arange(3 * 40).reshape(3, 40)
+    out = with_repeats(rows, 1.0, g, copies=3)
+    for before, after in zip(rows, out, strict=True):
+        changed = torch.nonzero(before != after).flatten().tolist()
+        source = int(after[changed[0]]) - int(before[0])  # where the passage came from
+        m = len(changed) // 2  # two copies written, each m long, after the original
+        assert len(changed) == 2 * m and m >= 4
+        for start in (changed[0], changed[m]):
+            assert torch.equal(after[start : start + m], before[source : source + m])
