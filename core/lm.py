@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from core import induction
 from core.bpe import BPETokenizer
 from core.config import ModelConfig
-from core.lm_data import corpus, token_stream, windows
+from core.lm_data import corpus, token_stream, window_rows
 from core.model import Transformer
 from core.vocab import EOS_ID, SPECIAL_TOKENS
 
@@ -261,9 +261,9 @@ def _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_prog
         for group in opt.param_groups:
             group["lr"] = rate
         model.train()
-        x, y = windows(streams["train"], t["context"], t["batch_size"], generator)
-        rows = with_repeats(torch.cat([x, y[:, -1:]], 1), t["repeat"], generator, copies=t["copies"])
-        logits = model(rows[:, :-1])  # (B, context, V)
+        rows = window_rows(streams["train"], t["context"], t["batch_size"], generator)  # (B, context + 1)
+        rows = with_repeats(rows, t["repeat"], generator, copies=t["copies"])
+        logits = model(rows[:, :-1])  # (B, context, V): position t predicts rows[:, t + 1]
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -279,7 +279,7 @@ def _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_prog
         if probe or step % log_every == 0:
             now = time.perf_counter()
             p = LMProgress(step, steps, min(fraction, 1.0), loss_sum / count, rate,
-                           count * x.numel() / max(now - window_start, 1e-9), elapsed)
+                           count * rows[:, 1:].numel() / max(now - window_start, 1e-9), elapsed)
             loss_sum, count, window_start = 0.0, 0, now
             if probe:
                 val, _ = mean_loss(model, streams["valid"], t["context"], limit=64)

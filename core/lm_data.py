@@ -78,13 +78,18 @@ def token_stream(tokenizer, entries: Sequence[str]) -> torch.Tensor:
     return torch.tensor(ids, dtype=torch.long)
 
 
-def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Generator):
-    """``batch`` windows of ``length`` + 1 consecutive ids at random starts -> (inputs (B, length),
-    targets (B, length)): target t is the token after input t (the language model's next token)."""
+def window_rows(stream: torch.Tensor, length: int, batch: int, generator: torch.Generator) -> torch.Tensor:
+    """(B, length + 1): ``batch`` windows of ``length`` + 1 consecutive ids at random starts."""
     if stream.numel() <= length:
         raise ValueError(f"a stream of {stream.numel()} ids has no window of {length} + 1")
     starts = torch.randint(0, stream.numel() - length, (batch,), generator=generator)  # (B,)
-    rows = stream[starts[:, None] + torch.arange(length + 1)]  # (B, length + 1)
+    return stream[starts[:, None] + torch.arange(length + 1)]  # (B, length + 1)
+
+
+def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Generator):
+    """:func:`window_rows` as (inputs (B, length), targets (B, length)): target t is the token after
+    input t (the language model's next token)."""
+    rows = window_rows(stream, length, batch, generator)
     return rows[:, :-1], rows[:, 1:]
 
 
