@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import pytest
 import torch
+from browserhelpers import settled
 from playwright.sync_api import Page, expect
 
 from core.induction import repeated_text
@@ -28,10 +29,10 @@ BADGE = {"en": "small GPT trained here", "zh": "在这里训练的小 GPT"}
 
 
 def _settled(page: Page, lang: str) -> None:
-    expect(page.locator("h1").first).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_text(BADGE[lang]).first).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+    """The page has finished drawing (browserhelpers.settled), with no exception, naming the small GPT."""
+    settled(page, TIMEOUT)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_text(BADGE[lang]).first).to_be_visible(timeout=TIMEOUT)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
