@@ -137,3 +137,14 @@ def differs(a, b, path: str = "") -> str | None:
                 return where
         return None
     return None if a == b else path or "value"
+
+
+def start_and_wait(at: AppTest, timeout: float):
+    """Press the Training page's Start, wait for the job to end and draw the page again -> the job."""
+    at.button(key="train_start").click().run()
+    assert_clean(at)
+    job = at.session_state["train_job"]
+    job.wait(timeout=timeout)
+    at.run()
+    assert_clean(at)
+    return job

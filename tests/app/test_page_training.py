@@ -3,7 +3,16 @@
 import re
 
 import pytest
-from apphelpers import PAGE_SCRIPTS, assert_clean, badges, messages, open_app, plotly_array, plotly_specs
+from apphelpers import (
+    PAGE_SCRIPTS,
+    assert_clean,
+    badges,
+    messages,
+    open_app,
+    plotly_array,
+    plotly_specs,
+    start_and_wait,
+)
 
 from i18n import t
 
@@ -23,13 +32,7 @@ def train_tiny(at):
     at.radio(key="train_task").set_value("reverse")
     at.slider(key="train_steps").set_value(50)
     at.selectbox(key="d_model").set_value(16).run()
-    at.button(key="train_start").click().run()
-    assert_clean(at)
-    job = at.session_state["train_job"]
-    job.wait(timeout=120)
-    at.run()
-    assert_clean(at)
-    return job
+    return start_and_wait(at, timeout=120)
 
 
 def test_a_tiny_run_shows_curves_and_results():

@@ -8,7 +8,7 @@ the real recipe needs minutes, and the test must not depend on the fortune packa
 import re
 
 import pytest
-from apphelpers import assert_clean, badges, messages, open_app, plotly_specs
+from apphelpers import assert_clean, badges, messages, open_app, plotly_specs, start_and_wait
 
 from i18n import t
 from ui import training_jobs as tj
@@ -48,12 +48,7 @@ def zh_reruns(monkeypatch):
 def train_lm_tiny(at, steps=50):
     at.radio(key="train_task").set_value("lm").run()
     at.slider(key="train_steps").set_value(steps).run()
-    at.button(key="train_start").click().run()
-    assert_clean(at)
-    job = at.session_state["train_job"]
-    job.wait(timeout=180)
-    at.run()
-    assert_clean(at)
+    job = start_and_wait(at, timeout=180)
     assert job.error is None, job.error
     return job
 
