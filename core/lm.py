@@ -8,10 +8,12 @@ The model is one causal stack (``ModelConfig(encoder=False)``) reading windows o
 to minimise the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored by
 
     perplexity      = exp(L)                         on the test part, per token
-    bits per byte   = Σ_t −log₂ p(x_{t+1} | x_≤t) / (UTF-8 bytes of the test text)
+    bits per byte   = Σ_t −log₂ p(x_{t+1} | x_≤t) / (UTF-8 bytes of the tokens x_{t+1} scored)
 
-next to a unigram and a bigram model counted on the same tokens (:func:`ngram_baselines`); bits per
-byte do not depend on the tokenizer.
+next to a unigram and a bigram model counted on the same tokens (:func:`ngram_baselines`): all three
+score every token of the part but its first (the model's last window may be shorter than the others),
+and bits per byte divide by the bytes those scored tokens spell (:func:`stream_bytes`), so they do not
+depend on the tokenizer.
 
 Repeated passages. In a fraction ``repeat`` of the training windows a passage of the window's own text
 is written again further on, so that it occurs ``copies`` times (:func:`with_repeats`), as refrains,
@@ -34,7 +36,7 @@ import torch
 import torch.nn.functional as F
 
 from core import induction
-from core.bpe import BPETokenizer
+from core.bpe import BPETokenizer, token_bytes
 from core.config import ModelConfig
 from core.lm_data import corpus, token_stream, window_rows
 from core.model import Transformer
@@ -108,20 +110,29 @@ def with_repeats(rows: torch.Tensor, probability: float, generator: torch.Genera
 def mean_loss(model: Transformer, stream: torch.Tensor, context: int, limit: int | None = None,
               batch_size: int = 16) -> tuple[float, int]:
     """Mean next-token loss (nats) over ``stream`` cut into consecutive windows of ``context`` + 1 ids
-    (each window's first token is only read), and how many tokens were scored. ``limit``: at most
-    that many windows (for a quick validation during training)."""
+    that overlap by one (each window's first token is only read), and how many tokens were scored:
+    every token but the first, the last window holding what is left. ``limit``: at most that many
+    windows (for a quick validation during training)."""
     model.eval()
-    n_windows = (stream.numel() - 1) // context
+    scored = max(stream.numel() - 1, 0)
+    n_windows = math.ceil(scored / context)
     if limit is not None:
         n_windows = min(n_windows, limit)
+    n_full = min(n_windows, scored // context)
     total, count = 0.0, 0
-    for i in range(0, n_windows, batch_size):
-        starts = torch.arange(i, min(i + batch_size, n_windows)) * context
-        rows = stream[starts[:, None] + torch.arange(context + 1)]  # (b, context + 1)
-        logits = model(rows[:, :-1])  # (b, context, V)
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1), reduction="sum")
-        total, count = total + float(loss), count + rows[:, 1:].numel()
+    for i in range(0, n_full, batch_size):
+        starts = torch.arange(i, min(i + batch_size, n_full)) * context
+        total, count = _add_loss(model, stream[starts[:, None] + torch.arange(context + 1)], total, count)
+    if n_windows > n_full:  # the tail: fewer than ``context`` tokens left to score
+        total, count = _add_loss(model, stream[n_full * context :][None], total, count)
     return total / max(count, 1), count
+
+
+def _add_loss(model: Transformer, rows: torch.Tensor, total: float, count: int) -> tuple[float, int]:
+    """``total`` and ``count`` grown by the summed next-token loss of ``rows`` (b, T + 1)."""
+    logits = model(rows[:, :-1])  # (b, T, V): position t predicts rows[:, t + 1]
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1), reduction="sum")
+    return total + float(loss), count + rows[:, 1:].numel()
 
 
 def ngram_baselines(train: torch.Tensor, test: torch.Tensor, vocab_size: int,
@@ -159,6 +170,13 @@ def ngram_baselines(train: torch.Tensor, test: torch.Tensor, vocab_size: int,
 def bits_per_byte(nats_per_token: float, tokens: int, text_bytes: int) -> float:
     """Σ −log₂ p over the tokens, divided by the bytes of text they spell."""
     return nats_per_token * tokens / math.log(2) / max(text_bytes, 1)
+
+
+def stream_bytes(tokenizer: BPETokenizer, ids: torch.Tensor) -> int:
+    """The UTF-8 bytes ``ids`` spell: each token's bytes, one ("\\n") for each [EOS], the end of an
+    entry (:func:`core.lm_data.token_stream`)."""
+    sizes = {i: 1 if i == EOS_ID else len(token_bytes(tok)) for i, tok in tokenizer.vocab.items()}
+    return sum(sizes[i] for i in ids.tolist())
 
 
 @torch.no_grad()
@@ -306,21 +324,20 @@ def _print(p: LMProgress) -> None:
 
 def evaluate_lm(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, list[str]], context: int,
                 streams: dict[str, torch.Tensor] | None = None) -> dict:
-    """Test and validation perplexity and bits per byte, the unigram and bigram baselines on the same
-    test tokens, and the induction probe."""
+    """Test and validation perplexity and bits per byte, the unigram and bigram baselines, and the
+    induction probe. The model and both baselines score the same test tokens (every one but the
+    first), and bits per byte divide by the bytes of those tokens (``"tokens"``, ``"bytes"``)."""
     streams = streams or {name: token_stream(tokenizer, entries) for name, entries in parts.items()}
     out: dict = {"vocab_size": len(tokenizer), "merges": len(tokenizer.merges), "context": context}
     for split in ("valid", "test"):
-        # the text the tokens spell: each entry's bytes and one byte ("\n") for each [EOS]
-        text_bytes = sum(len(e.encode("utf-8")) + 1 for e in parts[split])
         loss, n = mean_loss(model, streams[split], context)
+        text_bytes = stream_bytes(tokenizer, streams[split][1:])  # the first token is read, not scored
         out[split] = {"loss": loss, "perplexity": math.exp(loss), "tokens": n,
                       "bits_per_byte": bits_per_byte(loss, n, text_bytes), "bytes": text_bytes}
-    test, text_bytes = streams["test"], out["test"]["bytes"]
+    test, n, text_bytes = streams["test"], out["test"]["tokens"], out["test"]["bytes"]
     base = ngram_baselines(streams["train"], test, len(tokenizer), valid=streams["valid"])
-    n = test.numel() - 1
-    out["baselines"] = {name: {"loss": base[name], "perplexity": math.exp(base[name]),
-                               "bits_per_byte": bits_per_byte(base[name], n, text_bytes)}
+    out["baselines"] = {name: {"loss": base[name], "perplexity": math.exp(base[name]), "tokens": n,
+                               "bits_per_byte": bits_per_byte(base[name], n, text_bytes), "bytes": text_bytes}
                         for name in ("unigram", "bigram")}
     out["baselines"]["bigram_lambda"] = base["bigram_lambda"]
     out["induction"] = induction_probe(model)
@@ -330,8 +347,8 @@ def evaluate_lm(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, li
 def format_lm_metrics(m: dict) -> str:
     """The report printed after training and by ``--evaluate``."""
     test = m["test"]
-    lines = [f"{'model':22} {'perplexity':>10} {'bits/byte':>10}   (test part, {test['tokens']:,} tokens, "
-             f"{test['bytes']:,} bytes; vocabulary {m['vocab_size']:,})"]
+    lines = [f"{'model':22} {'perplexity':>10} {'bits/byte':>10}   (test part: the same {test['tokens']:,} "
+             f"tokens scored in every row, {test['bytes']:,} bytes; vocabulary {m['vocab_size']:,})"]
     rows = [("this GPT", m["test"])] + [(f"{k} baseline", m["baselines"][k]) for k in ("unigram", "bigram")]
     for name, r in rows:
         lines.append(f"{name:22} {r['perplexity']:10.1f} {r['bits_per_byte']:10.3f}")

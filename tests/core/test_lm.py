@@ -9,7 +9,8 @@ import torch.nn.functional as F
 
 from core.bpe import BPETokenizer
 from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint, save_lm_checkpoint, task_of
-from core.lm import bits_per_byte, lm_config, mean_loss, ngram_baselines, train_lm, with_repeats
+from core.lm import bits_per_byte, lm_config, mean_loss, ngram_baselines, stream_bytes, train_lm, with_repeats
+from core.lm_data import token_stream
 from core.model import Transformer
 
 # a few entries of each part, English and Chinese, enough for a BPE and windows of 16 tokens
@@ -54,15 +55,55 @@ def test_bits_per_byte_is_total_bits_over_bytes():
 
 
 def test_mean_loss_equals_cross_entropy_of_consecutive_windows():
+    """Windows of 8 scored tokens, then the one left over: every token of the stream but the first."""
     model = Transformer(lm_config(300, d_model=16, num_heads=2, d_ff=32, max_len=32)).eval()
     stream = torch.randint(5, 300, (50,), generator=torch.Generator().manual_seed(1))
     loss, n = mean_loss(model, stream, context=8)
-    rows = stream[: 6 * 8 + 1]
+    starts = [0, 8, 16, 24, 32, 40, 48]
     with torch.no_grad():
-            want = [F.cross_entropy(model(rows[i * 8 : i * 8 + 8][None])[0], rows[i * 8 + 1 : i * 8 + 9],
-                                reduction="sum") for i in range(6)]  # fmt: skip
-    assert n == 48
-    assert loss == pytest.approx(float(sum(want)) / 48, rel=1e-5)
+        want = [F.cross_entropy(model(stream[s : min(s + 8, 49)][None])[0], stream[s + 1 : s + 9],
+                                reduction="sum") for s in starts]  # fmt: skip
+    assert n == 49
+    assert loss == pytest.approx(float(sum(want)) / 49, rel=1e-5)
+    # a limit counts whole windows from the start (the quick validation during training)
+    assert mean_loss(model, stream, context=8, limit=2)[1] == 16
+    # a stream shorter than one window is scored whole, as one forward pass reads it
+    short = stream[:6]
+    with torch.no_grad():
+        one = F.cross_entropy(model(short[None, :-1])[0], short[1:])
+    assert mean_loss(model, short, context=8) == (pytest.approx(float(one), rel=1e-5), 5)
+
+
+def test_the_model_and_the_baselines_score_the_same_tokens_and_bytes(small_run):
+    """Perplexity and bits per byte compare like with like: the model and both baselines are scored on
+    every test token but the first, and bits per byte divide by the bytes of exactly those tokens."""
+    tokenizer, m = small_run.tokenizer, small_run.metrics
+    for split in ("valid", "test"):
+        stream = token_stream(tokenizer, PARTS[split])
+        assert stream.numel() - 1 > m["context"]  # the last window is a short one
+        scored = stream[1:].tolist()
+        # the bytes the scored tokens spell, counted from the text: an [EOS] stands for the "\n" that
+        # ends an entry, and the stream's first token is not scored
+        text = "".join(e + "\n" for e in PARTS[split]).encode("utf-8")
+        first = tokenizer.decode(stream[:1].tolist()).encode("utf-8")
+        assert m[split]["tokens"] == len(scored)
+        assert m[split]["bytes"] == len(text) - len(first) == stream_bytes(tokenizer, stream[1:])
+        assert m[split]["bits_per_byte"] == pytest.approx(
+            m[split]["loss"] * len(scored) / math.log(2) / m[split]["bytes"])
+    test = m["test"]
+    for name in ("unigram", "bigram"):
+        base = m["baselines"][name]
+        assert (base["tokens"], base["bytes"]) == (test["tokens"], test["bytes"])
+        bits = base["loss"] * test["tokens"] / math.log(2)
+        assert base["bits_per_byte"] == pytest.approx(bits / test["bytes"])
+    # the model's loss against one forward pass per window, computed here
+    stream = token_stream(tokenizer, PARTS["test"])
+    c, last = m["context"], stream.numel() - 1
+    with torch.no_grad():
+        logits = [small_run.model(stream[s : min(s + c, last)][None])[0] for s in range(0, last, c)]
+        total = sum(float(F.cross_entropy(x, stream[s + 1 : s + c + 1], reduction="sum"))
+                    for x, s in zip(logits, range(0, last, c), strict=True))
+    assert test["loss"] == pytest.approx(total / (stream.numel() - 1), rel=1e-5)
 
 
 @pytest.fixture(scope="module")
