@@ -10,7 +10,7 @@ import torch
 
 from core.checkpoint import load_lm_checkpoint
 from core.lm import evaluate_lm
-from core.lm_data import corpus
+from core.lm_data import corpus, token_stream
 from core.pipeline import GPT_PATH
 from core.train import main
 
@@ -35,8 +35,26 @@ def test_recorded_perplexity_is_measured_again(shipped):
         for key in ("perplexity", "bits_per_byte"):
             assert measured[split][key] == pytest.approx(recorded[split][key], rel=1e-4), (split, key)
     for name in ("unigram", "bigram"):
-        assert measured["baselines"][name]["perplexity"] == pytest.approx(
-            recorded["baselines"][name]["perplexity"], rel=1e-6)
+        for key in ("perplexity", "bits_per_byte"):
+            want = recorded["baselines"][name][key]
+            assert measured["baselines"][name][key] == pytest.approx(want, rel=1e-6), (name, key)
+
+
+def test_the_model_and_the_baselines_are_scored_on_the_same_test_tokens(shipped):
+    """The recorded numbers count what the README says: every test token but the first, for the model
+    and both baselines, and bits per byte over the bytes of exactly those tokens."""
+    _, tokenizer, recorded, _ = shipped
+    test = corpus()["test"]
+    stream = token_stream(tokenizer, test)
+    # the text the scored tokens spell: every entry and its "\n" ([EOS]), less the first token's bytes
+    first = len(tokenizer.decode(stream[:1].tolist()).encode("utf-8"))
+    text_bytes = sum(len(e.encode("utf-8")) + 1 for e in test) - first
+    assert (recorded["test"]["tokens"], recorded["test"]["bytes"]) == (stream.numel() - 1, text_bytes)
+    for name in ("unigram", "bigram"):
+        base = recorded["baselines"][name]
+        assert (base["tokens"], base["bytes"]) == (stream.numel() - 1, text_bytes)
+    for row in (recorded["test"], *(recorded["baselines"][n] for n in ("unigram", "bigram"))):
+        assert row["bits_per_byte"] == pytest.approx(row["loss"] * row["tokens"] / math.log(2) / text_bytes)
 
 
 def test_it_beats_both_baselines(shipped):
@@ -66,4 +84,6 @@ def test_the_evaluation_command_prints_the_recorded_numbers(shipped, capsys):
     out = capsys.readouterr().out
     assert f"{recorded['test']['perplexity']:10.1f}" in out
     assert f"{recorded['baselines']['bigram']['perplexity']:10.1f}" in out
+    assert f"{recorded['test']['bits_per_byte']:10.3f}" in out
+    assert f"the same {recorded['test']['tokens']:,} tokens scored in every row" in out
     assert "prefix-matching" in out
