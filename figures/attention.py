@@ -19,13 +19,22 @@ Every text comes from ``i18n`` in the language ``lang``.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.style import MASK_SCALE, WEIGHTS_SCALE, escape_label, token_label, unique_labels
+from figures.style import (
+    AUTO_ANGLE_WIDTH,
+    MASK_SCALE,
+    WEIGHTS_SCALE,
+    escape_label,
+    reserve_margins,
+    token_label,
+    unique_labels,
+)
 from figures.toolbox import (
     MAX_TICKS,
     as_numpy,
@@ -484,8 +493,7 @@ def heads_figure(
     value = t("attention.axis.weight", lang) if f_q == f_k == 1 else t("attention.hover.block_max", lang)
     where = f"{t('attention.axis.query', lang)}: %{{y}}", f"{t('attention.axis.key', lang)}: %{{x}}"
     col_dom = domains(n_cols, 0.05)
-    row_dom = list(reversed(domains(n_rows, 0.16 if show_ticks else 0.08)))  # first row on top
-    traces, layout, notes = [], {}, []
+    traces, layout = [], {}
     for j in range(h):
         r, c = divmod(j, n_cols)
         n = "" if j == 0 else str(j + 1)
@@ -502,18 +510,127 @@ def heads_figure(
         }
         layout[f"yaxis{n}"] = {
             **y_axis,
-            "domain": row_dom[r],
             "anchor": f"x{n}",
             "showticklabels": show_ticks and c == 0,
             **small,
         }
-        title = titles[j] if titles is not None else name
-        notes.append(_head_title(title, j == selected, sum(col_dom[c]) / 2, row_dom[r][1], lang))
+    mark = t("attention.step_by_step_mark", lang)
+    names = [titles[j] if titles is not None else t("attention.head_n", lang, n=j + 1) for j in range(h)]
+    lines = _wrapped_titles(names, mark, selected, layout, traces, col_dom)
+    extra = (max(len(x) for x in lines) - 1) * HEAD_TITLE_LINE  # px the wrapped titles add above a row
     if height is None:
         per_row = max(220, min(560 if wide else 420, 90 + 16 * len(ys))) + (70 if show_ticks else 0)
-        height = n_rows * per_row + 40
-    layout.update(height=height, annotations=notes, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+        height = n_rows * (per_row + extra) + 40
+    margin = {"l": 10, "r": 10, "t": 40 + extra, "b": 10}
+    # the gap between rows holds the x labels of the row above and the titles of the row below
+    plot = max(height - margin["t"] - margin["b"], 1)
+    gap = (0.16 if show_ticks else 0.08) + extra / plot
+    row_dom = list(reversed(domains(n_rows, gap)))  # first row on top
+    notes = []
+    for j in range(h):
+        r, c = divmod(j, n_cols)
+        layout[f"yaxis{'' if j == 0 else j + 1}"]["domain"] = row_dom[r]
+        notes.append(_head_title(lines[j], j == selected, sum(col_dom[c]) / 2, row_dom[r][1]))
+    layout.update(height=height, annotations=notes, margin=margin)
     return build_figure(traces, layout)
+
+
+HEAD_TITLE_SIZE = 18
+HEAD_TITLE_LINE = 23  # px between two lines of a head's title (plotly: 1.3 em)
+
+
+def _wrapped_titles(names: list[str], mark: str, selected: int | None, layout: dict, traces: list[dict],
+                    col_dom: list) -> list[list[str]]:
+    """Each head's title as lines that fit above its column, the selected head's followed by ``mark``
+    (on a line of its own when it does not fit the last one), on a figure AUTO_ANGLE_WIDTH px wide (a
+    full-width chart of the page) less the margins its labels and colour bar take.
+
+    A title is centred on its column: first every title gets the px from one column's centre to the
+    next (then no two can meet), then each may widen into what its neighbours in the row leave free
+    (a short "head 2" beside a long "head 3 (step by step)"), the outer ones as far as the plot's
+    edges.
+    """
+    margin = reserve_margins({**layout, "margin": {"l": 10, "r": 10}}, traces)
+    plot = AUTO_ANGLE_WIDTH - margin["l"] - margin["r"]
+    n_cols = len(col_dom)
+    slot = plot * (col_dom[1][0] if n_cols > 1 else 1.0)  # px between the centres of two columns
+    air = 12  # px kept free between two neighbouring titles
+
+    def wrap(j: int, room: float) -> list[str]:
+        lines = wrap_label(names[j], room)
+        if j != selected:
+            return lines
+        if title_px(lines[-1] + mark) <= room:
+            return [*lines[:-1], lines[-1] + mark]
+        return lines + wrap_label(mark.strip(), room)
+
+    def width(lines: list[str]) -> float:
+        return max(title_px(line) for line in lines)
+
+    out = [wrap(j, slot - air) for j in range(len(names))]
+    for j in range(len(names)):
+        c, centre = j % n_cols, plot * sum(col_dom[j % n_cols]) / 2
+        # the outer columns' stop at the plot's edges: the first row's tick labels and the colour bar
+        # are beyond them
+        left = centre if c == 0 else slot - width(out[j - 1]) / 2
+        right = plot - centre if c == n_cols - 1 or j + 1 == len(names) else slot - width(out[j + 1]) / 2
+        room = 2 * min(left, right) - air
+        if room > slot - air:
+            out[j] = wrap(j, room)
+    return out
+
+
+def wrap_label(text: str, room: float, size: int = HEAD_TITLE_SIZE) -> list[str]:
+    """``text`` cut into lines of at most ``room`` px (estimated by :func:`title_px`): at
+    spaces, and between two wide characters (Chinese needs no space); a closing bracket or punctuation
+    mark stays with what it closes. A single word wider than ``room`` is cut between characters.
+
+    >>> wrap_label("head 2 · previous-token (step by step)", 150)
+    ['head 2 ·', 'previous-token', '(step by step)']
+    >>> wrap_label("头 2 · 前一词元（逐步展示）", 150)
+    ['头 2 · 前一词元', '（逐步展示）']
+    """
+    units: list[str] = []  # pieces a line may end after, each with the space before it
+    for ch in text:
+        wide = unicodedata.east_asian_width(ch) in "WF"
+        closing = unicodedata.category(ch) in ("Pe", "Pf", "Po")
+        opens_after = bool(units) and unicodedata.category(units[-1][-1]) in ("Ps", "Pi")
+        if not units or (ch.isspace() and not units[-1].isspace()) or (
+                (wide or _wide_end(units[-1])) and not closing and not opens_after):
+            units.append(ch)
+        else:
+            units[-1] += ch
+    lines: list[str] = []
+    for unit in units:
+        if lines and title_px(lines[-1] + unit, size) <= room:
+            lines[-1] += unit
+            continue
+        unit = unit.lstrip() if lines else unit
+        while len(unit) > 1 and title_px(unit, size) > room:  # a word wider than a line
+            cut = max([1] + [k for k in range(1, len(unit) + 1) if title_px(unit[:k], size) <= room])
+            lines.append(unit[:cut])
+            unit = unit[cut:]
+        lines.append(unit)
+    return [line.strip() for line in lines if line.strip()] or [""]
+
+
+def _wide_end(unit: str) -> bool:
+    return unicodedata.east_asian_width(unit[-1]) in "WF"
+
+
+def title_px(text: str, size: int = HEAD_TITLE_SIZE) -> float:
+    """How wide a head's title is drawn, in px, a little generous: wide characters (CJK) one em,
+    capitals 0.7, digits 0.6, other characters 0.5 (``figures.style.label_px``'s 0.58 for every
+    Latin character would wrap titles that fit: lower case is narrower).
+
+    >>> title_px("头 2"), title_px("Ab1")
+    (37.8, 32.4)
+    """
+    def em(ch: str) -> float:
+        if unicodedata.east_asian_width(ch) in "WF":
+            return 1.0
+        return 0.7 if ch.isupper() else 0.6 if ch.isdigit() else 0.5
+    return round(sum(em(ch) for ch in text) * size, 1)
 
 
 def _head_heatmap(j: int, z: np.ndarray, xs: list, ys: list, name: str, hover: str, lang: str) -> dict:
@@ -530,10 +647,11 @@ def _head_heatmap(j: int, z: np.ndarray, xs: list, ys: list, name: str, hover: s
     )  # fmt: skip
 
 
-def _head_title(name: str, picked: bool, x: float, y: float, lang: str) -> dict:
-    """A head's name above its heatmap; the head shown step by step in orange, marked."""
+def _head_title(lines: list[str], picked: bool, x: float, y: float) -> dict:
+    """A head's name above its heatmap, in lines that fit its column; the head shown step by step in
+    orange, marked."""
     return {
-        "text": escape_label(name + (t("attention.step_by_step_mark", lang) if picked else "")),
+        "text": "<br>".join(escape_label(line) for line in lines),
         "showarrow": False,
         "xref": "paper",
         "yref": "paper",
@@ -541,7 +659,7 @@ def _head_title(name: str, picked: bool, x: float, y: float, lang: str) -> dict:
         "y": y,
         "xanchor": "center",
         "yanchor": "bottom",
-        "font": {"size": 18, "color": "#e07b00" if picked else "#222222"},
+        "font": {"size": HEAD_TITLE_SIZE, "color": "#e07b00" if picked else "#222222"},
     }
 
 
