@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browserhelpers import settled
+from browserhelpers import SHOTS, record_screenshot, settled
 from classroomhelpers import (
     CHART,
     FOLLOW,
@@ -274,9 +274,6 @@ def test_the_class_answers_once_and_the_reveal_shows_the_models_answer(
 
 # -- the README's picture ------------------------------------------------------------------------------
 
-SHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
-
-
 def test_projector_and_student_screens_side_by_side(
     lecturer: BrowserContext, student: BrowserContext, app_url: str
 ):
@@ -308,6 +305,7 @@ def test_projector_and_student_screens_side_by_side(
     clean(teacher, pupil)
     left, right = teacher.screenshot(), pupil.screenshot()
     side_by_side(left, right, SHOTS / "classroom.png")
+    record_screenshot(SHOTS / "classroom.png", [teacher, pupil])
 
 
 def side_by_side(left: bytes, right: bytes, path: Path, gap: int = 24) -> None:

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 import torch
-from browserhelpers import settled
+from browserhelpers import screenshot, settled
 from playwright.sync_api import Page, expect
 
 from core.induction import repeated_text
@@ -22,7 +22,6 @@ from ui.nav import PAGES
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "assets" / "screenshots"
 TIMEOUT = 60_000
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 BADGE = {"en": "small GPT trained here", "zh": "在这里训练的小 GPT"}
@@ -65,5 +64,4 @@ def test_induction_head_screenshot(page: Page, app_url: str, lang: str):
     page.wait_for_timeout(1500)
     heading.evaluate("h => h.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(800)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / ("induction_head.png" if lang == "en" else "induction_head_zh.png")))
+    screenshot(page, "induction_head.png" if lang == "en" else "induction_head_zh.png")

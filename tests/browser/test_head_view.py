@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from browserhelpers import screenshot
 from playwright.sync_api import FrameLocator, Page, expect
 
 from i18n import t
@@ -19,7 +20,6 @@ from i18n import t
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "assets" / "screenshots"
 TIMEOUT = 60_000  # the first session imports torch; the machine may be shared
 FRAME = f'iframe[title="{t("attention.hv.title", "en")}"]'
 
@@ -172,4 +172,4 @@ def test_head_view_screenshot(page: Page, app_url: str):
     frame.locator("#title").hover()
     expect(frame.locator("#focus line")).to_have_count(0)  # ... and leaving shows every line again
     page.wait_for_timeout(800)
-    page.screenshot(path=str(SHOTS / "head_view.png"))
+    screenshot(page, "head_view.png")

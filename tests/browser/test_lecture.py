@@ -7,13 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from browserhelpers import REDRAWN
+from browserhelpers import REDRAWN, screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "assets" / "screenshots"
 TIMEOUT = 60_000  # the first session imports torch and builds the model
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 
@@ -113,5 +112,4 @@ def test_lecture_screenshot(page: Page, app_url: str):
     wait_step(page, 12)
     expect(page.get_by_text("Weights: trained 汉字→拼音").first).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(1000)  # let the chart finish drawing
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "lecture.png"))
+    screenshot(page, "lecture.png")

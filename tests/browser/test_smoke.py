@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browserhelpers import REDRAWN, assert_drawn_once
+from browserhelpers import REDRAWN, assert_drawn_once, screenshot
 from playwright.sync_api import Page, expect
 
 from ui.nav import PAGES
@@ -19,7 +19,6 @@ from ui.nav import PAGES
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "assets" / "screenshots"
 TIMEOUT = 60_000  # the first session imports torch and builds the vocabulary
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 # The lecture page hides the sidebar and the page title (presenter view): tests/browser/test_lecture.py
@@ -84,8 +83,7 @@ def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: st
     first = page.locator("iframe").first if script == "pages/attention.py" else page.locator(CHART).first
     first.evaluate("el => { el.style.scrollMarginTop = '70px'; el.scrollIntoView({block: 'start'}); }")
     page.wait_for_timeout(500)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{Path(script).stem}.png"))
+    screenshot(page, f"{Path(script).stem}.png")
 
 
 @pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in BROWSED])
@@ -186,7 +184,7 @@ def test_cross_attention_of_a_chinese_phrase_screenshot(page: Page, app_url: str
     page.wait_for_timeout(1500)
     heading.evaluate("h => h.scrollIntoView({block: 'start'})")  # the heading at the top: all heads in view
     page.wait_for_timeout(800)
-    page.screenshot(path=str(SHOTS / "cross_attention_zh.png"))
+    screenshot(page, "cross_attention_zh.png")
 
 
 def test_chinese_interface_screenshot(page: Page, app_url: str):
@@ -206,4 +204,4 @@ def test_chinese_interface_screenshot(page: Page, app_url: str):
     expect(page.get_by_text(t("sidebar.sentence", "zh"))).to_be_visible()
     assert "lang=zh" in page.url
     page.wait_for_timeout(1500)
-    page.screenshot(path=str(SHOTS / "zh_ui.png"))
+    screenshot(page, "zh_ui.png")
