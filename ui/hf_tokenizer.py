@@ -170,7 +170,7 @@ def _source_words(source: TokenizerSource | None, default: str) -> str:
         return default
     words = source.used
     if source.unused:  # transformers' AutoTokenizer reads tokenizer.json first, and so does core
-        words += f"; {source.unused} hold another vocabulary and are not used, as in transformers"
+        words += f"; {source.unused} beside it: another vocabulary, not used, as in transformers"
     return words
 
 
