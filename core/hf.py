@@ -157,10 +157,15 @@ class FolderFiles:
         return real
 
     def has(self, name: str) -> bool:
-        """Is ``name`` a regular file that may be read (inside the root)?"""
+        """Is there a regular file ``name``? A link out of the root is no absence: it raises
+        :class:`FolderFileError` ("outside"), so a folder is refused rather than read otherwise."""
         try:
             return self._real(name).is_file()
-        except (FolderFileError, OSError):
+        except FolderFileError as e:
+            if e.reason == "outside":
+                raise
+            return False
+        except OSError:
             return False
 
     def size(self, name: str) -> int:

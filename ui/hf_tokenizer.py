@@ -33,7 +33,7 @@ from tokenizers import Tokenizer, pre_tokenizers
 
 from core.bpe import CHAR_TO_BYTE
 from core.gpt2_tokenizer import GPT2Tokenizer
-from core.hf import FILE_CAPS, FolderFiles, TokenizerSource
+from core.hf import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource
 from core.wordpiece import WordPieceTokenizer
 
 MAX_TOKENIZER_JSON_BYTES = FILE_CAPS["tokenizer"]  # Llama 3's is 9 MB, Qwen2's 7 MB
@@ -133,8 +133,10 @@ def read_settings(folder) -> dict:
             continue
         try:
             data = files.read_json(name, "settings")
-        except ValueError:
-            continue  # a broken or oversized settings file costs the BOS / EOS ids, not the tokenizer
+        except FolderFileError as e:
+            if e.reason != "unreadable":  # too big, a link out: refused, as every such file is
+                raise
+            continue  # a broken settings file costs the BOS / EOS ids, not the tokenizer
         if isinstance(data, dict):
             settings.update(data)
     return settings

@@ -201,9 +201,9 @@ def _hub_models(root: Path, budget: list[int]) -> list[_Candidate]:
 def _ref_main(entry: Path, root: Path) -> str:
     """The revision the hub's ``refs/main`` names ("" when none can be read: the newest is taken)."""
     files = FolderFiles(entry, root)
-    if not files.has("refs/main"):
-        return ""
     try:
+        if not files.has("refs/main"):
+            return ""
         return files.read_bytes("refs/main", "ref").decode("ascii", errors="replace").strip()
     except FolderFileError as e:
         log.warning("model folder %r: %s", str(entry), e)
@@ -413,6 +413,13 @@ def _safetensors_params(files: FolderFiles, name: str) -> int | None:
     return total
 
 
+def _present(files: FolderFiles, name: str) -> bool:
+    try:
+        return files.has(name)
+    except FolderFileError:  # a link out of the root: as good as absent here, refused when loading
+        return False
+
+
 def describe(value: str, c: _Candidate) -> FoundModel:
     """What a found folder is: its config, family, size and tokenizer files."""
     real_root = c.root.resolve()
@@ -432,7 +439,7 @@ def describe(value: str, c: _Candidate) -> FoundModel:
     if params is None:
         params = _params_from_files(config, weights, files)
     names = {n for needed in TOKENIZER_FILES.values() for n in needed}
-    present = {n for n in names if files.has(n)}
+    present = {n for n in names if _present(files, n)}
     tokenizer = tuple(k for k, needed in TOKENIZER_FILES.items() if set(needed) <= present)
     model_type = (config or {}).get("model_type")
     return FoundModel(
