@@ -8,6 +8,11 @@ Nothing in the folder is executed: the weights are read from ``model.safetensors
 reader (core/pretrained.py) or from ``pytorch_model.bin`` with ``torch.load(weights_only=True)``,
 which unpickles tensors and plain containers only.
 
+Every file of a folder is read through one :class:`FolderFiles`: a regular file, inside the models
+root it was found in (links followed, never out of it), no larger than the cap of its kind
+(``FILE_CAPS``), checked before a byte of it is read. A file that fails is a :class:`FolderFileError`
+saying why.
+
 The family is chosen by config.json's ``model_type``; each family is a config translation
 (its config.json -> ModelConfig), a renaming of its tensors into ours, and its tokenizer:
 
@@ -25,8 +30,10 @@ The family is chosen by config.json's ``model_type``; each family is a config tr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+import os
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -34,54 +41,248 @@ import torch
 from core.config import ModelConfig
 from core.gpt2_tokenizer import GPT2Tokenizer
 from core.model import Transformer
-from core.pretrained import bert_config, bert_state_dict, read_safetensors
+from core.pretrained import (
+    MAX_HEADER_BYTES,
+    bert_config,
+    bert_state_dict,
+    read_safetensors_file,
+    safetensors_header,
+)
 from core.wordpiece import WordPieceTokenizer
 
 
 @dataclass(frozen=True)
 class FolderInfo:
-    """What was loaded: the folder's name, its family (a key of FAMILIES) and its architecture."""
+    """What was loaded: the folder's name, its family (a key of FAMILIES) and its architecture;
+    ``tokenizer_file``: the file(s) core's tokenizer was read from ("" when core read none), and
+    ``tokenizer_unused``: tokenizer files beside it holding another vocabulary, left unused."""
 
     name: str
     family: str
     architecture: str
     weights_file: str
+    tokenizer_file: str = ""
+    tokenizer_unused: str = ""
 
 
-def _read_pickled(path: Path) -> dict[str, torch.Tensor]:
+@dataclass(frozen=True)
+class TokenizerSource:
+    """Which tokenizer file(s) a tokenizer came from, and which that disagree with it were left unused."""
+
+    used: str
+    unused: str = ""
+
+
+# -- reading a folder's files ------------------------------------------------------------------------
+
+KB, MB, GB = 2**10, 2**20, 2**30
+# The most bytes a file of each kind may hold: a larger one is refused before it is read. Real files
+# are far smaller (a config.json: a few kB; GPT-2's vocab.json 1 MB; Llama 3's tokenizer.json 9 MB);
+# the weights' cap is the caller's (the app's memory budget), this one only when none is given.
+FILE_CAPS: Mapping[str, int] = {
+    "config": 512 * KB,  # config.json
+    "settings": 4 * MB,  # tokenizer_config.json, special_tokens_map.json (chat templates)
+    "vocab": 32 * MB,  # vocab.json, merges.txt, vocab.txt
+    "tokenizer": 64 * MB,  # tokenizer.json
+    "index": 16 * MB,  # a sharded model's <weights>.index.json
+    "header": MAX_HEADER_BYTES,  # a safetensors header (its length is read first)
+    "ref": 1 * KB,  # the hub cache's refs/main: a commit hash
+    "weights": 64 * GB,  # every weights file of a model together
+}
+
+
+# how a refusal names what the cap is for
+_CAP_WORDS = {
+    "config": "a config.json",
+    "settings": "a tokenizer settings file",
+    "vocab": "a vocabulary file",
+    "tokenizer": "a tokenizer.json",
+    "index": "a weights index",
+    "header": "a safetensors header",
+    "ref": "a hub reference",
+    "weights": "a model's weights",
+}
+
+
+class FolderFileError(ValueError):
+    """A file of a model folder that is not read; ``str()`` says why (it names the file, not where
+    the folder is), ``reason``: "missing", "outside", "not_a_file", "too_big" or "unreadable"."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GB", GB), ("MB", MB), ("kB", KB)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}".replace(".0 ", " ")
+    return f"{n:,} bytes"
+
+
+@dataclass(frozen=True)
+class FolderFiles:
+    """The files of one model folder, read only through here.
+
+    ``root``: the models root the folder was found in; every file, links followed, must stay inside
+    it (the hub cache's snapshot files link to its ``blobs/``: inside). None: no such rule (a folder
+    named by a program, not found by the app). ``caps``: FILE_CAPS, with the caller's own for some kinds.
+    """
+
+    folder: Path
+    root: Path | None = None
+    caps: Mapping[str, int] = field(default_factory=lambda: dict(FILE_CAPS))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "folder", Path(self.folder))
+        object.__setattr__(self, "caps", {**FILE_CAPS, **self.caps})
+
+    def _real(self, name: str) -> Path:
+        """The file ``name`` with its links resolved, checked to stay inside the root."""
+        try:
+            real = (self.folder / name).resolve(strict=True)
+        except FileNotFoundError:
+            raise FolderFileError("missing", f"{self.folder.name} has no {name}") from None
+        except (OSError, RuntimeError) as e:  # a loop, a permission
+            raise FolderFileError("unreadable", f"{name} cannot be opened ({type(e).__name__})") from None
+        if self.root is not None:
+            try:
+                root = Path(self.root).resolve()
+            except (OSError, RuntimeError) as e:
+                raise FolderFileError("unreadable", f"the models folder cannot be opened ({e})") from None
+            if not real.is_relative_to(root):
+                raise FolderFileError(
+                    "outside", f"{name} is a link to a file outside the models folder: not read"
+                )
+        return real
+
+    def has(self, name: str) -> bool:
+        """Is there a regular file ``name``? A link out of the root is no absence: it raises
+        :class:`FolderFileError` ("outside"), so a folder is refused rather than read otherwise."""
+        try:
+            return self._real(name).is_file()
+        except FolderFileError as e:
+            if e.reason == "outside":
+                raise
+            return False
+        except OSError:
+            return False
+
+    def size(self, name: str) -> int:
+        """The bytes of ``name``, checked as :meth:`open` checks it (but for the cap)."""
+        with self._open(name) as f:
+            return os.fstat(f.fileno()).st_size
+
+    def _open(self, name: str):
+        real = self._real(name)
+        try:
+            # O_NONBLOCK: a FIFO named like a model's file must not hang the page waiting for a writer
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as e:
+            raise FolderFileError("unreadable", f"{name} cannot be opened ({type(e).__name__})") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise FolderFileError("not_a_file", f"{name} is not a regular file: not read")
+        return os.fdopen(fd, "rb")
+
+    def check_size(self, name: str, size: int, kind: str) -> None:
+        cap = self.caps[kind]
+        if size > cap:
+            raise FolderFileError(
+                "too_big",
+                f"{name} is {_size_text(size)}, more than the {_size_text(cap)} {_CAP_WORDS[kind]} may"
+                " have here: not read",
+            )
+
+    def open(self, name: str, kind: str):
+        """``name`` open for reading (binary), after every check: a regular file, inside the root, no
+        larger than the cap of ``kind`` (a key of FILE_CAPS). Else :class:`FolderFileError`."""
+        f = self._open(name)
+        try:
+            self.check_size(name, os.fstat(f.fileno()).st_size, kind)
+        except FolderFileError:
+            f.close()
+            raise
+        return f
+
+    def read_bytes(self, name: str, kind: str) -> bytes:
+        with self.open(name, kind) as f:
+            data = f.read(self.caps[kind] + 1)  # the file may have grown since it was measured
+        self.check_size(name, len(data), kind)
+        return data
+
+    def read_text(self, name: str, kind: str) -> str:
+        try:
+            return self.read_bytes(name, kind).decode("utf-8")
+        except UnicodeDecodeError:
+            raise FolderFileError("unreadable", f"{name} is not UTF-8 text") from None
+
+    def read_json(self, name: str, kind: str):
+        try:
+            return json.loads(self.read_text(name, kind))
+        except (ValueError, RecursionError) as e:
+            if isinstance(e, FolderFileError):
+                raise
+            raise FolderFileError("unreadable", f"{name} is not JSON") from None
+
+    def safetensors_header(self, name: str) -> dict:
+        """The header of the safetensors file ``name`` (the header's cap only: nothing else is read)."""
+        with self._open(name) as f:
+            try:
+                return safetensors_header(f, name, os.fstat(f.fileno()).st_size)[0]
+            except ValueError as e:
+                raise FolderFileError("unreadable", str(e)) from None
+
+
+def _files(folder) -> FolderFiles:
+    return folder if isinstance(folder, FolderFiles) else FolderFiles(Path(folder))
+
+
+def _read_pickled(f, name: str, size: int) -> dict[str, torch.Tensor]:
     # weights_only: tensors and plain containers only, never an object that runs code
-    return torch.load(path, map_location="cpu", weights_only=True)
+    return torch.load(f, map_location="cpu", weights_only=True)
 
 
 Progress = Callable[[float, str], None]  # (fraction done, what is being done), for a progress bar
-# what a family's loader gives: our model, its tokenizer (None: not read by core) and the weights file
-Loaded = tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, str]
+# what a family's loader gives: our model, its tokenizer (None: not read by core), the weights file
+# and where the tokenizer came from (None: not read by core)
+Loaded = tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, str, TokenizerSource | None]
 
 
 def _no_progress(fraction: float, what: str) -> None:
     pass
 
 
-def read_weights(folder: Path, progress: Progress = _no_progress) -> tuple[dict[str, torch.Tensor], str]:
+def read_weights(folder, progress: Progress = _no_progress) -> tuple[dict[str, torch.Tensor], str]:
     """The folder's tensors and the file they came from; safetensors first (no pickle at all).
 
-    A big model is saved in shards: ``<name>.index.json`` maps every tensor to its shard's file.
-    ``progress`` hears of each file before it is read (fractions 0 to 1 of the files).
+    ``folder``: a path or a :class:`FolderFiles`. A big model is saved in shards: ``<name>.index.json``
+    maps every tensor to its shard's file. Every weights file together must fit the cap of "weights",
+    checked before any is read. ``progress`` hears of each file before it is read (fractions 0 to 1).
     """
-    for name, read in (("model.safetensors", read_safetensors), ("pytorch_model.bin", _read_pickled)):
-        if (folder / name).is_file():
-            progress(0.0, name)
-            return read(folder / name), name
-        index = folder / f"{name}.index.json"
-        if index.is_file():
-            shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
-            weights = {}
-            for n, shard in enumerate(shards):
-                progress(n / len(shards), Path(shard).name)
-                weights.update(read(folder / Path(shard).name))  # .name: never a path out of the folder
-            return weights, index.name
+    files = _files(folder)
+    for name, read in (("model.safetensors", read_safetensors_file), ("pytorch_model.bin", _read_pickled)):
+        index = f"{name}.index.json"
+        if files.has(name):
+            shards = [name]
+        elif files.has(index):
+            weight_map = files.read_json(index, "index").get("weight_map")
+            if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+                raise FolderFileError("unreadable", f"{index} has no weight_map of file names")
+            shards = sorted({Path(shard).name for shard in weight_map.values()})  # .name: never a path out
+        else:
+            continue
+        files.check_size(" + ".join(shards[:2]) + (" + ..." if len(shards) > 2 else ""),
+                         sum(files.size(shard) for shard in shards), "weights")
+        weights = {}
+        for n, shard in enumerate(shards):
+            progress(n / len(shards), shard)
+            with files.open(shard, "weights") as f:
+                weights.update(read(f, shard, os.fstat(f.fileno()).st_size))
+        return weights, name if len(shards) == 1 and shards[0] == name else index
     raise FileNotFoundError(
-        f"{folder} has neither model.safetensors nor pytorch_model.bin (nor their shards)"
+        f"{files.folder.name} has neither model.safetensors nor pytorch_model.bin (nor their shards)"
     )
 
 
@@ -175,16 +376,85 @@ def _gpt2_layer(ours: dict, i: str, module: str, leaf: str, tensor: torch.Tensor
     ours[f"decoder.layers.{i}.{_GPT2_LAYER[module]}.{leaf}"] = tensor.contiguous()
 
 
-def load_gpt2(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
+def _merge_pairs(merges, where: str) -> list[tuple[str, str]]:
+    """BPE merges as pairs: merges.txt's lines or tokenizer.json's ``"a b"`` strings / ``["a", "b"]``."""
+    pairs = []
+    for n, merge in enumerate(merges, 1):
+        pair = merge.split(" ") if isinstance(merge, str) else merge
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            raise ValueError(f"{where}: merge {n} is not two tokens: {str(merge)[:40]!r}")
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _classic_gpt2(files: FolderFiles) -> tuple[dict, list[tuple[str, str]]]:
+    """vocab.json + merges.txt (GPT-2's own files, as tokenizers and transformers 4 write them)."""
+    vocab = files.read_json("vocab.json", "vocab")
+    lines = [line for line in files.read_text("merges.txt", "vocab").splitlines()
+             if line.strip() and not line.startswith("#version")]
+    if not isinstance(vocab, dict) or not all(type(i) is int for i in vocab.values()):
+        raise ValueError("vocab.json is not a map of tokens to ids")
+    return vocab, _merge_pairs(lines, "merges.txt")
+
+
+def _tokenizer_json_model(files: FolderFiles, model_type: str) -> tuple[dict, dict]:
+    """tokenizer.json's model (its type checked) and the file as a whole."""
+    data = files.read_json("tokenizer.json", "tokenizer")
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type") != model_type:
+        found = model.get("type") if isinstance(model, dict) else None
+        raise ValueError(
+            f"tokenizer.json holds a {str(found)[:20]} model, not the {model_type} this family uses"
+        )
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int for i in vocab.values()):
+        raise ValueError("tokenizer.json's vocabulary is not a map of tokens to ids")
+    return model, data
+
+
+def _added_tokens(data: dict) -> dict[str, int]:
+    added = data.get("added_tokens") or []
+    return {t["content"]: t["id"] for t in added
+            if isinstance(t, dict) and isinstance(t.get("content"), str) and type(t.get("id")) is int}
+
+
+def gpt2_tokenizer(folder) -> tuple[GPT2Tokenizer, TokenizerSource]:
+    """GPT-2's byte-level BPE, read from the files transformers' ``AutoTokenizer`` reads: ``tokenizer.json``
+    when there is one (transformers 5 saves only that), else ``vocab.json`` + ``merges.txt``. Both
+    present and holding other vocabularies or merges: tokenizer.json, and the source says the others
+    were left unused."""
+    files = _files(folder)
+    classic = files.has("vocab.json") and files.has("merges.txt")
+    if not files.has("tokenizer.json"):
+        if not classic:
+            raise FolderFileError(
+                "missing", f"{files.folder.name} has neither tokenizer.json nor vocab.json + merges.txt"
+            )
+        vocab, merges = _classic_gpt2(files)
+        return GPT2Tokenizer(vocab, merges), TokenizerSource("vocab.json + merges.txt")
+    model, data = _tokenizer_json_model(files, "BPE")
+    vocab, merges = dict(model["vocab"]), _merge_pairs(model.get("merges") or [], "tokenizer.json")
+    added = _added_tokens(data)  # matched in the raw text before BPE, as tokenizers does
+    vocab.update(added)
+    unused = ""
+    if classic and _classic_gpt2(files) != (model["vocab"], merges):
+        unused = "vocab.json + merges.txt"
+    return GPT2Tokenizer(vocab, merges, special_tokens=list(added)), TokenizerSource("tokenizer.json", unused)
+
+
+def load_gpt2(folder, hf: dict, progress: Progress = _no_progress) -> Loaded:
+    files = _files(folder)
     config = gpt2_config(hf)
-    tokenizer = GPT2Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
-    if len(tokenizer) > config.tgt_vocab_size:
-        raise ValueError(f"vocab.json has {len(tokenizer)} tokens, config.json says {config.tgt_vocab_size}")
-    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+    tokenizer, source = gpt2_tokenizer(files)
+    if len(tokenizer.vocab) > config.tgt_vocab_size:
+        raise ValueError(
+            f"{source.used} has {len(tokenizer.vocab)} tokens, config.json says {config.tgt_vocab_size}"
+        )
+    weights, weights_file = read_weights(files, _part(progress, 0.0, 0.8))
     progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, gpt2_state_dict(weights, config)).eval()
-    return model, tokenizer, source
+    return model, tokenizer, weights_file, source
 
 
 # -- BERT ------------------------------------------------------------------------------------------
@@ -197,44 +467,59 @@ _WORDPIECE_OPTIONS = {
 }
 
 
-def bert_tokenizer(folder: Path) -> WordPieceTokenizer:
-    """``vocab.txt`` normalised as ``tokenizer_config.json`` says: a cased or a Chinese BERT keeps
-    its case (``do_lower_case=false``); without the file, BERT's uncased defaults.
+def _vocab_txt(files: FolderFiles) -> list[str]:
+    lines = files.read_text("vocab.txt", "vocab").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]  # the token on line i has id i
 
-    transformers 5 saves no vocab.txt, only ``tokenizer.json``: then its WordPiece vocabulary
-    (token -> id) is read from there.
-    """
+
+def bert_tokenizer(folder) -> WordPieceTokenizer:
+    """BERT's WordPiece (see :func:`bert_tokenizer_source`)."""
+    return bert_tokenizer_source(folder)[0]
+
+
+def bert_tokenizer_source(folder) -> tuple[WordPieceTokenizer, TokenizerSource]:
+    """The WordPiece vocabulary from the file transformers' ``AutoTokenizer`` reads: ``tokenizer.json``
+    when there is one (transformers 5 saves no vocab.txt), else ``vocab.txt``; normalised as
+    ``tokenizer_config.json`` says (a cased or a Chinese BERT keeps its case: ``do_lower_case=false``;
+    without the file, BERT's uncased defaults). A vocab.txt beside a tokenizer.json with another
+    vocabulary is left unused, and the source says so."""
+    files = _files(folder)
     options = {}
-    settings = folder / "tokenizer_config.json"
-    if settings.is_file():
-        saved = json.loads(settings.read_text(encoding="utf-8"))
-        options = {ours: saved[theirs] for theirs, ours in _WORDPIECE_OPTIONS.items() if theirs in saved}
-    if (folder / "vocab.txt").is_file():
-        return WordPieceTokenizer.from_file(folder / "vocab.txt", **options)
-    if (folder / "tokenizer.json").is_file():
-        model = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8")).get("model", {})
-        if model.get("type") == "WordPiece":
-            vocab = sorted(model["vocab"], key=model["vocab"].get)
-            if [model["vocab"][t] for t in vocab] != list(range(len(vocab))):
-                raise ValueError(f"{folder}/tokenizer.json: the WordPiece ids are not 0, 1, 2, ...")
-            return WordPieceTokenizer(vocab, **options)
-    raise FileNotFoundError(f"{folder} has neither vocab.txt nor a WordPiece tokenizer.json")
+    if files.has("tokenizer_config.json"):
+        saved = files.read_json("tokenizer_config.json", "settings")
+        if isinstance(saved, dict):
+            options = {ours: saved[theirs] for theirs, ours in _WORDPIECE_OPTIONS.items() if theirs in saved}
+    if files.has("tokenizer.json"):
+        model, _ = _tokenizer_json_model(files, "WordPiece")
+        vocab = sorted(model["vocab"], key=model["vocab"].get)
+        if [model["vocab"][t] for t in vocab] != list(range(len(vocab))):
+            raise ValueError("tokenizer.json: the WordPiece ids are not 0, 1, 2, ...")
+        unused = "vocab.txt" if files.has("vocab.txt") and _vocab_txt(files) != vocab else ""
+        return WordPieceTokenizer(vocab, **options), TokenizerSource("tokenizer.json", unused)
+    if files.has("vocab.txt"):
+        return WordPieceTokenizer(_vocab_txt(files), **options), TokenizerSource("vocab.txt")
+    raise FolderFileError("missing", f"{files.folder.name} has neither tokenizer.json nor vocab.txt")
 
 
-def load_bert(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
+def load_bert(folder, hf: dict, progress: Progress = _no_progress) -> Loaded:
     """The encoder of any BERT checkpoint (``bert.`` prefix of BertFor* stripped, heads ignored)."""
     if hf.get("is_decoder") or hf.get("add_cross_attention"):
         # a causal BERT (BertLMHeadModel as a decoder) masks the future: not what our encoder does
         raise ValueError("is_decoder or add_cross_attention: only BERT's bidirectional encoder is supported")
+    files = _files(folder)
     config = bert_config(hf)
-    tokenizer = bert_tokenizer(folder)
+    tokenizer, source = bert_tokenizer_source(files)
     if len(tokenizer) > config.src_vocab_size:
-        raise ValueError(f"vocab.txt has {len(tokenizer)} tokens, config.json says {config.src_vocab_size}")
-    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+        raise ValueError(
+            f"{source.used} has {len(tokenizer)} tokens, config.json says {config.src_vocab_size}"
+        )
+    weights, weights_file = read_weights(files, _part(progress, 0.0, 0.8))
     progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, bert_state_dict(weights)).eval()
-    return model, tokenizer, source
+    return model, tokenizer, weights_file, source
 
 
 # -- Llama, Qwen2 ----------------------------------------------------------------------------------
@@ -327,19 +612,19 @@ def llama_state_dict(weights: dict[str, torch.Tensor], config: ModelConfig) -> d
     return ours
 
 
-def load_llama(folder: Path, hf: dict, progress: Progress = _no_progress) -> Loaded:
+def load_llama(folder, hf: dict, progress: Progress = _no_progress) -> Loaded:
     """Llama or Qwen2; the tokenizer (tokenizer.json) is left to the caller: None."""
     config = llama_config(hf)
-    weights, source = read_weights(folder, _part(progress, 0.0, 0.8))
+    weights, weights_file = read_weights(_files(folder), _part(progress, 0.0, 0.8))
     progress(0.8, "building the model")
     # strict: every parameter of ours is filled, and no tensor of theirs is left over
     model = Transformer.from_state_dict(config, llama_state_dict(weights, config)).eval()
-    return model, None, source
+    return model, None, weights_file, None
 
 
 # -- any folder ------------------------------------------------------------------------------------
 
-# model_type -> loader(folder, config.json as a dict) -> (model, tokenizer, weights file name)
+# model_type -> loader(FolderFiles, config.json as a dict, progress) -> Loaded
 FAMILIES: dict[str, Callable] = {
     "gpt2": load_gpt2,
     "bert": load_bert,
@@ -349,26 +634,33 @@ FAMILIES: dict[str, Callable] = {
 
 
 def load_folder(
-    path, progress: Progress = _no_progress
+    path, progress: Progress = _no_progress, *, root=None, max_weight_bytes: int | None = None
 ) -> tuple[Transformer, GPT2Tokenizer | WordPieceTokenizer | None, FolderInfo]:
     """A Hugging Face model folder -> (our model in eval mode, its tokenizer or None, FolderInfo).
 
     The family is config.json's ``model_type``; an unsupported one raises a ValueError that names
     it (and its ``architectures``) and lists what is supported. ``progress(fraction, what)`` hears
     of each weights file read and of the model being built (for a progress bar), then of 1.0.
+    ``root``: every file read must stay inside it (:class:`FolderFiles`); ``max_weight_bytes``: the
+    most the weights files may hold together. A file refused is a :class:`FolderFileError`.
     """
-    folder = Path(path)
-    config_file = folder / "config.json"
-    if not config_file.is_file():
-        raise FileNotFoundError(f"{folder} has no config.json: not a Hugging Face model folder")
-    hf = json.loads(config_file.read_text(encoding="utf-8"))
+    caps = {} if max_weight_bytes is None else {"weights": max_weight_bytes}
+    files = FolderFiles(Path(path), root, caps)
+    folder = files.folder
+    if not files.has("config.json"):
+        raise FileNotFoundError(f"{folder.name} has no config.json: not a Hugging Face model folder")
+    hf = files.read_json("config.json", "config")
+    if not isinstance(hf, dict):
+        raise FolderFileError("unreadable", "config.json is not a JSON object")
     family = hf.get("model_type")
-    architecture = ", ".join(hf.get("architectures") or []) or "unknown architecture"
+    archs = hf.get("architectures") if isinstance(hf.get("architectures"), list) else []
+    architecture = ", ".join(a for a in archs if isinstance(a, str)) or "unknown architecture"
     if family not in FAMILIES:
         raise ValueError(
-            f"{folder.name}: model_type={family!r} ({architecture}) is not supported; "
+            f"{folder.name}: model_type={str(family)[:40]!r} ({architecture[:80]}) is not supported; "
             f"supported: {', '.join(sorted(FAMILIES))}"
         )
-    model, tokenizer, source = FAMILIES[family](folder, hf, progress)
+    model, tokenizer, weights_file, source = FAMILIES[family](files, hf, progress)
     progress(1.0, "loaded")
-    return model, tokenizer, FolderInfo(folder.name, family, architecture, source)
+    used, unused = (source.used, source.unused) if source is not None else ("", "")
+    return model, tokenizer, FolderInfo(folder.name, family, architecture, weights_file, used, unused)

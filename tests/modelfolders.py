@@ -3,6 +3,7 @@ transformers' save_pretrained beside a tokenizer trained on the project's corpus
 downloaded. The weights are random: the app must say so by never calling them pretrained.
 
     root = make_model_folders(tmp_path)    # root/gpt2-tiny, root/qwen2-tiny, root/bert-tiny
+    make_model_folders(tmp_path, names=("llama-tiny", "gpt2-saved"))   # the others, by name
     monkeypatch.setenv("GLASSBOX_MODELS", str(root))
     # weights "hf:gpt2-tiny", "hf:qwen2-tiny", "hf:bert-tiny"
 """
@@ -74,6 +75,61 @@ def _qwen2(folder: Path, scratch: Path) -> None:
     transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
 
 
+def _llama(folder: Path, scratch: Path) -> None:
+    """A Llama whose output matrix is its own (untied) and with no bias anywhere, as Llama's are."""
+    import torch
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    folder.mkdir(parents=True)
+    tok.save(str(folder / "tokenizer.json"))
+    eot = tok.token_to_id(EOT)
+    config = transformers.LlamaConfig(
+        vocab_size=tok.get_vocab_size(),
+        hidden_size=SIZES["d"],
+        intermediate_size=2 * SIZES["d"],
+        num_hidden_layers=SIZES["layers"],
+        num_attention_heads=SIZES["heads"],
+        num_key_value_heads=SIZES["kv_heads"],
+        max_position_embeddings=SIZES["positions"],
+        bos_token_id=eot,
+        eos_token_id=eot,
+        tie_word_embeddings=False,
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+
+
+def _gpt2_saved_by_transformers(folder: Path, scratch: Path) -> None:
+    """A GPT-2 as transformers 5 saves one today: ``GPT2TokenizerFast(...).save_pretrained`` writes
+    tokenizer.json (and tokenizer_config.json) only, no vocab.json or merges.txt."""
+    import torch
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    folder.mkdir(parents=True)
+    fast = transformers.GPT2TokenizerFast(tokenizer_object=tok._tokenizer, eos_token=EOT, bos_token=EOT)
+    fast.save_pretrained(folder)
+    eot = tok.token_to_id(EOT)
+    config = transformers.GPT2Config(
+        n_layer=SIZES["layers"],
+        n_head=SIZES["heads"],
+        n_embd=SIZES["d"],
+        vocab_size=tok.get_vocab_size(),
+        n_positions=SIZES["positions"],
+        bos_token_id=eot,
+        eos_token_id=eot,
+        initializer_range=0.2,
+    )
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+
+
 def _bert(folder: Path, scratch: Path) -> None:
     import torch
     import transformers
@@ -97,7 +153,14 @@ def _bert(folder: Path, scratch: Path) -> None:
     transformers.BertModel(config).save_pretrained(folder)
 
 
-MAKERS = {"gpt2-tiny": _gpt2, "qwen2-tiny": _qwen2, "bert-tiny": _bert}
+MAKERS = {
+    "gpt2-tiny": _gpt2,
+    "qwen2-tiny": _qwen2,
+    "bert-tiny": _bert,
+    # made only by the tests that ask for them (make_model_folders(root, names=...))
+    "llama-tiny": _llama,
+    "gpt2-saved": _gpt2_saved_by_transformers,
+}
 
 
 def make_model_folders(root: Path, names=NAMES) -> Path:

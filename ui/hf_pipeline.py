@@ -7,7 +7,9 @@ In order, and nothing is read before the checks that can refuse it have passed:
 2. its family is supported (a message names its architecture and lists what is);
 3. its float32 weights fit in the memory the server allows (``ui.models.check_size``), said with the
    size and the limit, before a byte of weights is read;
-4. core reads it (``core.hf.load_folder``, no code executed), reporting progress;
+4. core reads it (``core.hf.load_folder``, no code executed), reporting progress; every file through
+   ``core.hf.FolderFiles``: inside the root it was found in, each under the cap of its kind, the
+   weights together under the memory the server allows;
 5. its tokenizer: core's own for GPT-2 and BERT, ``tokenizer.json`` through Hugging Face
    ``tokenizers`` for the others (``ui.hf_tokenizer``).
 
@@ -17,7 +19,7 @@ No Streamlit here: ``ui.cache`` keeps the pipeline in the server's budget and dr
 from __future__ import annotations
 
 import ui.models as models
-from core.hf import Progress, load_folder
+from core.hf import FolderFiles, Progress, TokenizerSource, load_folder
 from core.names import Weights
 from core.pipeline import Pipeline, PipelineSettings, folder_pipeline
 from ui.hf_tokenizer import folder_tokenizer
@@ -54,11 +56,19 @@ def load_model(value: str, progress: Progress | None = None) -> Pipeline:
     """The pipeline of the model named ``value`` (``hf:<name>``); ``progress(fraction, what)`` hears of
     the load. Raises ``ModelChoiceError`` or :class:`ModelUnusable` with a message to show."""
     found = check(value)
+    limit = models.memory_limit()
     try:
-        model, core_tokenizer, info = load_folder(found.path, progress or (lambda fraction, what: None))
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        model, core_tokenizer, info = load_folder(
+            found.path, progress or (lambda fraction, what: None), root=found.root, max_weight_bytes=limit
+        )
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         raise ModelUnusable("unreadable", f"{found.name}: {exc}") from exc
-    tokenizer = folder_tokenizer(found.path, info.family, core_tokenizer)
+    files = FolderFiles(found.path, found.root)
+    source = TokenizerSource(info.tokenizer_file, info.tokenizer_unused) if info.tokenizer_file else None
+    try:
+        tokenizer = folder_tokenizer(found.path, info.family, core_tokenizer, files=files, source=source)
+    except ValueError as exc:
+        raise ModelUnusable("unreadable", f"{found.name}: {exc}") from exc
     if tokenizer is None:
         raise ModelUnusable(
             "no_tokenizer",
@@ -81,7 +91,7 @@ def load_model(value: str, progress: Progress | None = None) -> Pipeline:
 
 def _eos_id(found: models.FoundModel, fallback: int | None) -> int | None:
     """config.json's ``eos_token_id`` (the first, when it lists several: Llama 3), else the tokenizer's."""
-    config, _ = models.read_config(found.path / "config.json")
+    config, _ = models.read_config(found.path / "config.json", found.root)
     eos = (config or {}).get("eos_token_id")
     if isinstance(eos, list):
         eos = eos[0] if eos else None

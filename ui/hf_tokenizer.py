@@ -18,12 +18,12 @@ special tokens as they are spelled (``<|endoftext|>``, ``<s>``, ``[CLS]``). So a
 ``␣the`` and the byte-fallback token ``<0xE4>`` becomes ``⟨e4⟩``. No label is empty: an empty label
 would vanish from a plotly axis, so it is ``∅``.
 
-Nothing here touches the network, and a ``tokenizer.json`` over 64 MB is refused unread.
+Nothing here touches the network, and every file is read through ``core.hf.FolderFiles`` (inside
+the models root, under the cap of its kind: a ``tokenizer.json`` over 64 MB is refused unread).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,10 +33,11 @@ from tokenizers import Tokenizer, pre_tokenizers
 
 from core.bpe import CHAR_TO_BYTE
 from core.gpt2_tokenizer import GPT2Tokenizer
+from core.hf import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource
 from core.wordpiece import WordPieceTokenizer
 
-MAX_TOKENIZER_JSON_BYTES = 64 * 2**20  # Llama 3's is 9 MB, Qwen2's 7 MB: 64 MB is no real tokenizer
-MAX_SETTINGS_BYTES = 4 * 2**20  # tokenizer_config.json / special_tokens_map.json (chat templates)
+MAX_TOKENIZER_JSON_BYTES = FILE_CAPS["tokenizer"]  # Llama 3's is 9 MB, Qwen2's 7 MB
+MAX_SETTINGS_BYTES = FILE_CAPS["settings"]  # tokenizer_config.json / special_tokens_map.json (chat templates)
 EMPTY = "∅"
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # SentencePiece's byte fallback: one byte a token
 
@@ -119,16 +120,22 @@ def sentencepiece_label(token: str, byte_fallback: bool) -> str:
 # -- BOS / EOS -------------------------------------------------------------------------------------
 
 
-def read_settings(folder: Path) -> dict:
-    """special_tokens_map.json then tokenizer_config.json (the latter wins), as far as they are JSON."""
-    settings: dict = {}
+def _files(folder) -> FolderFiles:
+    return folder if isinstance(folder, FolderFiles) else FolderFiles(Path(folder))
+
+
+def read_settings(folder) -> dict:
+    """special_tokens_map.json then tokenizer_config.json (the latter wins), as far as they are JSON
+    and may be read (``folder``: a path or a ``core.hf.FolderFiles``)."""
+    files, settings = _files(folder), {}
     for name in ("special_tokens_map.json", "tokenizer_config.json"):
-        path = folder / name
-        if not path.is_file() or path.stat().st_size > MAX_SETTINGS_BYTES:
+        if not files.has(name):
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = files.read_json(name, "settings")
+        except FolderFileError as e:
+            if e.reason != "unreadable":  # too big, a link out: refused, as every such file is
+                raise
             continue  # a broken settings file costs the BOS / EOS ids, not the tokenizer
         if isinstance(data, dict):
             settings.update(data)
@@ -159,34 +166,43 @@ def bos_eos(
 # -- the three sources -----------------------------------------------------------------------------
 
 
-def _gpt2(folder: Path, tok: GPT2Tokenizer) -> FolderTokenizer:
+def _source_words(source: TokenizerSource | None, default: str) -> str:
+    """Which file a tokenizer came from, and the disagreeing files left unused, as the kind says it."""
+    if source is None:
+        return default
+    words = source.used
+    if source.unused:  # transformers' AutoTokenizer reads tokenizer.json first, and so does core
+        words += f"; {source.unused} beside it: another vocabulary, not used, as in transformers"
+    return words
+
+
+def _gpt2(folder, tok: GPT2Tokenizer, source: TokenizerSource | None = None) -> FolderTokenizer:
     labels = [EMPTY] * (max(tok.vocab, default=-1) + 1)
     for i, token in tok.vocab.items():
         labels[i] = (token or EMPTY) if token in tok.special_tokens else byte_level_label(token)
     bos, eos = bos_eos(read_settings(folder), tok.token_to_id.get, set(tok.special_tokens))
-    kind = f"byte-level BPE (GPT-2's vocab.json + merges.txt, read by core), {len(labels):,} tokens"
+    where = _source_words(source, "vocab.json + merges.txt")
+    kind = f"byte-level BPE (GPT-2's {where}, read by core), {len(labels):,} tokens"
     return FolderTokenizer(kind, labels, tok.encode, bos, eos)
 
 
-def _wordpiece(folder: Path, tok: WordPieceTokenizer) -> FolderTokenizer:
+def _wordpiece(folder, tok: WordPieceTokenizer, source: TokenizerSource | None = None) -> FolderTokenizer:
     labels = [visible(t) for t in tok.itos]  # as WordPiece spells them: "##ing"
     bos, eos = bos_eos(read_settings(folder), tok.stoi.get, set())  # BERT has [CLS] and [SEP], no BOS / EOS
     case = "uncased" if tok.normalizer["lowercase"] else "cased"
-    kind = f"WordPiece (BERT's vocab.txt, read by core), {case}, {len(labels):,} tokens"
+    where = _source_words(source, "vocab.txt")
+    kind = f"WordPiece (BERT's {where}, read by core), {case}, {len(labels):,} tokens"
     return FolderTokenizer(kind, labels, tok.encode, bos, eos)  # encode: [CLS] ... [SEP]
 
 
-def read_tokenizer_json(path: Path) -> Tokenizer:
-    """A ``tokenizer.json`` run by ``tokenizers``; over ``MAX_TOKENIZER_JSON_BYTES`` or
-    unreadable: ValueError."""
-    size = path.stat().st_size
-    if size > MAX_TOKENIZER_JSON_BYTES:
-        raise ValueError(
-            f"{path.name} is {size / 2**20:,.0f} MB, more than the {MAX_TOKENIZER_JSON_BYTES // 2**20} MB "
-            "a tokenizer.json may have here: not read"
-        )
+def read_tokenizer_json(path, files: FolderFiles | None = None) -> Tokenizer:
+    """A ``tokenizer.json`` run by ``tokenizers``; over ``MAX_TOKENIZER_JSON_BYTES``, outside the
+    models root (``files``) or unreadable: ValueError."""
+    path = Path(path)
+    files = files or FolderFiles(path.parent)
+    text = files.read_text(path.name, "tokenizer")  # FolderFileError (a ValueError) says why not
     try:
-        tok = Tokenizer.from_file(str(path))
+        tok = Tokenizer.from_str(text)
     except Exception as e:  # tokenizers raises a bare Exception for a file it cannot use
         raise ValueError(f"{path.name} is not a tokenizer.json that tokenizers can read: {e}") from e
     # a saved file may carry padding or truncation; transformers switches both off when called
@@ -229,10 +245,10 @@ def as_transformers_runs_it(tok: Tokenizer, settings: dict) -> None:
         tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme=scheme, split=False)
 
 
-def _tokenizer_json(folder: Path) -> FolderTokenizer:
-    tok = read_tokenizer_json(folder / "tokenizer.json")
+def _tokenizer_json(files: FolderFiles) -> FolderTokenizer:
+    tok = read_tokenizer_json(files.folder / "tokenizer.json", files)
     pipeline = _pipeline_json(tok)  # the file's, before transformers' changes below
-    settings = read_settings(folder)
+    settings = read_settings(files)
     as_transformers_runs_it(tok, settings)
     byte_level = '"type":"ByteLevel"' in pipeline
     byte_fallback = bool(getattr(tok.model, "byte_fallback", False))  # BPE only
@@ -256,23 +272,28 @@ def _tokenizer_json(folder: Path) -> FolderTokenizer:
     return FolderTokenizer(kind, labels, lambda text: tok.encode(text).ids, bos, eos)
 
 
-def folder_tokenizer(folder: Path, family: str, core_tokenizer=None) -> FolderTokenizer | None:
+def folder_tokenizer(
+    folder, family: str, core_tokenizer=None, *, files: FolderFiles | None = None,
+    source: TokenizerSource | None = None,
+) -> FolderTokenizer | None:
     """The tokenizer of a model folder: core's (``load_folder``'s second value) when it gave one,
     else the folder's ``tokenizer.json`` through ``tokenizers``, else None (the caller says so).
 
     ``family``: FolderInfo.family, named in the error for a tokenizer.json that cannot be used.
+    ``files``: how the folder's files are read (``core.hf.FolderFiles`` with the models root);
+    ``source``: which files core's tokenizer came from (FolderInfo), said in ``kind``.
     ValueError for a tokenizer.json over 64 MB or one ``tokenizers`` cannot read.
     """
-    folder = Path(folder)
+    files = files or FolderFiles(Path(folder))
     if isinstance(core_tokenizer, GPT2Tokenizer):  # before any other BPETokenizer: it is one
-        return _gpt2(folder, core_tokenizer)
+        return _gpt2(files, core_tokenizer, source)
     if isinstance(core_tokenizer, WordPieceTokenizer):
-        return _wordpiece(folder, core_tokenizer)
+        return _wordpiece(files, core_tokenizer, source)
     if core_tokenizer is not None:
         raise TypeError(f"no wrapper for core's {type(core_tokenizer).__name__}")
-    if not (folder / "tokenizer.json").is_file():
+    if not files.has("tokenizer.json"):
         return None
     try:
-        return _tokenizer_json(folder)
+        return _tokenizer_json(files)
     except ValueError as e:
-        raise ValueError(f"the {family} model {folder.name}: {e}") from e
+        raise ValueError(f"the {family} model {files.folder.name}: {e}") from e

@@ -20,8 +20,11 @@ so the list of roots is all the server will ever read. For the same reason a sym
 when it stays inside the root it was found in (the hub's snapshots link to its ``blobs/``); one that
 leads out is skipped, and a loop is visited once.
 
-No Streamlit and no ``transformers`` here: ``config.json`` is read with ``json`` (at most
-``MAX_CONFIG_BYTES``), nothing else is opened but a directory listing and file sizes.
+No Streamlit and no ``transformers`` here. Every file is read through ``core.hf.FolderFiles`` (inside
+the root, under the cap of its kind): ``config.json`` (at most ``MAX_CONFIG_BYTES``), the hub's
+``refs/main`` and the safetensors headers; besides them only directory listings and file sizes. A
+folder that cannot be read is skipped with a log line: the scan never raises, so one bad folder never
+takes a page down.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.hf import FILE_CAPS, FolderFileError, FolderFiles
 from figures.text import literal
 from ui.budget import ENV_VAR as BUDGET_ENV_VAR
 from ui.budget import MB, limit_from_env
@@ -47,8 +51,8 @@ ENV_VAR = "GLASSBOX_MODELS"
 PREFIX = "hf:"
 MAX_FOLDERS = 256  # directories looked into, over all roots: a huge tree must not stall a page
 MAX_DEPTH = 2  # root/name or root/org/name
-MAX_CONFIG_BYTES = 512 * 1024  # a real config.json is a few kB; Qwen's with its layer list ~ 2 kB
-MAX_HEADER_BYTES = 16 * MB  # a safetensors header: ~100 bytes a tensor (a 7B Llama's: ~30 kB)
+MAX_CONFIG_BYTES = FILE_CAPS["config"]  # a real config.json is a few kB; Qwen's with its layer list ~ 2 kB
+MAX_HEADER_BYTES = FILE_CAPS["header"]  # a safetensors header: ~100 bytes a tensor (a 7B Llama's: ~30 kB)
 MAX_VALUE_CHARS = 120  # a URL value longer than this is no model's name
 SCAN_SECONDS = 30.0  # find_models() looks again after this long (a copied folder shows within 30 s)
 
@@ -183,9 +187,8 @@ def _hub_models(root: Path, budget: list[int]) -> list[_Candidate]:
         if not _inside(snapshots, real_root) or not snapshots.is_dir():
             continue
         revs = sorted(snapshots.iterdir(), key=_newest_first)
-        main = entry / "refs" / "main"
-        if main.is_file() and _inside(main, real_root):
-            named = main.read_text(encoding="ascii", errors="replace")[:64].strip()
+        named = _ref_main(entry, root)
+        if named:
             revs.sort(key=lambda p: p.name != named)  # stable: the named one first, then the newest
         for rev in revs:
             if _inside(rev, real_root) and _is_model(rev, real_root):
@@ -193,6 +196,18 @@ def _hub_models(root: Path, budget: list[int]) -> list[_Candidate]:
                 found.append(_Candidate(name, rev, root, repo, org or "hub"))
                 break
     return found
+
+
+def _ref_main(entry: Path, root: Path) -> str:
+    """The revision the hub's ``refs/main`` names ("" when none can be read: the newest is taken)."""
+    files = FolderFiles(entry, root)
+    try:
+        if not files.has("refs/main"):
+            return ""
+        return files.read_bytes("refs/main", "ref").decode("ascii", errors="replace").strip()
+    except FolderFileError as e:
+        log.warning("model folder %r: %s", str(entry), e)
+        return ""
 
 
 def _newest_first(path: Path) -> tuple[float, str]:
@@ -228,8 +243,11 @@ def _candidates(roots: list[Path]) -> list[_Candidate]:
     budget = [MAX_FOLDERS]  # shared by every root
     found: list[_Candidate] = []
     for root in roots:
-        is_hub = any(root.glob("models--*"))
-        found += _hub_models(root, budget) if is_hub else _folder_models(root, budget)
+        try:
+            is_hub = any(root.glob("models--*"))
+            found += _hub_models(root, budget) if is_hub else _folder_models(root, budget)
+        except Exception:  # a root that cannot be listed costs its models, never the page
+            log.warning("models root %r skipped: it cannot be read", str(root), exc_info=True)
     if budget[0] <= 0:
         log.warning("model search stopped after %d folders (%s)", MAX_FOLDERS, ENV_VAR)
     return found
@@ -264,15 +282,18 @@ def _tidy(where: str) -> str:
 # -- describing ------------------------------------------------------------------------------------------
 
 
-def read_config(path: Path) -> tuple[dict | None, str | None]:
-    """``config.json`` as a dict, or None and why (too large, not UTF-8 JSON, not an object)."""
+def read_config(path: Path, root: Path | None = None) -> tuple[dict | None, str | None]:
+    """``config.json`` as a dict, or None and why (too large, outside ``root``, not UTF-8 JSON, not an
+    object)."""
+    path = Path(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
+        raw = FolderFiles(path.parent, root).read_bytes(path.name, "config")
+    except FolderFileError as e:
+        if e.reason == "too_big":
+            return None, f"config.json is over {MAX_CONFIG_BYTES // 1024} KB: not a model's configuration"
+        return None, f"config.json cannot be read ({literal(e, 80)})"
     except OSError as e:
         return None, f"config.json cannot be read ({type(e).__name__})"
-    if len(raw) > MAX_CONFIG_BYTES:
-        return None, f"config.json is over {MAX_CONFIG_BYTES // 1024} KB: not a model's configuration"
     try:
         config = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -363,39 +384,49 @@ def _llama_params(config: dict) -> int:
     return v * d + n * (attn + mlp + 2 * d) + d + (0 if _tied(config) else v * d)
 
 
-def _params_from_files(config: dict | None, weights: list[Path]) -> int:
+def _params_from_files(config: dict | None, weights: list[Path], files: FolderFiles) -> int:
     """The parameters the weight files hold: counted from each safetensors header (its shapes), else
     the file's bytes over the bytes of the dtype the config names (float32 when it names none)."""
     dtype = (config or {}).get("dtype") or (config or {}).get("torch_dtype")
     width = DTYPE_BYTES.get(dtype if isinstance(dtype, str) else "", 4)
     total = 0
     for path in weights:
-        counted = _safetensors_params(path) if path.suffix == ".safetensors" else None
+        counted = _safetensors_params(files, path.name) if path.suffix == ".safetensors" else None
         total += path.stat().st_size // width if counted is None else counted
     return total
 
 
-def _safetensors_params(path: Path) -> int | None:
+def _safetensors_params(files: FolderFiles, name: str) -> int | None:
     """The elements of every tensor a safetensors file holds, from its header alone (8-byte little-endian
-    length, then JSON: name -> dtype, shape, offsets); None when the header is not one."""
+    length, then JSON: name -> dtype, shape, offsets); None when the header is not one: too long, not
+    JSON, or a shape that is not a list of whole sizes (``[1e999]``, ``[-1]``, ``["2"]``)."""
     try:
-        with open(path, "rb") as f:
-            length = int.from_bytes(f.read(8), "little")
-            if not 0 < length <= MAX_HEADER_BYTES:
-                return None
-            header = json.loads(f.read(length).decode("utf-8"))
-        shapes = [t["shape"] for k, t in header.items() if k != "__metadata__"]
-        return sum(math.prod(int(n) for n in shape) for shape in shapes)
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError, TypeError, KeyError, AttributeError):
+        header = files.safetensors_header(name)
+    except (FolderFileError, OSError):
         return None
+    total = 0
+    for info in header.values():
+        shape = info.get("shape") if isinstance(info, dict) else None
+        if not isinstance(shape, list) or not all(type(n) is int and 0 <= n < 2**48 for n in shape):
+            return None
+        total += math.prod(shape)
+    return total
+
+
+def _present(files: FolderFiles, name: str) -> bool:
+    try:
+        return files.has(name)
+    except FolderFileError:  # a link out of the root: as good as absent here, refused when loading
+        return False
 
 
 def describe(value: str, c: _Candidate) -> FoundModel:
     """What a found folder is: its config, family, size and tokenizer files."""
     real_root = c.root.resolve()
+    files = FolderFiles(c.path, c.root)
     weights = _weights(c.path, real_root)
     weight_bytes = sum(p.stat().st_size for p in weights)
-    config, problem = read_config(c.path / "config.json")
+    config, problem = read_config(c.path / "config.json", c.root)
     family = None
     if config is not None:
         family, problem = family_of(config)
@@ -406,10 +437,10 @@ def describe(value: str, c: _Candidate) -> FoundModel:
         except ValueError as e:
             family, problem = None, f"config.json has no usable {literal(e, 40)}"
     if params is None:
-        params = _params_from_files(config, weights)
-    names = {n for files in TOKENIZER_FILES.values() for n in files}
-    present = {n for n in names if (c.path / n).is_file() and _inside(c.path / n, real_root)}
-    tokenizer = tuple(k for k, files in TOKENIZER_FILES.items() if set(files) <= present)
+        params = _params_from_files(config, weights, files)
+    names = {n for needed in TOKENIZER_FILES.values() for n in needed}
+    present = {n for n in names if _present(files, n)}
+    tokenizer = tuple(k for k, needed in TOKENIZER_FILES.items() if set(needed) <= present)
     model_type = (config or {}).get("model_type")
     return FoundModel(
         value=value,
@@ -438,12 +469,26 @@ def find_models(refresh: bool = False, environ=None) -> dict[str, FoundModel]:
     """Every model found, by its value ``hf:<name>``, in the order found. Scanned again when the roots
     changed, after ``SCAN_SECONDS``, or when ``refresh``; in between every call returns the same dict
     (read it, never change it)."""
-    roots = model_dirs(environ)
+    try:
+        roots = model_dirs(environ)
+    except Exception:  # a root that cannot even be looked at: no models, and a log line
+        log.warning("the models roots cannot be read (%s)", ENV_VAR, exc_info=True)
+        roots = []
     with _lock:
         fresh = time.monotonic() - _scan["when"] < SCAN_SECONDS
         if not refresh and fresh and _scan["roots"] == roots:
             return _scan["models"]
-        models = {value: describe(value, c) for value, c in _unique_values(_candidates(roots))}
+        models = {}
+        try:
+            named = _unique_values(_candidates(roots))
+        except Exception:  # never: _candidates skips what it cannot read; still, a page must not fall
+            log.exception("the model search failed")
+            named = []
+        for value, c in named:
+            try:
+                models[value] = describe(value, c)
+            except Exception:  # a folder that cannot be read is left out, never the page
+                log.warning("model folder %r skipped: it cannot be read", str(c.path), exc_info=True)
         _scan.update(roots=roots, when=time.monotonic(), models=models)
         return models
 

@@ -181,6 +181,9 @@ def paper_differences(config, name: str, lang: str) -> str:
     kv = config.num_kv_heads or config.num_heads
     values = {"h": config.num_heads, "kv": kv}
     parts += ["models.paper.gqa"] if kv != config.num_heads else []
+    # the paper shares the embedding matrix with the pre-softmax linear layer (its section 3.4)
+    parts += ["models.paper.untied"] if config.decoder and not config.tie_embeddings else []
+    parts += ["models.paper.no_ffn_bias"] if not config.ffn_bias else []  # its equation (2): b₁, b₂
     joined = _t("models.paper.and", lang).join(_t(key, lang, **values) for key in parts)
     return _t("models.paper", lang, name=name, parts=joined)
 

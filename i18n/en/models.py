@@ -47,5 +47,7 @@ STRINGS = {
     "models.paper.no_scale": "no × √d_model on the embeddings",
     "models.paper.embed_norm": "a LayerNorm on the embeddings",
     "models.paper.gqa": "grouped-query attention ({h} query heads share {kv} key/value heads)",
+    "models.paper.untied": "an output layer with a matrix of its own (the paper reuses the embedding matrix there)",
+    "models.paper.no_ffn_bias": "no biases in the feed-forward network (the paper's b₁ and b₂)",
     "models.paper.and": ", ",
 }

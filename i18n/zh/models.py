@@ -40,5 +40,7 @@ STRINGS = {
     "models.paper.no_scale": "嵌入不乘以 √d_model",
     "models.paper.embed_norm": "嵌入之后多一个 LayerNorm",
     "models.paper.gqa": "分组查询注意力（{h} 个查询头共享 {kv} 个键/值头）",
+    "models.paper.untied": "输出层使用自己单独的矩阵（论文在这里复用嵌入矩阵）",
+    "models.paper.no_ffn_bias": "前馈网络没有偏置（论文中的 b₁ 和 b₂）",
     "models.paper.and": "；",
 }
