@@ -72,7 +72,7 @@ STRINGS = {
     "attention.nv.fig.k": "k：键“{token}”（位置 {pos}）的向量",
     "attention.nv.fig.product": "q⊙k：各个乘积 q_i·k_i，加起来是 q·k = {dot}",
     "attention.nv.fig.dim": "维度",
-    "attention.nv.fig.dims": "这个头的第 i 维（1…{d_k}）",
+    "attention.nv.fig.dims": "这个头的第 i 维（0…{last}）",
     "attention.nv.fig.summary": "q·k = {dot}   →   s = q·k / √{d_k} = {score}   →   α = {weight}",
     "attention.nv.softmax": (
         "权重不只取决于这一个得分：softmax 会把它和这个查询能看到的全部 {n} 个键的得分放在一起比较"
@@ -236,4 +236,5 @@ STRINGS = {
     "attention.step.w_k_shared": "W_K，键/值头 {kv}（头 {first}–{last}）",
     "attention.step.w_v_shared": "W_V，键/值头 {kv}（头 {first}–{last}）",
     "attention.step.output_nobias": "output = Concat · W_O（这个模型没有 b_O）",
+    "attention.dims_from_0": "位置和维度都从 0 开始数，与论文的 PE(pos, 2i) 一致；层和头从 1 开始数，与 head₁ … head_h 一致。",
 }
