@@ -41,7 +41,7 @@ import figures.positional as fp
 import ui
 from core.names import Weights
 from core.run import LazyRun
-from figures.attention import head_steps, heads_figure
+from figures.attention import groups_text, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
 from figures.model import (
@@ -327,7 +327,9 @@ def decoder_slide(c: Context) -> Slide:
         text = ui.t("lecture.decoder.text_one_stack", h=cfg.num_heads)
         kv = getattr(cfg, "num_kv_heads", None) or cfg.num_heads
         if kv < cfg.num_heads:  # grouped-query attention (Qwen2, Llama): heads share keys and values
-            text += " " + ui.t("lecture.decoder.gqa", h=cfg.num_heads, kv=kv, group=cfg.num_heads // kv)
+            groups = groups_text(cfg.num_heads, kv, c.lang)  # the model's own grouping, one by one
+            key = "lecture.decoder.mqa" if kv == 1 else "lecture.decoder.gqa"
+            text += " " + ui.t(key, h=cfg.num_heads, kv=kv, groups=groups)
     return Slide(fig, text, LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
 
 

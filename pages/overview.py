@@ -143,9 +143,9 @@ def stack_equations(sizes: DiagramSizes) -> None:
     if sizes.positions not in ADDED_POSITIONS:
         st.latex(ATTENTION_POSITIONS[sizes.positions])
         st.caption(ui.t(f"overview.explain.in_attention.{sizes.positions}.one"))
-    if sizes.kv_heads < sizes.num_heads:
-        st.caption(ui.t("overview.explain.gqa", h=sizes.num_heads, kv=sizes.kv_heads,
-                        g=sizes.num_heads // sizes.kv_heads))
+    if sizes.kv_heads < sizes.num_heads:  # one key/value head for all of them: multi-query attention
+        key = "overview.explain.mqa" if sizes.kv_heads == 1 else "overview.explain.gqa"
+        st.caption(ui.t(key, h=sizes.num_heads, kv=sizes.kv_heads, g=sizes.num_heads // sizes.kv_heads))
     name = sizes.norm_name
     st.markdown(ui.t("overview.explain.sublayer.one", act=ACTIVATION_NAMES[sizes.activation], kind=name))
     if sizes.norm == "pre":

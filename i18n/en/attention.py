@@ -278,6 +278,10 @@ STRINGS = {
         "{groups}. Heads that share a key/value head have the same keys k and values v (the same W_K and "
         "W_V); only their queries q are their own."
     ),
+    "attention.gqa.one": (
+        "Multi-query attention: this model's {h} query heads all share one key/value head. They have the "
+        "same keys k and values v (the same W_K and W_V); only their queries q are their own."
+    ),
     "attention.gqa.group": "heads {first}–{last} share key/value head {kv}",
     "attention.gqa.sep": "; ",
     "attention.nv.fig.k_shared": (

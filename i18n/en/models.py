@@ -33,7 +33,7 @@ STRINGS = {
     "models.stack.decoder": "a decoder only",
     "models.stack.encoder": "an encoder only",
     "models.heads": "{h} heads",
-    "models.heads.gqa": "{h} query heads sharing {kv} key/value heads",
+    "models.heads.gqa": "{h} query heads ({kv} key/value)",
     # what it lacks of (or does otherwise than) the paper's model, from its configuration
     "models.paper": "Compared with the paper's Transformer, {name} has {parts}.",
     "models.paper.decoder": "no encoder and no cross-attention (one causal stack reads the text and predicts the next token)",
@@ -46,6 +46,6 @@ STRINGS = {
     "models.paper.rope": "rotary positions (RoPE) turning queries and keys, instead of sinusoids added to the embeddings",
     "models.paper.no_scale": "no × √d_model on the embeddings",
     "models.paper.embed_norm": "a LayerNorm on the embeddings",
-    "models.paper.gqa": "grouped-query attention ({h} query heads share {kv} key/value heads)",
+    "models.paper.gqa": "grouped-query attention ({h} query heads, {kv} key/value)",
     "models.paper.and": ", ",
 }

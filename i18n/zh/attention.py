@@ -220,6 +220,10 @@ STRINGS = {
         "分组查询注意力：这个模型有 {h} 个查询头，却只有 {kv} 个键/值头，所以{groups}。"
         "共用同一个键/值头的几个头，键 k 和值 v 完全相同（W_K、W_V 也相同），只有查询 q 是各自的。"
     ),
+    "attention.gqa.one": (
+        "多查询注意力：这个模型的 {h} 个查询头共用同一个键/值头。它们的键 k 和值 v 完全相同（W_K、W_V 也相同），"
+        "只有查询 q 是各自的。"
+    ),
     "attention.gqa.group": "头 {first}–{last} 共用键/值头 {kv}",
     "attention.gqa.sep": "，",
     "attention.nv.fig.k_shared": "k：键“{token}”（位置 {pos}）的向量，来自键/值头 {kv}，由头 {first}–{last} 共用",
