@@ -56,7 +56,7 @@ from figures.model import (
     softmax_t,
     topk_figure,
 )
-from figures.overview import DiagramSizes, pipeline_diagram
+from figures.overview import DiagramSizes, has_output_bias, output_latex, pipeline_diagram
 from figures.presenter import PRESENTER_HEIGHT, Slide, presenter_style
 from figures.redraw import draw_once
 from figures.style import BASE_FONT_SIZE
@@ -400,10 +400,17 @@ def output_slide(c: Context) -> Slide:
         probs = softmax_t(position_logits(c.run.trace, last), 1.0)
         fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
         text = ui.t("lecture.output.text_one_stack", k=TOP_K)
-        return Slide(fig, text, LATEX["output_one_stack"], **answer(c))
+        return Slide(fig, text, output_equation(c, "output_one_stack"), **answer(c))
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
     fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
-    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
+    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), output_equation(c, "output"), **answer(c))
+
+
+def output_equation(c: Context, key: str) -> str:
+    """The output equation (``LATEX[key]``) as this model computes it: + b where its output layer has
+    a bias."""
+    logits = output_latex(has_output_bias(c.run.config), "h_i", r"W_{\text{out}}")
+    return LATEX[key].replace(r"\mathrm{softmax}(h_i W_{\text{out}})", rf"\mathrm{{softmax}}({logits})")
 
 
 def greedy_one_stack(c: Context) -> Slide:

@@ -37,6 +37,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
+from figures.overview import has_output_bias, output_latex
 from i18n import strings, t
 from ui.generation import Sampling, generation
 from ui.settings import Settings
@@ -289,10 +290,13 @@ def output_probabilities(m: Model) -> None:
     st.header(ui.t("model.output.header"))
     left, right = st.columns([1, 1])
     with left:
+        # the logits as this model computes them: + b where its output layer has a bias
+        logits = output_latex(has_output_bias(run.config), "h_i", r"W_{\text{out}}")
+        logits = rf"({logits})" if "+" in logits else logits
         if m.one_stack:  # the sentence itself is the context: no source x
-            st.latex(r"P(x_{i+1} \mid x_{\le i}) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+            st.latex(rf"P(x_{{i+1}} \mid x_{{\le i}}) = \mathrm{{softmax}}\big({logits} / T\big)")
         else:
-            st.latex(r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+            st.latex(rf"P(y_{{i+1}} \mid y_{{\le i}}, x) = \mathrm{{softmax}}\big({logits} / T\big)")
         st.latex(r"\mathrm{softmax}(z)_w = \frac{e^{z_w}}{\sum_{v} e^{z_v}}")
         st.markdown(ui.t(m.key("model.output.intro")))
     with right:
