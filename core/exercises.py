@@ -501,10 +501,10 @@ def check(exercise: Exercise, raw: object) -> Verdict:
 def exercises_for(run, seed: int = 0) -> list[Exercise]:
     """An exercise of every kind this run can give, its numbers drawn from ``seed``: a PE entry (models
     that add the sinusoidal encoding), the score of a query and a key of head 0 in the first encoder
-    layer, a softmax entry (a decoder self-attention row of 3–4 keys when there is one: the model's
-    own weights; else 3–4 keys of an encoder row, renormalised), one LayerNorm entry of 6 numbers of
-    the vector entering the first encoder layer's first LayerNorm, the BPE count of the sentence
-    after a merge. ``run``: a ``core.run.LazyRun``."""
+    layer (the model's own score: ALiBi's bias included), a softmax entry (a decoder self-attention
+    row of 3–4 keys when there is one: the model's own weights; else 3–4 keys of an encoder row,
+    renormalised), one LayerNorm entry of 6 numbers of the vector entering the first encoder layer's
+    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.LazyRun``."""
     identity = run_identity(run)
     rng = random.Random(f"exercises:{seed}")
     out = []
