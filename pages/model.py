@@ -156,7 +156,8 @@ def residual(m: Model):
         f"residual-layer{layer_no}-token{token}",
     )
     reading = "model.residual.reading.pre" if config.norm == "pre" else "model.residual.reading"
-    st.caption(ui.t(reading, root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model, kind=norm))
+    st.caption(ui.t(reading, root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model, kind=norm)
+               + " " + ui.t("model.dims_from_0"))
     return layer_no, layer
 
 

@@ -119,9 +119,17 @@ def test_the_neuron_view_numbers_dimensions_from_0():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("page", ["pages/embeddings.py", "pages/positional.py", "pages/attention.py"])
-def test_each_page_that_numbers_dimensions_says_they_count_from_0(page, lang):
-    at = open_page(page, {"lang": lang})
+@pytest.mark.parametrize(
+    ("page", "query"),
+    [
+        ("pages/embeddings.py", {}),
+        ("pages/positional.py", {}),
+        ("pages/attention.py", {}),
+        ("pages/model.py", {"model_view": "residual_ffn"}),  # its residual heatmap's dimension axis
+    ],
+)
+def test_each_page_that_numbers_dimensions_says_they_count_from_0(page, query, lang):
+    at = open_page(page, {"lang": lang, **query})
     assert_clean(at)
     said = t(f"{page.removeprefix('pages/').removesuffix('.py')}.dims_from_0", lang)
     shown = [x.value for x in (*at.caption, *at.markdown)]
