@@ -236,7 +236,7 @@ def bias_latex(causal: bool, i: str = "i", j: str = "j") -> str:
 def score_formula(nums: NeuronNumbers) -> str:
     """The neuron view's equations in symbols: q·k, the score s (with ALiBi's b as a term when the
     model adds one, on a second line) and the weight."""
-    dot = r"q \cdot k = \sum_{i=1}^{d_k} q_i\, k_i"
+    dot = r"q \cdot k = \sum_{i=0}^{d_k-1} q_i\, k_i"
     softmax = r"\alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
     if nums.bias is None:
         return rf"{dot} \qquad s = \frac{{q \cdot k}}{{\sqrt{{d_k}}}} \qquad {softmax}"

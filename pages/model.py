@@ -172,12 +172,12 @@ def norm_equations(norm: str, norm_kind: str) -> None:
         st.latex(rf"x_{{\text{{out}}}} = x + \mathrm{{Sublayer}}\big(\mathrm{{{name}}}(x)\big)")
     if norm_kind == "rms":  # no mean subtracted, no shift: only a learned scale g
         st.latex(r"\mathrm{RMSNorm}(v) = g \odot \frac{v}{\mathrm{RMS}(v)}")
-        st.latex(r"\mathrm{RMS}(v) = \sqrt{\frac{1}{d}\sum_{i=1}^{d} v_i^2 + \varepsilon}")
+        st.latex(r"\mathrm{RMS}(v) = \sqrt{\frac{1}{d}\sum_{i=0}^{d-1} v_i^2 + \varepsilon}")
         return
     st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
     # μ and σ on lines of their own: side by side they ran past the half-width column at 1280 px
-    st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i")
-    st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
+    st.latex(r"\mu = \frac{1}{d}\sum_{i=0}^{d-1} v_i")  # dimensions count from 0, as on every page
+    st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=0}^{d-1} (v_i - \mu)^2 + \varepsilon}")
 
 
 # The FFN of each activation a config can name: the model's equations (the paper's ReLU first).

@@ -122,7 +122,7 @@ def encoder_equations(sizes: DiagramSizes, norm: str) -> None:
 def decoder_equations(sizes: DiagramSizes, has_decoder: bool) -> None:
     if not has_decoder:
         st.info(ui.t("overview.explain.no_decoder"), icon=":material/info:")
-        st.latex(r"\text{sentence vector} = \frac{1}{S}\sum_{i=1}^{S} \text{memory}_i")
+        st.latex(r"\text{sentence vector} = \frac{1}{S}\sum_{i=0}^{S-1} \text{memory}_i")
         return
     st.markdown(ui.t("overview.explain.decoder"))
     stack = (

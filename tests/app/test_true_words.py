@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from apphelpers import assert_clean, open_page
@@ -116,6 +117,16 @@ def test_the_neuron_view_numbers_dimensions_from_0():
     assert bars
     for trace in bars:
         assert list(trace["x"]) == list(range(8)), trace["x"]
+    assert any(r"\sum_{i=0}^{d_k-1} q_i" in x.value for x in at.latex)  # its dot product too
+
+
+def test_sums_over_dimensions_and_positions_run_from_0():
+    model = open_page("pages/model.py", {"model_view": "residual_ffn"})
+    overview = open_page("pages/overview.py", {"weights": "minilm"}, weights=None)
+    latex = [x.value for at in (model, overview) for x in at.latex]
+    assert not any(re.search(r"sum_\{i=1\}", x) for x in latex), latex
+    assert any(r"\sum_{i=0}^{d-1} v_i" in x for x in latex)
+    assert any(r"\sum_{i=0}^{S-1} \text{memory}_i" in x for x in latex)  # the encoder's mean over positions
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
