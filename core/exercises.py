@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.bpe import BPETokenizer
+from core.positional import alibi_slopes
 from core.questions import bpe_merges_possible, run_identity, stable_id
 
 KINDS = ("pe_entry", "attention_score", "softmax_entry", "layernorm_entry", "bpe_count")
@@ -156,9 +157,18 @@ def pe_entry(
 
 
 def attention_score(
-    q, k, *, shown: int = MAX_SHOWN, decimals: int = DECIMALS, identity: str = "", source: dict | None = None
+    q,
+    k,
+    *,
+    bias: float | None = None,
+    shown: int = MAX_SHOWN,
+    decimals: int = DECIMALS,
+    identity: str = "",
+    source: dict | None = None,
 ) -> Exercise:
-    """q·k/√d_k of one query and one key of a head (``q``, ``k``: its d_k numbers each, unrounded).
+    """q·k/√d_k of one query and one key of a head (``q``, ``k``: its d_k numbers each, unrounded),
+    plus ``bias`` when the model adds one to the score (ALiBi's −m·|i − j|): given rounded as ``bias``,
+    added in the solution's last step, so the answer is the score the model's softmax reads.
 
     Shown: the first ``shown`` (≤ 8) numbers of each, rounded to ``decimals``. When the head has more
     dimensions (the trained model's d_k is 32) the rest of the dot product, Σ q_i·k_i over the
@@ -184,11 +194,15 @@ def attention_score(
     given: dict = {"q": q_shown, "k": k_shown, "d_k": d_k}
     if d_k > n:  # the products of the dimensions not shown, summed
         given["rest"] = _shown(math.fsum(a * b for a, b in zip(q[n:], k[n:], strict=True)), decimals)
-    answer, solution = _score_steps(q_shown, k_shown, given.get("rest"), d_k)
+    if bias is not None:
+        given["bias"] = _shown(bias, decimals)
+    answer, solution = _score_steps(q_shown, k_shown, given.get("rest"), d_k, given.get("bias"))
     root = math.sqrt(d_k)
     u = _half_unit(decimals)
-    tolerance = u * (1 + (n + abs(answer)) / (root - u))
-    unrounded = math.fsum(a * b for a, b in zip(q, k, strict=True)) / root
+    # the bias is given, not computed: adding it moves nothing a student rounds
+    scaled = answer - given.get("bias", 0.0)
+    tolerance = u * (1 + (n + abs(scaled)) / (root - u))
+    unrounded = math.fsum(a * b for a, b in zip(q, k, strict=True)) / root + float(bias or 0.0)
     return _exercise(
         "attention_score",
         given,
@@ -203,8 +217,10 @@ def attention_score(
     )
 
 
-def _score_steps(q: list[float], k: list[float], rest: float | None, d_k: int) -> tuple[float, list]:
-    """(q·k/√d_k from the numbers shown, the worked solution's steps)."""
+def _score_steps(
+    q: list[float], k: list[float], rest: float | None, d_k: int, bias: float | None = None
+) -> tuple[float, list]:
+    """(q·k/√d_k (+ b) from the numbers shown, the worked solution's steps)."""
     products = [a * b for a, b in zip(q, k, strict=True)]
     solution: list = [
         {
@@ -215,15 +231,21 @@ def _score_steps(q: list[float], k: list[float], rest: float | None, d_k: int) -
         }
     ]
     if rest is not None:
-        solution.append({"name": "rest", "formula": f"Σ_(i={len(q) + 1}..{d_k}) q_i·k_i", "value": rest})
+        solution.append({"name": "rest", "formula": f"Σ_(i={len(q)}..{d_k - 1}) q_i·k_i", "value": rest})
     dot = math.fsum(products) + (rest or 0.0)
     root = math.sqrt(d_k)
     solution += [
         {"name": "sum", "formula": "q·k = Σ q_i·k_i", "value": dot},
         {"name": "sqrt_dk", "formula": "√d_k", "value": root},
-        {"name": "result", "formula": "q·k / √d_k", "value": dot / root},
+        {"name": "scaled" if bias is not None else "result", "formula": "q·k / √d_k", "value": dot / root},
     ]
-    return dot / root, solution
+    if bias is None:
+        return dot / root, solution
+    solution += [
+        {"name": "bias", "formula": "b = -m·|i - j|", "value": bias},
+        {"name": "result", "formula": "q·k / √d_k + b", "value": dot / root + bias},
+    ]
+    return dot / root + bias, solution
 
 
 # -- softmax -------------------------------------------------------------------------------------------
@@ -479,10 +501,10 @@ def check(exercise: Exercise, raw: object) -> Verdict:
 def exercises_for(run, seed: int = 0) -> list[Exercise]:
     """An exercise of every kind this run can give, its numbers drawn from ``seed``: a PE entry (models
     that add the sinusoidal encoding), the score of a query and a key of head 0 in the first encoder
-    layer, a softmax entry (a decoder self-attention row of 3–4 keys when there is one: the model's
-    own weights; else 3–4 keys of an encoder row, renormalised), one LayerNorm entry of 6 numbers of
-    the vector entering the first encoder layer's first LayerNorm, the BPE count of the sentence
-    after a merge. ``run``: a ``core.run.LazyRun``."""
+    layer (the model's own score: ALiBi's bias included), a softmax entry (a decoder self-attention
+    row of 3–4 keys when there is one: the model's own weights; else 3–4 keys of an encoder row,
+    renormalised), one LayerNorm entry of 6 numbers of the vector entering the first encoder layer's
+    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.LazyRun``."""
     identity = run_identity(run)
     rng = random.Random(f"exercises:{seed}")
     out = []
@@ -512,7 +534,13 @@ def _score_for(run, rng: random.Random, identity: str) -> Exercise:
     attn = run.encoder[0].self_attn
     allowed = attn.mask[0, 0].nonzero().tolist()  # (query, key) pairs head 0 may attend
     query, key = allowed[rng.randrange(len(allowed))]
-    source = {
+    # The model's score is q·k/√d_k plus what positions add to it (ALiBi's −m·|i − j|); RoPE's q and k
+    # are in the trace already rotated, so their dot product is the model's own.
+    bias = None if attn.bias is None else float(attn.bias[0, 0, query, key])
+    positions = {"positions": run.config.positions} if run.config.positions in ("rope", "alibi") else {}
+    if bias is not None:
+        positions["slope"] = float(alibi_slopes(run.config.num_heads)[0])
+    source = positions | {
         "attn_kind": "encoder",
         "layer": 0,
         "head": 0,
@@ -522,7 +550,8 @@ def _score_for(run, rng: random.Random, identity: str) -> Exercise:
         "key_token": run.src_tokens[key],
         "of_model": True,
     }
-    return attention_score(attn.q[0, 0, query], attn.k[0, 0, key], identity=identity, source=source)
+    q, k = attn.q[0, 0, query], attn.k[0, 0, key]
+    return attention_score(q, k, bias=bias, identity=identity, source=source)
 
 
 def _softmax_for(run, rng: random.Random, identity: str) -> Exercise:

@@ -127,18 +127,26 @@ def kv_group_of(head: int, num_heads: int, num_kv_heads: int | None) -> tuple[in
     return None
 
 
+def groups_text(num_heads: int, num_kv_heads: int | None, lang: str = "en") -> str:
+    """ "heads 1–2 share key/value head 1; heads 3–4 share key/value head 2" (heads from 1), every
+    group named as the model has it; "" when every head has its own keys and values."""
+    said = [
+        t("attention.gqa.group", lang, first=heads[0] + 1, last=heads[-1] + 1, kv=g + 1)
+        for g, heads in enumerate(kv_groups(num_heads, num_kv_heads))
+    ]
+    return t("attention.gqa.sep", lang).join(said)
+
+
 def sharing_text(num_heads: int, num_kv_heads: int | None, lang: str = "en") -> str:
-    """ "… heads 1–2 share key/value head 1; heads 3–4 share key/value head 2 …" (heads from 1); ""
-    when every head has its own keys and values."""
+    """Which query heads read the same keys and values, from the model's grouping: one key/value head
+    for all (multi-query attention), or the groups one by one; "" when every head has its own."""
     groups = kv_groups(num_heads, num_kv_heads)
     if not groups:
         return ""
-    said = [
-        t("attention.gqa.group", lang, first=heads[0] + 1, last=heads[-1] + 1, kv=g + 1)
-        for g, heads in enumerate(groups)
-    ]
-    groups_said = t("attention.gqa.sep", lang).join(said)
-    return t("attention.gqa.explain", lang, h=num_heads, kv=len(groups), groups=groups_said)
+    if len(groups) == 1:
+        return t("attention.gqa.one", lang, h=num_heads)
+    said = groups_text(num_heads, num_kv_heads, lang)
+    return t("attention.gqa.explain", lang, h=num_heads, kv=len(groups), groups=said)
 
 
 # -- the numbers of one head -----------------------------------------------------------------------

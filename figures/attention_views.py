@@ -236,7 +236,7 @@ def bias_latex(causal: bool, i: str = "i", j: str = "j") -> str:
 def score_formula(nums: NeuronNumbers) -> str:
     """The neuron view's equations in symbols: q·k, the score s (with ALiBi's b as a term when the
     model adds one, on a second line) and the weight."""
-    dot = r"q \cdot k = \sum_{i=1}^{d_k} q_i\, k_i"
+    dot = r"q \cdot k = \sum_{i=0}^{d_k-1} q_i\, k_i"
     softmax = r"\alpha_j = \frac{e^{s_j}}{\sum_l e^{s_l}}"
     if nums.bias is None:
         return rf"{dot} \qquad s = \frac{{q \cdot k}}{{\sqrt{{d_k}}}} \qquad {softmax}"
@@ -362,11 +362,12 @@ def _key_title(nums: NeuronNumbers, k_token: str, lang: str) -> str:
 
 
 def _neuron_bars(n: str, sym: str, values: np.ndarray, colors: list[str], d_k: int, lang: str) -> dict:
-    """One row's bar trace, dimension 1…d_k, on the axes ``x{n}``, ``y{n}``."""
+    """One row's bar trace, dimension 0…d_k − 1 (dimensions count from 0, as positions do), on the
+    axes ``x{n}``, ``y{n}``."""
     dim = escape_label(t("attention.nv.fig.dim", lang))
     return {
         "type": "bar",
-        "x": list(range(1, d_k + 1)),
+        "x": list(range(d_k)),
         "y": values,
         "marker": {"color": colors},
         "xaxis": f"x{n}",
@@ -379,6 +380,7 @@ def _neuron_bars(n: str, sym: str, values: np.ndarray, colors: list[str], d_k: i
 
 def _neuron_x_axis(n: str, r: int, d_k: int, lang: str) -> dict:
     """Row ``r``'s dimension axis: shared with the first row's, numbered and titled under the last."""
+    title = t("attention.nv.fig.dims", lang, last=d_k - 1)
     return {
         "anchor": f"y{n}",
         "domain": [0, 1],
@@ -387,8 +389,8 @@ def _neuron_x_axis(n: str, r: int, d_k: int, lang: str) -> dict:
         "tickmode": "auto",
         "nticks": min(d_k, 16),
         "showgrid": False,
-        "range": [0.4, d_k + 0.6],
-        **({"title": {"text": escape_label(t("attention.nv.fig.dims", lang, d_k=d_k))}} if r == 2 else {}),
+        "range": [-0.6, d_k - 0.4],
+        **({"title": {"text": escape_label(title)}} if r == 2 else {}),
     }
 
 

@@ -31,6 +31,17 @@ COLUMNS = (10.0, 30.0, 50.0, 70.0, 90.0)
 ROW_ENCODER, ROW_DECODER = 31.0, 9.0
 
 
+def has_output_bias(config) -> bool:
+    """Does the model's output layer add a bias (logits = h W + b)? The model builds it so: an untied
+    matrix with ``generator_bias``; a tied one (W = Eᵀ) has none."""
+    return config.decoder and config.generator_bias and not config.tie_embeddings
+
+
+def output_latex(bias: bool, h: str = "h_t", w: str = "W") -> str:
+    """The logits the softmax reads, as this model computes them: ``h W`` or ``h W + b``."""
+    return rf"{h}\, {w} + b" if bias else rf"{h}\, {w}"
+
+
 @dataclass(frozen=True)
 class DiagramSizes:
     """Every number drawn on the diagram. S, T: source and target lengths in tokens."""
@@ -56,6 +67,7 @@ class DiagramSizes:
     activation: str = "relu"  # the FFN's: "relu" | "gelu" | "gelu_tanh" | "swiglu"
     num_kv_heads: int | None = None  # grouped-query attention: fewer key/value heads than query heads
     tie_embeddings: bool = False  # the output matrix is the embedding's transpose (GPT-2)
+    output_bias: bool = True  # the output layer adds a bias b (the paper's Linear; not GPT-2, Llama)
 
     @property
     def d_k(self) -> int:
@@ -86,6 +98,7 @@ class DiagramSizes:
             activation=getattr(config, "activation", "relu"),
             num_kv_heads=getattr(config, "num_kv_heads", None),
             tie_embeddings=getattr(config, "tie_embeddings", False),
+            output_bias=has_output_bias(config),
         )
 
     @property

@@ -164,6 +164,7 @@ if positions in SCALED_BY:  # what B or R is, in the page's language
     st.caption(ui.t(f"attention.formula.{positions}" + (".one" if one_stack else "")))
 d_k = config.d_model // config.num_heads
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
+st.caption(ui.t("attention.dims_from_0"))
 if not run.has_decoder:
     st.info(ui.t("attention.encoder_only", model=model_name(run)), icon=":material/info:")
 elif not run.has_encoder:
@@ -345,17 +346,19 @@ def step_by_step(view: View) -> None:
 def scores_step(view: View, figs: dict) -> bool:
     """Q Kᵀ / √d_k (with ALiBi: + B), written and drawn; whether ALiBi's bias is part of the scores."""
     steps, head = view.steps, view.head
-    scaled = rf"\frac{{Q K^\top}}{{\sqrt{{d_k}}}} = \frac{{Q K^\top}}{{\sqrt{{{view.d_k}}}}}"
+    def scaled(plus: str = "") -> str:  # ALiBi's "+ B" belongs to both sides of the equation
+        return rf"\frac{{Q K^\top}}{{\sqrt{{d_k}}}}{plus} = \frac{{Q K^\top}}{{\sqrt{{{view.d_k}}}}}{plus}"
+
     if steps.bias is None:
         st.markdown(ui.t("attention.steps.scores"))
-        st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled}")
+        st.latex(rf"Q K^\top \quad\rightarrow\quad {scaled()}")
         show_row(view, figs, "qk", "scores")
         return False
     slope = fv.head_slope(view.run.config.num_heads, head)
     st.markdown(ui.t("attention.steps.scores_alibi", head=head + 1, m=fv.slope_text(slope)))
     causal = fv.is_causal_bias(steps.bias)
     st.latex(
-        rf"Q K^\top \quad\rightarrow\quad {scaled} + B,\qquad B_{{ij}} = {fv.bias_latex(causal)},"
+        rf"Q K^\top \quad\rightarrow\quad {scaled(' + B')},\qquad B_{{ij}} = {fv.bias_latex(causal)},"
         rf"\quad m_{{{head + 1}}} = {fv.slope_latex(slope)}"
     )
     figs["bias"] = fv.bias_figure(steps, view.q_tokens, view.k_tokens, lang=view.lang)

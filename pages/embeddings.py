@@ -64,7 +64,7 @@ with right:
     st.metric(ui.t("embeddings.metric.rows"), f"{vocab:,}")
     st.metric(ui.t("embeddings.metric.width"), d)
 shown = min(len(tokens), 8)
-st.caption(ui.t("embeddings.lookup.table", shown=shown, n=len(tokens)))
+st.caption(ui.t("embeddings.lookup.table", shown=shown, n=len(tokens)) + " " + ui.t("embeddings.dims_from_0"))
 show_table(lookup_rows(tokens, arrays.ids.tolist(), arrays.lookup, n_tokens=8, n_dims=6, lang=lang),
            hide_index=True, width="stretch")
 

@@ -41,7 +41,7 @@ import figures.positional as fp
 import ui
 from core.names import Weights
 from core.run import LazyRun
-from figures.attention import head_steps, heads_figure
+from figures.attention import groups_text, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
 from figures.model import (
@@ -56,7 +56,7 @@ from figures.model import (
     softmax_t,
     topk_figure,
 )
-from figures.overview import DiagramSizes, pipeline_diagram
+from figures.overview import DiagramSizes, has_output_bias, output_latex, pipeline_diagram
 from figures.presenter import PRESENTER_HEIGHT, Slide, presenter_style
 from figures.redraw import draw_once
 from figures.style import BASE_FONT_SIZE
@@ -327,7 +327,9 @@ def decoder_slide(c: Context) -> Slide:
         text = ui.t("lecture.decoder.text_one_stack", h=cfg.num_heads)
         kv = getattr(cfg, "num_kv_heads", None) or cfg.num_heads
         if kv < cfg.num_heads:  # grouped-query attention (Qwen2, Llama): heads share keys and values
-            text += " " + ui.t("lecture.decoder.gqa", h=cfg.num_heads, kv=kv, group=cfg.num_heads // kv)
+            groups = groups_text(cfg.num_heads, kv, c.lang)  # the model's own grouping, one by one
+            key = "lecture.decoder.mqa" if kv == 1 else "lecture.decoder.gqa"
+            text += " " + ui.t(key, h=cfg.num_heads, kv=kv, groups=groups)
     return Slide(fig, text, LATEX[self_attention(c, "decoder")], **answer(c), **HEADS)
 
 
@@ -398,10 +400,17 @@ def output_slide(c: Context) -> Slide:
         probs = softmax_t(position_logits(c.run.trace, last), 1.0)
         fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
         text = ui.t("lecture.output.text_one_stack", k=TOP_K)
-        return Slide(fig, text, LATEX["output_one_stack"], **answer(c))
+        return Slide(fig, text, output_equation(c, "output_one_stack"), **answer(c))
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
     fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
-    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), LATEX["output"], **answer(c))
+    return Slide(fig, ui.t("lecture.output.text", k=TOP_K), output_equation(c, "output"), **answer(c))
+
+
+def output_equation(c: Context, key: str) -> str:
+    """The output equation (``LATEX[key]``) as this model computes it: + b where its output layer has
+    a bias."""
+    logits = output_latex(has_output_bias(c.run.config), "h_i", r"W_{\text{out}}")
+    return LATEX[key].replace(r"\mathrm{softmax}(h_i W_{\text{out}})", rf"\mathrm{{softmax}}({logits})")
 
 
 def greedy_one_stack(c: Context) -> Slide:

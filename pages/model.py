@@ -37,6 +37,7 @@ from figures.model import (
     topk_figure,
     zero_fraction_figure,
 )
+from figures.overview import has_output_bias, output_latex
 from i18n import strings, t
 from ui.generation import Sampling, generation
 from ui.settings import Settings
@@ -155,7 +156,8 @@ def residual(m: Model):
         f"residual-layer{layer_no}-token{token}",
     )
     reading = "model.residual.reading.pre" if config.norm == "pre" else "model.residual.reading"
-    st.caption(ui.t(reading, root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model, kind=norm))
+    st.caption(ui.t(reading, root=f"{math.sqrt(config.d_model):.1f}", d=config.d_model, kind=norm)
+               + " " + ui.t("model.dims_from_0"))
     return layer_no, layer
 
 
@@ -170,12 +172,12 @@ def norm_equations(norm: str, norm_kind: str) -> None:
         st.latex(rf"x_{{\text{{out}}}} = x + \mathrm{{Sublayer}}\big(\mathrm{{{name}}}(x)\big)")
     if norm_kind == "rms":  # no mean subtracted, no shift: only a learned scale g
         st.latex(r"\mathrm{RMSNorm}(v) = g \odot \frac{v}{\mathrm{RMS}(v)}")
-        st.latex(r"\mathrm{RMS}(v) = \sqrt{\frac{1}{d}\sum_{i=1}^{d} v_i^2 + \varepsilon}")
+        st.latex(r"\mathrm{RMS}(v) = \sqrt{\frac{1}{d}\sum_{i=0}^{d-1} v_i^2 + \varepsilon}")
         return
     st.latex(r"\mathrm{LayerNorm}(v) = \gamma \odot \frac{v - \mu}{\sigma} + \beta")
     # μ and σ on lines of their own: side by side they ran past the half-width column at 1280 px
-    st.latex(r"\mu = \frac{1}{d}\sum_{i=1}^{d} v_i")
-    st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=1}^{d} (v_i - \mu)^2 + \varepsilon}")
+    st.latex(r"\mu = \frac{1}{d}\sum_{i=0}^{d-1} v_i")  # dimensions count from 0, as on every page
+    st.latex(r"\sigma = \sqrt{\frac{1}{d}\sum_{i=0}^{d-1} (v_i - \mu)^2 + \varepsilon}")
 
 
 # The FFN of each activation a config can name: the model's equations (the paper's ReLU first).
@@ -289,10 +291,13 @@ def output_probabilities(m: Model) -> None:
     st.header(ui.t("model.output.header"))
     left, right = st.columns([1, 1])
     with left:
+        # the logits as this model computes them: + b where its output layer has a bias
+        logits = output_latex(has_output_bias(run.config), "h_i", r"W_{\text{out}}")
+        logits = rf"({logits})" if "+" in logits else logits
         if m.one_stack:  # the sentence itself is the context: no source x
-            st.latex(r"P(x_{i+1} \mid x_{\le i}) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+            st.latex(rf"P(x_{{i+1}} \mid x_{{\le i}}) = \mathrm{{softmax}}\big({logits} / T\big)")
         else:
-            st.latex(r"P(y_{i+1} \mid y_{\le i}, x) = \mathrm{softmax}\big(h_i W_{\text{out}} / T\big)")
+            st.latex(rf"P(y_{{i+1}} \mid y_{{\le i}}, x) = \mathrm{{softmax}}\big({logits} / T\big)")
         st.latex(r"\mathrm{softmax}(z)_w = \frac{e^{z_w}}{\sum_{v} e^{z_v}}")
         st.markdown(ui.t(m.key("model.output.intro")))
     with right:

@@ -14,6 +14,8 @@ from figures.overview import (
     ADDED_POSITIONS,
     DiagramSizes,
     embedding_equation,
+    has_output_bias,
+    output_latex,
     pipeline_diagram,
 )
 
@@ -80,6 +82,7 @@ def of_settings(settings, known_config) -> Shown:
         T=0,
         positions=getattr(known_config, "positions", settings.positions),
         final_norm=getattr(known_config, "final_norm", False),
+        output_bias=has_output_bias(known_config) if known_config is not None else True,
     )
     return Shown(sizes, settings.norm, True, target_note, [], [])
 
@@ -119,7 +122,7 @@ def encoder_equations(sizes: DiagramSizes, norm: str) -> None:
 def decoder_equations(sizes: DiagramSizes, has_decoder: bool) -> None:
     if not has_decoder:
         st.info(ui.t("overview.explain.no_decoder"), icon=":material/info:")
-        st.latex(r"\text{sentence vector} = \frac{1}{S}\sum_{i=1}^{S} \text{memory}_i")
+        st.latex(r"\text{sentence vector} = \frac{1}{S}\sum_{i=0}^{S-1} \text{memory}_i")
         return
     st.markdown(ui.t("overview.explain.decoder"))
     stack = (
@@ -130,7 +133,8 @@ def decoder_equations(sizes: DiagramSizes, has_decoder: bool) -> None:
     st.latex(
         rf"\begin{{aligned}}h_0 &= {embedding_equation(sizes, 'y')}\\"
         + stack
-        + r"P(y_{t+1} \mid x, y_{\le t}) &= \mathrm{softmax}(h_t\, W)\end{aligned}"
+        + rf"P(y_{{t+1}} \mid x, y_{{\le t}}) &= \mathrm{{softmax}}({output_latex(sizes.output_bias)})"
+        + r"\end{aligned}"
     )
     st.markdown(ui.t("overview.explain.softmax"))
 
@@ -143,9 +147,9 @@ def stack_equations(sizes: DiagramSizes) -> None:
     if sizes.positions not in ADDED_POSITIONS:
         st.latex(ATTENTION_POSITIONS[sizes.positions])
         st.caption(ui.t(f"overview.explain.in_attention.{sizes.positions}.one"))
-    if sizes.kv_heads < sizes.num_heads:
-        st.caption(ui.t("overview.explain.gqa", h=sizes.num_heads, kv=sizes.kv_heads,
-                        g=sizes.num_heads // sizes.kv_heads))
+    if sizes.kv_heads < sizes.num_heads:  # one key/value head for all of them: multi-query attention
+        key = "overview.explain.mqa" if sizes.kv_heads == 1 else "overview.explain.gqa"
+        st.caption(ui.t(key, h=sizes.num_heads, kv=sizes.kv_heads, g=sizes.num_heads // sizes.kv_heads))
     name = sizes.norm_name
     st.markdown(ui.t("overview.explain.sublayer.one", act=ACTIVATION_NAMES[sizes.activation], kind=name))
     if sizes.norm == "pre":
@@ -166,8 +170,9 @@ def stack_output_equations(sizes: DiagramSizes) -> None:
     stack = (rf"h_N &= {layers}\\h &= \mathrm{{{sizes.norm_name}}}(h_N)\\" if sizes.final_norm
              else rf"h &= {layers}\\")
     out = r" \quad (W = E^{\top})" if sizes.tie_embeddings else ""
-    st.latex(r"\begin{aligned}" + stack + r"P(x_{t+1} \mid x_{\le t}) &= \mathrm{softmax}(h_t\, W)" + out
-             + r"\end{aligned}")
+    logits = output_latex(sizes.output_bias)
+    st.latex(r"\begin{aligned}" + stack + rf"P(x_{{t+1}} \mid x_{{\le t}}) &= \mathrm{{softmax}}({logits})"
+             + out + r"\end{aligned}")
     if sizes.tie_embeddings:
         st.caption(ui.t("overview.explain.tied"))
 

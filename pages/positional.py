@@ -62,6 +62,7 @@ class Model:
 settings = ui.page_setup("nav.positional.title")
 lang = settings.lang
 st.caption(ui.t("positional.caption"))
+st.caption(ui.t("positional.dims_from_0"))
 # The sections below without a sentence (no run: a message says why) still draw, from the model's sizes.
 run = ui.get_run(settings)
 pipe = run.pipe if run is not None else ui.get_pipeline(settings, quiet=True)

@@ -140,7 +140,9 @@ def done_text(job) -> str:
         return ui.t(f"training.done.{ending}", steps=steps, seconds=seconds,
                     acc=f"{m.get('test_token_acc', 0):.1%}", exact=f"{m.get('test_exact_acc', 0):.1%}")
     pm = m["induction"]["prefix_matching"]  # (layers × heads)
-    best, head = max((score, f"{i}.{h}") for i, row in enumerate(pm) for h, score in enumerate(row))
+    # layers and heads counted from 1, in the Attention page's words
+    best, (i, h) = max((score, (i, h)) for i, row in enumerate(pm) for h, score in enumerate(row))
+    head = ui.t("induction.where", layer=i + 1, head=h + 1)
     return ui.t(f"training.done.lm.{ending}", steps=steps, seconds=seconds,
                 ppl=f"{m['test']['perplexity']:.1f}", pm=f"{best:.2f}", head=head)
 

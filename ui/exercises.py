@@ -192,9 +192,11 @@ def _grid(rows: list[tuple[str, list[str]]], columns: list[str]) -> None:
     st.table(frame, width="content")
 
 
-def _columns(n: int, asked: int | None = None) -> list[str]:
-    """Column headers 1 … n; the asked one (0-based) says so: "j = 3"."""
-    return [f"j = {c + 1}" if c == asked else str(c + 1) for c in range(n)]
+def _columns(n: int, asked: int | None = None, numbers: list[int] | None = None) -> list[str]:
+    """Column headers 0 … n − 1 (dimensions and positions count from 0, as in the paper's PE(pos, 2i)),
+    or ``numbers`` (a row's key positions); the asked column says so: "j = 3"."""
+    numbers = list(range(n)) if numbers is None else numbers
+    return [f"j = {numbers[c]}" if c == asked else str(numbers[c]) for c in range(n)]
 
 
 def _chain(parts: list[str], per_line: int = 3) -> str:
@@ -212,7 +214,12 @@ FORMULA = {
         r"PE_{(pos,\,i)} = \begin{cases} \sin\!\big(pos / 10000^{2m/d_{\text{model}}}\big) & i = 2m \\ "
         r"\cos\!\big(pos / 10000^{2m/d_{\text{model}}}\big) & i = 2m+1 \end{cases}"
     ),
-    "attention_score": r"s = \frac{q\cdot k}{\sqrt{d_k}} = \frac{1}{\sqrt{d_k}} \sum_{i=1}^{d_k} q_i\,k_i",
+    "attention_score": r"s = \frac{q\cdot k}{\sqrt{d_k}} = \frac{1}{\sqrt{d_k}} \sum_{i=0}^{d_k-1} q_i\,k_i",
+    # ALiBi adds its bias to the score the softmax reads
+    "attention_score_alibi": (
+        r"s = \frac{q\cdot k}{\sqrt{d_k}} + b = \frac{1}{\sqrt{d_k}} \sum_{i=0}^{d_k-1} q_i\,k_i"
+        r" + b,\quad b = -m\,|i-j|"
+    ),
     "softmax_entry": (
         r"\mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_i e^{s_i}} "
         r"= \frac{e^{s_j - \max_i s_i}}{\sum_i e^{s_i - \max_i s_i}}"
@@ -262,19 +269,33 @@ def _task_score(exercise: Exercise, decimals: int, note: str) -> None:
         n=n,
         decimals=decimals,
     )
-    _intro(text, FORMULA["attention_score"], note)
+    alibi = "bias" in given
+    _intro(text, FORMULA["attention_score_alibi" if alibi else "attention_score"], note)
     rows = [
         ("$q_i$", [_num(x, decimals) for x in given["q"]]),
         ("$k_i$", [_num(x, decimals) for x in given["k"]]),
     ]
     if "rest" not in given:
         _grid(rows, _columns(n))
-        return
-    with st.container(horizontal=True, vertical_alignment="center", gap="large"):
-        _grid(rows, _columns(n))
-        with st.container(width="content"):
-            st.caption(t("exercises.task.rest", others=given["d_k"] - n))
-            st.latex(rf"\sum_{{i={n + 1}}}^{{{given['d_k']}}} q_i\,k_i = {_num(given['rest'], decimals)}")
+    else:
+        with st.container(horizontal=True, vertical_alignment="center", gap="large"):
+            _grid(rows, _columns(n))
+            with st.container(width="content"):
+                st.caption(t("exercises.task.rest", others=given["d_k"] - n))
+                st.latex(rf"\sum_{{i={n}}}^{{{given['d_k'] - 1}}} q_i\,k_i = {_num(given['rest'], decimals)}")
+    if alibi:
+        qpos, kpos = source.get("query", 0), source.get("key", 0)
+        st.markdown(
+            t(
+                "exercises.task.bias",
+                head=source.get("head", 0) + 1,
+                m=f"{source.get('slope', 0.0):g}",
+                qpos=qpos,
+                kpos=kpos,
+                distance=abs(qpos - kpos),
+                bias=_num(given["bias"], decimals),
+            )
+        )
 
 
 def _task_softmax(exercise: Exercise, decimals: int, note: str) -> None:
@@ -282,9 +303,10 @@ def _task_softmax(exercise: Exercise, decimals: int, note: str) -> None:
     j, scores = given["j"], given["scores"]
     tokens = source.get("key_tokens") or [""] * len(scores)
     where = t(f"exercises.where.{source.get('attn_kind', 'encoder')}", layer=source.get("layer", 0) + 1)
+    positions = source.get("keys") or list(range(len(scores)))
     text = t(
         "exercises.task.softmax_entry",
-        col=j + 1,
+        col=positions[j],
         token=literal(tokens[j]),
         query=literal(source.get("query_token", "?")),
         head=source.get("head", 0) + 1,
@@ -297,7 +319,7 @@ def _task_softmax(exercise: Exercise, decimals: int, note: str) -> None:
             (t("exercises.key_row"), [literal(tok) for tok in tokens]),
             ("$s_i$", [_num(s, decimals) for s in scores]),
         ],
-        _columns(len(scores), j),
+        _columns(len(scores), j, positions),
     )
 
 
@@ -305,7 +327,7 @@ def _task_layernorm(exercise: Exercise, decimals: int, note: str) -> None:
     given = exercise.given
     xs, j = given["x"], given["j"]
     text = t(
-        "exercises.task.layernorm_entry", col=j + 1, eps=_eps(given["eps"]), n=len(xs), decimals=decimals
+        "exercises.task.layernorm_entry", col=j, eps=_eps(given["eps"]), n=len(xs), decimals=decimals
     )
     _intro(text, FORMULA["layernorm_entry"].replace("{eps}", _eps(given["eps"], tex=True)), note)
     _grid([("$x_i$", [_num(x, decimals) for x in xs])], _columns(len(xs), j))
@@ -341,14 +363,16 @@ def _source_note(exercise: Exercise) -> str:
         return t(
             f"exercises.source.layernorm_{source.get('norm', 'post')}",
             n=len(exercise.given["x"]),
-            first=first + 1,
-            last=last,
+            first=first,
+            last=last - 1,
             token=literal(source.get("token", "?")),
         )
     if kind == "softmax_entry" and not _of_model(exercise):
         return t("exercises.source.softmax_part", n=len(exercise.given["scores"]))
     if kind == "pe_entry":
         return t("exercises.source.pe_entry", pos=exercise.given["pos"], i=exercise.given["i"])
+    if kind == "attention_score" and source.get("positions") in ("alibi", "rope"):
+        return t(f"exercises.source.attention_score_{source['positions']}")
     return t(f"exercises.source.{kind}")
 
 
@@ -427,11 +451,22 @@ def _solution_score(exercise: Exercise, d: int) -> None:
         total += rf" = {_num(sum(products), d)} + ({_num(s['rest']['value'], shown)})"
     root = _num(s["sqrt_dk"]["value"], d)
     score = _frac(r"q\cdot k", r"\sqrt{d_k}")
+    if "bias" not in s:
+        _latex_chain(
+            [
+                f"{total} = {dot}",
+                rf"\sqrt{{d_k}} = \sqrt{{{given['d_k']}}} = {root}",
+                f"{score} = {_frac(dot, root)} = {_num(s['result']['value'], d)}",
+            ]
+        )
+        return
+    scaled, bias = _num(s["scaled"]["value"], d), _num(s["bias"]["value"], shown)
     _latex_chain(
         [
             f"{total} = {dot}",
             rf"\sqrt{{d_k}} = \sqrt{{{given['d_k']}}} = {root}",
-            f"{score} = {_frac(dot, root)} = {_num(s['result']['value'], d)}",
+            f"{score} = {_frac(dot, root)} = {scaled}",
+            rf"{score} + b = {scaled} + ({bias}) = {_num(s['result']['value'], d)}",
         ]
     )
 
@@ -445,7 +480,7 @@ def _solution_softmax(exercise: Exercise, d: int) -> None:
             (r"$s_i - \max$", [_num(x, shown) for x in s["shifted"]["value"]]),
             (r"$e^{s_i - \max}$", [_num(x, d) for x in s["exps"]["value"]]),
         ],
-        _columns(len(given["scores"]), j),
+        _columns(len(given["scores"]), j, (exercise.params.get("source") or {}).get("keys")),
     )
     top, total = _num(s["max"]["value"], shown), _num(s["sum"]["value"], d)
     weight = _frac(r"e^{s_j - \max}", r"\sum_i e^{s_i - \max}")

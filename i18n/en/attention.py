@@ -92,7 +92,7 @@ STRINGS = {
     "attention.nv.fig.k": "k: the key vector of “{token}” (position {pos})",
     "attention.nv.fig.product": "q⊙k: the products q_i·k_i; they add up to q·k = {dot}",
     "attention.nv.fig.dim": "dimension",
-    "attention.nv.fig.dims": "dimension i of the head (1…{d_k})",
+    "attention.nv.fig.dims": "dimension i of the head (0…{last})",
     "attention.nv.fig.summary": "q·k = {dot}   →   s = q·k / √{d_k} = {score}   →   α = {weight}",
     "attention.nv.softmax": (
         "The weight does not depend on this score alone: softmax compares it with the scores of all "
@@ -278,6 +278,10 @@ STRINGS = {
         "{groups}. Heads that share a key/value head have the same keys k and values v (the same W_K and "
         "W_V); only their queries q are their own."
     ),
+    "attention.gqa.one": (
+        "Multi-query attention: this model's {h} query heads all share one key/value head. They have the "
+        "same keys k and values v (the same W_K and W_V); only their queries q are their own."
+    ),
     "attention.gqa.group": "heads {first}–{last} share key/value head {kv}",
     "attention.gqa.sep": "; ",
     "attention.nv.fig.k_shared": (
@@ -301,4 +305,5 @@ STRINGS = {
     "attention.step.w_k_shared": "W_K, key/value head {kv} (heads {first}–{last})",
     "attention.step.w_v_shared": "W_V, key/value head {kv} (heads {first}–{last})",
     "attention.step.output_nobias": "output = Concat · W_O (this model has no b_O)",
+    "attention.dims_from_0": "Positions and dimensions count from 0, as in the paper's PE(pos, 2i); layers and heads count from 1, as head₁ … head_h do.",
 }

@@ -226,4 +226,5 @@ STRINGS = {
         "tokens that appear in similar contexts tend to end up with similar rows. Its byte-level BPE has no "
         "[UNK]: every character it has no token for is spelled in bytes. Only a repeated token shows exactly 1."
     ),
+    "embeddings.dims_from_0": "Positions and dimensions count from 0, as in the paper's PE(pos, 2i): E[id, 0] is the first number of a row.",
 }

@@ -333,4 +333,5 @@ STRINGS = {
     "model.fig.gen.kept": "tokens kept",
     "model.gen.as_text": "The same tokens read as text (a character split across tokens is whole again):",
     "model.gen.no_text": "(nothing: it wrote only its end-of-text token)",
+    "model.dims_from_0": "Positions and dimensions count from 0, as in the paper's PE(pos, 2i); layers count from 1.",
 }

@@ -33,7 +33,7 @@ STRINGS = {
     "models.stack.decoder": "a decoder only",
     "models.stack.encoder": "an encoder only",
     "models.heads": "{h} heads",
-    "models.heads.gqa": "{h} query heads sharing {kv} key/value heads",
+    "models.heads.gqa": "{h} query heads ({kv} key/value)",
     # what it lacks of (or does otherwise than) the paper's model, from its configuration
     "models.paper": "Compared with the paper's Transformer, {name} has {parts}.",
     "models.paper.decoder": "no encoder and no cross-attention (one causal stack reads the text and predicts the next token)",
@@ -46,7 +46,7 @@ STRINGS = {
     "models.paper.rope": "rotary positions (RoPE) turning queries and keys, instead of sinusoids added to the embeddings",
     "models.paper.no_scale": "no × √d_model on the embeddings",
     "models.paper.embed_norm": "a LayerNorm on the embeddings",
-    "models.paper.gqa": "grouped-query attention ({h} query heads share {kv} key/value heads)",
+    "models.paper.gqa": "grouped-query attention ({h} query heads, {kv} key/value)",
     "models.paper.untied": "an output layer with a matrix of its own (the paper reuses the embedding matrix there)",
     "models.paper.no_ffn_bias": "no biases in the feed-forward network (the paper's b₁ and b₂)",
     "models.paper.and": ", ",

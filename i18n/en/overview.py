@@ -133,6 +133,10 @@ STRINGS = {
         "ALiBi, in every self-attention: −m_h·(i − j) is added to the score of query i and key j, with one "
         "slope m_h per head."
     ),
+    "overview.explain.mqa": (
+        "Multi-query attention: the {h} query heads all share one key/value head (every head reads the "
+        "same keys and values)."
+    ),
     "overview.explain.gqa": (
         "Grouped-query attention: the {h} query heads share {kv} key/value heads ({g} query heads read the "
         "same keys and values)."

@@ -377,4 +377,5 @@ STRINGS = {
         "Drawn for this model's head size: d_model = {d}, h = {h} heads, d_k = {d_k}; training length L = {L}, "
         "the window of tokens it was trained on."
     ),
+    "positional.dims_from_0": "Positions and dimensions count from 0, as in the paper's PE(pos, 2i): dimension 0 is the first sine, dimension 1 the first cosine.",
 }

@@ -129,11 +129,11 @@ STRINGS = {
     ),
     "training.done.lm.finished": (
         "Training finished after {steps} steps ({seconds} s): test perplexity {ppl}; best prefix-matching "
-        "score {pm} (head {head})."
+        "score {pm} ({head})."
     ),
     "training.done.lm.stopped": (
         "Training stopped by you after {steps} steps ({seconds} s): test perplexity {ppl}; best "
-        "prefix-matching score {pm} (head {head})."
+        "prefix-matching score {pm} ({head})."
     ),
     "training.lm.missing": "The language model cannot be trained here: {error}",
     "training.lm.curves": (

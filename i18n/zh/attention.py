@@ -72,7 +72,7 @@ STRINGS = {
     "attention.nv.fig.k": "k：键“{token}”（位置 {pos}）的向量",
     "attention.nv.fig.product": "q⊙k：各个乘积 q_i·k_i，加起来是 q·k = {dot}",
     "attention.nv.fig.dim": "维度",
-    "attention.nv.fig.dims": "这个头的第 i 维（1…{d_k}）",
+    "attention.nv.fig.dims": "这个头的第 i 维（0…{last}）",
     "attention.nv.fig.summary": "q·k = {dot}   →   s = q·k / √{d_k} = {score}   →   α = {weight}",
     "attention.nv.softmax": (
         "权重不只取决于这一个得分：softmax 会把它和这个查询能看到的全部 {n} 个键的得分放在一起比较"
@@ -220,6 +220,10 @@ STRINGS = {
         "分组查询注意力：这个模型有 {h} 个查询头，却只有 {kv} 个键/值头，所以{groups}。"
         "共用同一个键/值头的几个头，键 k 和值 v 完全相同（W_K、W_V 也相同），只有查询 q 是各自的。"
     ),
+    "attention.gqa.one": (
+        "多查询注意力：这个模型的 {h} 个查询头共用同一个键/值头。它们的键 k 和值 v 完全相同（W_K、W_V 也相同），"
+        "只有查询 q 是各自的。"
+    ),
     "attention.gqa.group": "头 {first}–{last} 共用键/值头 {kv}",
     "attention.gqa.sep": "，",
     "attention.nv.fig.k_shared": "k：键“{token}”（位置 {pos}）的向量，来自键/值头 {kv}，由头 {first}–{last} 共用",
@@ -236,4 +240,5 @@ STRINGS = {
     "attention.step.w_k_shared": "W_K，键/值头 {kv}（头 {first}–{last}）",
     "attention.step.w_v_shared": "W_V，键/值头 {kv}（头 {first}–{last}）",
     "attention.step.output_nobias": "output = Concat · W_O（这个模型没有 b_O）",
+    "attention.dims_from_0": "位置和维度都从 0 开始数，与论文的 PE(pos, 2i) 一致；层和头从 1 开始数，与 head₁ … head_h 一致。",
 }

@@ -279,4 +279,5 @@ STRINGS = {
     "model.fig.gen.kept": "保留的词元数",
     "model.gen.as_text": "同样的词元读成文本（被拆到几个词元里的字符重新拼合）：",
     "model.gen.no_text": "（没有内容：它只写出了文本结束词元）",
+    "model.dims_from_0": "位置和维度都从 0 开始数，与论文的 PE(pos, 2i) 一致；层从 1 开始数。",
 }

@@ -113,6 +113,7 @@ STRINGS = {
     "overview.explain.in_attention.alibi.one": (
         "ALiBi，作用在每个自注意力中：查询 i 与键 j 的得分加上 −m_h·(i − j)，每个注意力头有自己的斜率 m_h。"
     ),
+    "overview.explain.mqa": "多查询注意力：{h} 个查询头共用同一个键/值头（每个头读同一组键和值）。",
     "overview.explain.gqa": "分组查询注意力：{h} 个查询头共用 {kv} 个键/值头（每 {g} 个查询头读同一组键和值）。",
     "overview.explain.sublayer.one": (
         "每一层有两个子层（带掩码的自注意力，然后是使用 {act} 的前馈网络），每个子层都包裹在残差连接和 {kind} 中："

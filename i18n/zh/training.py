@@ -110,10 +110,10 @@ STRINGS = {
         "第 {step} 步：损失 {loss}，验证集困惑度 {ppl}，最佳前缀匹配分数 {pm}，每秒 {speed} 个词元，已用 {seconds} 秒"
     ),
     "training.done.lm.finished": (
-        "训练完成，共 {steps} 步（{seconds} 秒）：测试集困惑度 {ppl}；最佳前缀匹配分数 {pm}（头 {head}）。"
+        "训练完成，共 {steps} 步（{seconds} 秒）：测试集困惑度 {ppl}；最佳前缀匹配分数 {pm}（{head}）。"
     ),
     "training.done.lm.stopped": (
-        "训练已被你停止，共 {steps} 步（{seconds} 秒）：测试集困惑度 {ppl}；最佳前缀匹配分数 {pm}（头 {head}）。"
+        "训练已被你停止，共 {steps} 步（{seconds} 秒）：测试集困惑度 {ppl}；最佳前缀匹配分数 {pm}（{head}）。"
     ),
     "training.lm.missing": "这里无法训练语言模型：{error}",
     "training.lm.curves": (

@@ -76,7 +76,7 @@ def test_badge_says_where_the_weights_come_from_and_what_the_paper_has(model_fol
     if name == "qwen2-tiny":
         assert "RMSNorm" in paper and "SwiGLU" in paper and "RoPE" in paper
         assert (
-            "4 query heads share 2 key/value heads" if lang == "en" else "4 个查询头共享 2 个键/值头"
+            "4 query heads, 2 key/value" if lang == "en" else "4 个查询头共享 2 个键/值头"
         ) in paper
     else:
         assert "GELU" in paper and "RMSNorm" not in paper

@@ -312,7 +312,7 @@ def test_the_page_explains_with_the_equation_next_to_the_views():
     assert any(r"\mathrm{softmax}" in f and r"\sqrt{d_k}" in f and "V" in f for f in formulas[:1])  # on top
     assert any(r"\alpha_{ij}" in f for f in formulas)  # the head view's weight
     neuron = [x.value for x in open_page(explore="neuron_view").latex]
-    assert any(r"\sum_{i=1}^{d_k} q_i" in f for f in neuron)  # the neuron view's dot product
+    assert any(r"\sum_{i=0}^{d_k-1} q_i" in f for f in neuron)  # the neuron view's dot product, from 0
     assert any("**query**" in m.value and "**key**" in m.value for m in at.markdown)
 
 

@@ -329,7 +329,8 @@ def test_the_page_in_chinese(weights):
     assert decoding.slider(key="model_step").label == t("model.greedy.step", "zh")
     latex = " ".join(m.value for at in views.values() for m in at.latex)
     for formula in (r"\mathrm{LayerNorm}\big(x + \mathrm{Sublayer}(x)\big)",
-                    r"\max(0,\ xW_1 + b_1)\,W_2 + b_2", r"\mathrm{softmax}\big(h_i W_{\text{out}} / T\big)",
+                    r"\max(0,\ xW_1 + b_1)\,W_2 + b_2",
+                    r"\mathrm{softmax}\big((h_i\, W_{\text{out}} + b) / T\big)",  # the output layer has b
                     r"\arg\max_{w}"):
         assert formula in latex
     captions = " ".join(c.value for c in decoding.caption)

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.batch import run_batch
 from core.run import LazyRun
+from figures.attention import groups_text
 from i18n import t
 from ui.hf_pipeline import load_model
 
@@ -219,7 +220,8 @@ def test_lecture_goes_through_every_slide_of_the_one_stack(weights, lang):
             w in s for s in said for w in ("pretrained", "预训练", "encoder layer 1", "编码器第 1 层")
         )
         kv = config.num_kv_heads or config.num_heads
-        gqa = t("lecture.decoder.gqa", lang, h=config.num_heads, kv=kv, group=config.num_heads // kv)
+        groups = groups_text(config.num_heads, kv, lang)
+        gqa = t("lecture.decoder.gqa", lang, h=config.num_heads, kv=kv, groups=groups)
         if name == "decoder":  # grouped-query attention said when the model has it (Qwen2), else not
             assert any(gqa in s for s in said) == (kv < config.num_heads)
 

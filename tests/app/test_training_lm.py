@@ -77,11 +77,12 @@ def test_the_language_model_trains_live_and_its_prefix_matching_is_plotted(lang,
     assert any(t("training.lm.curves", lang, every=10) == c.value for c in at.caption)
     m = job.result.metrics
     ppl = m["test"]["perplexity"]
-    best, head = max(
-        (score, f"{i}.{h}")
+    best, (i, h) = max(
+        (score, (i, h))
         for i, row in enumerate(m["induction"]["prefix_matching"])
         for h, score in enumerate(row)
     )
+    head = t("induction.where", lang, layer=i + 1, head=h + 1)  # layers and heads from 1, as everywhere
     done = t(
         "training.done.lm.finished",
         lang,

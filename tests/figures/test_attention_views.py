@@ -165,7 +165,7 @@ def test_neuron_figure_shows_q_k_and_their_products(trace):
     np.testing.assert_array_equal(np.asarray(bars[0].y), attn.q[0, 2, 3].numpy())
     np.testing.assert_array_equal(np.asarray(bars[1].y), attn.k[0, 2, 0].numpy())
     np.testing.assert_allclose(np.asarray(bars[2].y), attn.q[0, 2, 3].numpy() * attn.k[0, 2, 0].numpy())
-    assert list(bars[0].x) == [1, 2, 3, 4]
+    assert list(bars[0].x) == [0, 1, 2, 3]  # dimensions count from 0, as positions do
     assert float(np.sum(np.asarray(bars[2].y, dtype=np.float64))) == pytest.approx(n.dot, abs=1e-6)
     colors = list(bars[2].marker.color)
     assert all((c == fv.POSITIVE) == (v >= 0) for c, v in zip(colors, bars[2].y, strict=True))
