@@ -31,11 +31,13 @@ def no_pause(monkeypatch):
 
 
 def a_busy_room(store):
-    room = store.create(settings={"sentence": "重庆很重要 🙂"})
+    room = store.create(settings={"sentence": "重庆很重要 🙂"}, client="203.0.113.7")
+    with pytest.raises(NotPresenter):
+        store.recover(room.code, f"{(int(room.pin) + 1) % 10**6:06d}", client="203.0.113.8")
     store.update(room.code, room.secret, step=3)
     store.ask(room.code, room.secret, ASK)
-    store.answer(room.code, 1, "voter-1", 1)
-    store.seen(room.code, "member-1")
+    store.seen(room.code, "voter-1")
+    store.answer(room.code, 1, "voter-1", 1, client="203.0.113.7")
     return room
 
 
@@ -43,7 +45,9 @@ def test_every_key_expires(server):
     store = RedisStore(server.url)
     room = a_busy_room(store)
     keys = server.client.keys("*")
-    assert len(keys) == 4, keys  # the room, its answers, its members, the index
+    # the room, its answers, its members, the index, its PIN failures, its answers' clients, and the
+    # rooms its client started
+    assert len(keys) == 7, keys
     for key in keys:
         assert 0 < server.client.ttl(key) <= KEEP_SECONDS, key
     store.end(room.code, room.secret)
@@ -83,6 +87,8 @@ def test_two_servers_share_one_room(server):
     assert b.version(room.code) == b_version and b.state(room.code).step == 2
     secret = b.recover(room.code, a.pin(room.code, room.secret))  # the lecturer moves to server B
     b.ask(room.code, secret, ASK)
+    a.seen(room.code, "voter-a")
+    b.seen(room.code, "voter-b")
     a.answer(room.code, 1, "voter-a", 0)
     b.answer(room.code, 1, "voter-b", 1)
     assert a.tally(room.code).counts == (1, 1)
@@ -99,6 +105,7 @@ def test_answers_from_many_threads_on_two_servers_are_counted_once_each(server):
     def vote(store, worker):
         barrier.wait()
         for i in range(50):
+            store.seen(room.code, f"voter-{i}")
             store.answer(room.code, 1, f"voter-{i}", worker % 2)  # everyone votes for 50 ids
 
     threads = [threading.Thread(target=vote, args=(a if w % 2 else b, w)) for w in range(8)]
