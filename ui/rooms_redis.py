@@ -622,8 +622,9 @@ class RedisStore:
     def _listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None) -> None:
         missed = False
         while True:
-            pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
+            pubsub = None
             try:
+                pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self._channel)
                 if missed and resync is not None:
                     resync()
@@ -636,7 +637,8 @@ class RedisStore:
                 log.warning("room announcements stopped (%s: %s); trying again", type(error).__name__, error)
                 missed = True
             finally:
-                pubsub.close()
+                if pubsub is not None:
+                    _quietly(pubsub.close)
             time.sleep(RETRY_SECONDS)
 
     def _heard(self, data: object, wake: Callable[[str], None]) -> None:
@@ -646,6 +648,13 @@ class RedisStore:
                 wake(code)
             except Exception:  # a follower's page; the listener must go on for the others
                 log.exception("could not wake the followers of a room")
+
+
+def _quietly(close: Callable[[], None]) -> None:
+    try:
+        close()
+    except Exception:  # noqa: BLE001 (a connection already broken: nothing left to close)
+        pass
 
 
 def url_problem(url: str) -> str | None:
