@@ -89,8 +89,9 @@ CODE_LENGTH = 6
 PIN_DIGITS = 6
 
 # A single server teaches a few classes at once; 200 leaves room for a department and bounds the
-# worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers,
-# MAX_MEMBERS members) holds under 0.2 MB, so all of them hold under 40 MB.
+# worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers from
+# as many clients, MAX_MEMBERS members, MAX_CLIENTS PIN guessers) holds under 0.8 MB, so all of
+# them hold under 160 MB; reaching it takes floods from many addresses.
 MAX_ROOMS = 200
 # Long enough for a lecture held on one slide with the presenter's page closed; the lecturer's page
 # keeps a room alive while it is open (any presenter call counts).
