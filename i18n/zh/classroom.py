@@ -68,7 +68,7 @@ STRINGS = {
     "classroom.q.in": "你的答案已提交：{option}。请等待讲师揭晓模型的答案。",
     "classroom.q.closed": "这个问题已经关闭：你的答案没有被计入。",
     "classroom.q.full": "这个问题收到的答案已达上限：你的答案没有被计入。",
-    "classroom.q.full_here": "来自你所在网络的这道题的答案太多了：你的答案没有被计入。",
+    "classroom.q.full_here": "这道题收到的来自你所在网络的答案太多了：你的答案没有被计入。",
     "classroom.q.not_following": "你的答案没有被计入：这个页面当时没有在跟随房间。请重新加载页面，再次跟随房间。",
     "classroom.q.already": "你已经回答过这个问题：只有第一次的答案会被计入。",
     "classroom.q.no_exercise": "这道练习针对的是讲师的模型，这里无法显示：请看大屏幕。",
