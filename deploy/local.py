@@ -236,7 +236,10 @@ class Cluster:
         return Process("redis", cmd, self.dir / "redis.log")
 
     def _app_process(self, name: str, port: int, extra: dict[str, str]) -> Process:
-        env = {**os.environ, **extra, "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret}
+        # HAProxy reaches the replicas from loopback: its X-Forwarded-For names each browser
+        # (ui/clients.py), whose floods the room store then bounds one browser's address at a time.
+        env = {**os.environ, "GLASSBOX_TRUSTED_PROXIES": "127.0.0.1", **extra,
+               "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret}
         env.pop("GLASSBOX_REDIS_URL", None)
         if self.redis_url:
             env["GLASSBOX_REDIS_URL"] = self.redis_url

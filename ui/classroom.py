@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import os
 import re
 import secrets
@@ -56,6 +57,7 @@ import streamlit as st
 
 from core.names import Weights
 from ui import quiz, wake
+from ui.clients import client
 from ui.lang import STORE, current_lang, t
 from ui.rooms import (
     EXPIRED,
@@ -123,6 +125,10 @@ PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer
 ON_SCREEN = "_glassbox_room_on_screen"  # (step, settings' URL values) the lecturer's page drew last
 WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
 READ = "_glassbox_room_read"  # the room as this follower last read it: kept while the store is away
+AWAY_SAID = "_glassbox_room_away_said"  # the lecturer's page says the store is away (until it answers)
+AWAY_LEFT = "_glassbox_room_away_left"  # the room a student could not join while the store was away
+RECOVER_SAID = "_glassbox_room_recover_said"  # (i18n key, values): what the last take-over try got
+TOO_MANY = {"rooms": "classroom.too_many_rooms", "full": "classroom.full"}  # TooMany.reason -> i18n key
 
 
 def room_store() -> RoomStore:
@@ -160,7 +166,7 @@ def _error_key(error: RoomError) -> str:
     if isinstance(error, UnknownRoom):
         return "classroom.unknown"
     if isinstance(error, TooMany):
-        return "classroom.pin_locked"
+        return TOO_MANY.get(error.reason, "classroom.pin_locked")
     if isinstance(error, NotPresenter):
         return "classroom.wrong_pin"
     return "classroom.malformed" if isinstance(error, BadInput) else "classroom.error"
@@ -285,6 +291,7 @@ def _unreadable(code: str) -> RoomState | None:
     last = st.session_state.get(READ)
     if last is None or last.code != code:
         leave_room("classroom.unavailable")
+        st.session_state[AWAY_LEFT] = code  # rejoined by itself once the store answers (_watch_return)
         return None
     _tell("classroom.unavailable")
     return replace(last, question=None)
@@ -344,6 +351,7 @@ def _forget_room() -> None:
 
 def _rejoin() -> None:
     state = st.session_state
+    state.pop(AWAY_LEFT, None)
     if ROOM in state:
         state[FOLLOWING] = True
         state.pop(APPLIED, None)  # the room's settings replace the student's own
@@ -400,6 +408,23 @@ def _student_panel(room: RoomState | None) -> None:
         with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
             st.info(t("classroom.alone", code=state[ROOM]), icon=":material/explore:")
             st.button(t("classroom.rejoin"), key="room_rejoin", on_click=_rejoin, type="primary")
+        if state.get(AWAY_LEFT) == state[ROOM]:
+            with st.container(key="room_watch"):  # see _look
+                _watch_return(state[ROOM])
+
+
+@st.fragment(run_every=AWAY_SECONDS)
+def _watch_return(code: str) -> None:
+    """A student who opened the room's URL while the store was away did not leave: once the store
+    answers, the page joins the room by itself (the room says the rest: its step, or that it ended)."""
+    try:
+        room_store().version(code)
+    except Unavailable:
+        return
+    except RoomError:
+        pass
+    _rejoin()
+    st.rerun(scope="app")
 
 
 def room_step(room: RoomState | None, total: int) -> int | None:
@@ -415,9 +440,10 @@ def room_step(room: RoomState | None, total: int) -> int | None:
 def _start() -> None:
     """A new room; this run's ``publish`` sends it the step and settings on screen."""
     try:
-        created = room_store().create(step=1)
-    except RoomError as error:  # the store does not answer: say so, and stay as we were
-        _tell(_error_key(error))
+        created = room_store().create(step=1, client=client())
+    except RoomError as error:  # the store does not answer, or refuses one more room: say so, and stay
+        minutes = math.ceil((getattr(error, "retry_after", None) or 60) / 60)
+        _tell(_error_key(error), minutes=minutes)
         return
     _forget_room()
     _present(Presenter(created.code, created.secret))
@@ -447,14 +473,14 @@ def _recover() -> None:
     state = st.session_state
     code = parse_code(state.get("room_recover_code", ""))
     if code is None:
-        _tell("classroom.malformed")
+        state[RECOVER_SAID] = ("classroom.malformed", {})
         return
     store = room_store()
     try:
-        secret = store.recover(code, state.get("room_recover_pin", ""))
+        secret = store.recover(code, state.get("room_recover_pin", ""), client=client())
         room = store.state(code)
     except RoomError as error:
-        _tell(_error_key(error), code=code)
+        state[RECOVER_SAID] = (_error_key(error), {"code": code})
         return
     _forget_room()
     _apply(room)
@@ -469,10 +495,25 @@ def _room_bar() -> None:
     A small row at the top right: on the projector it is one click, then the room's panel."""
     with st.container(key="room_bar", horizontal=True, horizontal_alignment="right"):
         st.button(t("classroom.start"), key="room_start", on_click=_start, icon=":material/co_present:")
-        with st.popover(t("classroom.recover"), icon=":material/key:"), st.form("room_recover", border=False):
-            st.text_input(t("classroom.recover_code"), key="room_recover_code", max_chars=16)
-            st.text_input(t("classroom.recover_pin"), key="room_recover_pin", max_chars=16, type="password")
-            st.form_submit_button(t("classroom.recover_button"), on_click=_recover)
+        _recover_form()
+
+
+@st.fragment
+def _recover_form() -> None:
+    """Take over a room with its code and PIN. A try reruns this form alone, not the page: a refused
+    one (a wrong PIN, a locked-out guesser) costs the server this form, and says why inside it; the
+    try that succeeds reruns the whole page, now the lecturer's."""
+    state = st.session_state
+    if PRESENTER in state:
+        st.rerun(scope="app")
+    said = state.pop(RECOVER_SAID, None)
+    with st.popover(t("classroom.recover"), icon=":material/key:"), st.form("room_recover", border=False):
+        if said is not None:
+            with st.container(key="room_recover_said"):
+                st.warning(t(said[0], **said[1]), icon=":material/info:")
+        st.text_input(t("classroom.recover_code"), key="room_recover_code", max_chars=16)
+        st.text_input(t("classroom.recover_pin"), key="room_recover_pin", max_chars=16, type="password")
+        st.form_submit_button(t("classroom.recover_button"), on_click=_recover)
 
 
 def student_url(code: str) -> str:
@@ -516,6 +557,8 @@ def _head_count(presenter: Presenter) -> None:
     else:
         if _moved(presenter, version):
             _wake(presenter.code)
+        if st.session_state.pop(AWAY_SAID, False):  # the page still says the store is away: it is back
+            st.rerun(scope="app")
     st.metric(t("classroom.present"), present)
 
 
@@ -599,6 +642,7 @@ def publish(step: int, settings: Settings) -> None:
         version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
     except Unavailable:  # the class sees this step once the store answers again (see _head_count)
         st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
+        st.session_state[AWAY_SAID] = True
         st.session_state[WAKE] = presenter.code  # the followers here say why the lecture stands still
         return
     except RoomError as error:

@@ -9,8 +9,10 @@ core/exercises.py for a class).
 What the room keeps of a question (``ui.rooms.Question``): its options as labels, the index of the
 model's answer, and the few strings that word it (which layer, head, query token, merge …), so every
 screen words it in its own language from the room alone, without running the model. A student's
-answer is one click, once (the store refuses a second from the same member id); the tally counts,
-never names.
+answer is one click, once (the store refuses a second from the same member id), from a page that
+follows the room (it says so to the store first: a made-up voter that follows nothing is refused),
+and at most ``ui.rooms.CLIENT_ANSWERS`` from one client: a script voting with fresh ids from one
+address cannot fill the question for the class. The tally counts, never names.
 
 An exercise given to the room is a question of kind ``exercise`` with the options "right" and
 "wrong": a student computes the number on their own card (``ui/exercises.py``); the first check they
@@ -34,10 +36,11 @@ from core.questions import MIN_OPTIONS, NoQuestion, questions_for, run_identity,
 from core.questions import Question as ModelQuestion
 from figures.classroom import tally_figure
 from ui import exercises
+from ui.clients import client
 from ui.figure import show_figure
 from ui.lang import current_lang, t
+from ui.rooms import NotFollowing, QuestionClosed, QuestionState, RoomError, RoomState, RoomStore, TooMany
 from ui.rooms import Question as RoomQuestion
-from ui.rooms import QuestionClosed, QuestionState, RoomError, RoomState, RoomStore, TooMany
 from ui.settings import literal
 
 TALLY_SECONDS = 1.0  # the lecturer's tally fills in as answers arrive
@@ -362,12 +365,17 @@ def _send(store: RoomStore, code: str, q: QuestionState, member: str, option: in
     """One answer; a second one, a closed question or a full room are said, never counted twice."""
     mine = st.session_state.setdefault(ANSWERED, {})
     try:
-        first = store.answer(code, q.number, member, option)
+        store.seen(code, member)  # this page follows the room now: only members seen following answer
+        first = store.answer(code, q.number, member, option, client=client())
     except QuestionClosed:
         st.session_state[SAID] = "classroom.q.closed"
         return
-    except TooMany:
-        st.session_state[SAID] = "classroom.q.full"
+    except TooMany as error:
+        here = error.reason == "client_answers"
+        st.session_state[SAID] = "classroom.q.full_here" if here else "classroom.q.full"
+        return
+    except NotFollowing:
+        st.session_state[SAID] = "classroom.q.not_following"
         return
     except RoomError:
         st.session_state[SAID] = "classroom.error"

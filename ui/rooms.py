@@ -14,12 +14,19 @@ Who may do what:
   an error message or the student URL; it lives in the lecturer's browser. On another device the
   lecturer types the 6-digit PIN shown on their own screen (:meth:`RoomStore.pin`) and
   :meth:`RoomStore.recover` gives the secret back. A PIN is guessable in a million tries, so after
-  ``MAX_PIN_FAILURES`` wrong PINs a room refuses every PIN, the right one too, for
-  ``PIN_LOCK_SECONDS``: at most a few thousand guesses a day against a room that lives an hour;
+  ``MAX_PIN_FAILURES`` wrong PINs from one client a room refuses every PIN *from that client*, the
+  right one too, for ``PIN_LOCK_SECONDS``: at most a few thousand guesses a day per client against a
+  room that lives an hour, and a guesser never locks the lecturer out;
 
-- **a student** (anyone with the code) reads the state, answers the current question once per
-  voter id (a second answer from the same voter is refused, not counted twice), and is counted as
-  present. The tally says how many chose each option and how many answered, never who.
+- **a student** (anyone with the code) reads the state, is counted as present (:meth:`RoomStore.seen`)
+  and, while present, answers the current question once per voter id (a second answer from the same
+  voter is refused, not counted twice; a voter the room has not seen following is refused). The tally
+  says how many chose each option and how many answered, never who.
+
+**Clients.** ``client`` (a keyword of ``create``, ``recover``, ``seen`` and ``answer``) is who is
+asking as the server can know it: an address (``ui/clients.py`` says which). Bounds that a flood from
+one client would otherwise exhaust for everyone are counted per client; ``None`` is a caller that
+cannot say (a script, a test): no per-client bound on rooms or answers, one shared PIN lock-out.
 
 Why versions: tens of followers each poll the room every fraction of a second. :meth:`version` is
 one integer; a follower rebuilds its page only when it changed. It increases on every change a
@@ -30,13 +37,20 @@ times (the lecturer reads :meth:`RoomStore.tally` and :meth:`RoomStore.present` 
 Bounds (everything a caller passes may come from a URL or a widget, and every store is finite):
 
 - ``MAX_ROOMS`` rooms per store; creating one more drops the room idle the longest (an ended or
-  expired room first). A room is idle when its presenter does nothing: every presenter call, even
-  an :meth:`RoomStore.update` that changes nothing (a keep-alive), makes it new again;
+  expired room first), but never a room in use: one whose presenter called in the last
+  ``IN_USE_SECONDS`` or whose followers were seen in the last ``PRESENCE_WINDOW``. A store full of
+  rooms in use refuses a new one (:class:`TooMany`, ``reason`` ``"full"``). A room is idle when its
+  presenter does nothing: every presenter call, even an :meth:`RoomStore.update` that changes nothing
+  (a keep-alive), makes it new again;
+- one client starts at most ``CLIENT_ROOMS`` rooms in ``CLIENT_ROOMS_SECONDS`` (more:
+  :class:`TooMany`, ``reason`` ``"rooms"``, with ``retry_after``);
 - a room expires after ``IDLE_SECONDS`` without a presenter call. Reading it then says it ended,
   with the reason (``EXPIRED`` or ``ENDED``, ended by the lecturer). An ended room keeps its code
   and version only, so its students are told; it is the first to go when the store is full;
-- a question has at most ``MAX_OPTIONS`` options and takes at most ``MAX_ANSWERS`` answers (more
-  raise :class:`TooMany`); only the current question's answers are kept;
+- a question has at most ``MAX_OPTIONS`` options; it takes answers from members seen following in
+  the last ``PRESENCE_WINDOW`` only (:class:`NotFollowing`), at most ``CLIENT_ANSWERS`` from one client
+  and ``MAX_ANSWERS`` in all (:class:`TooMany`, ``reason`` ``"client_answers"`` / ``"answers"``); only
+  the current question's answers are kept;
 - presence remembers at most ``MAX_MEMBERS`` members per room, each for ``PRESENCE_WINDOW``
   seconds after it was last seen: the least recently seen are forgotten first;
 - codes, ids, options, steps and settings have lengths, types and characters checked below; bad
@@ -56,6 +70,7 @@ No Streamlit here: the standard library only, so the tests use a store without a
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import math
 import re
@@ -74,23 +89,37 @@ CODE_LENGTH = 6
 PIN_DIGITS = 6
 
 # A single server teaches a few classes at once; 200 leaves room for a department and bounds the
-# worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers,
-# MAX_MEMBERS members) holds under 0.2 MB, so all of them hold under 40 MB.
+# worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers from
+# as many clients, MAX_MEMBERS members, MAX_CLIENTS PIN guessers) holds under 0.8 MB, so all of
+# them hold under 160 MB; reaching it takes floods from many addresses.
 MAX_ROOMS = 200
 # Long enough for a lecture held on one slide with the presenter's page closed; the lecturer's page
 # keeps a room alive while it is open (any presenter call counts).
 IDLE_SECONDS = 2 * 60 * 60
-# A class is 30 to 200 students: 500 answers and members leave margin for a large hall and for
-# students on two devices, and still bound a flood of made-up voter ids.
-MAX_ANSWERS = 500
+# A class is 30 to 200 students: 500 members leave margin for a large hall and for students on two
+# devices. An answer needs a member seen following, so the class's own size bounds the answers; one
+# client (a hall behind one address is one client) gives at most CLIENT_ANSWERS, and MAX_ANSWERS only
+# bounds the memory of a question whose members come and go.
+MAX_ANSWERS = 2000
 MAX_MEMBERS = 500
+CLIENT_ANSWERS = 250
+# A lecturer starts a room or two in a lecture, a department behind one address a few more.
+CLIENT_ROOMS = 10
+CLIENT_ROOMS_SECONDS = 10 * 60
+# A room in use is never dropped to make space: its lecturer called in the last IN_USE_SECONDS (a
+# lecturer showing another page for a while), or a follower was seen in the last PRESENCE_WINDOW.
+IN_USE_SECONDS = 15 * 60
+# Clients remembered per store (rooms started) and per room (PIN failures): the oldest are forgotten.
+MAX_CLIENTS = 1000
+MAX_CLIENT_CHARS = 128
 MAX_OPTIONS = 8  # a bar per option must stay readable on the projector
 MAX_OPTION_CHARS = 200  # an option is a token, a number or a short phrase
 # Presence: a follower says it is here every poll (about once a second); the lecturer counts those
 # seen in the last PRESENCE_SECONDS, and an entry older than PRESENCE_WINDOW is forgotten.
 PRESENCE_SECONDS = 15.0
 PRESENCE_WINDOW = 60.0
-# Five wrong PINs, then five minutes without: ~1,440 guesses a day against a million PINs.
+# Five wrong PINs from one client, then five minutes without for that client: ~1,440 guesses a day
+# per client against a million PINs.
 MAX_PIN_FAILURES = 5
 PIN_LOCK_SECONDS = 5 * 60
 MAX_STEP = 999  # a lecture has tens of steps
@@ -138,11 +167,44 @@ class BadInput(RoomError):
 
 
 class TooMany(RoomError):
-    """A bound was reached; ``retry_after`` is the seconds to wait, when waiting helps."""
+    """A bound was reached; ``retry_after`` is the seconds to wait, when waiting helps. ``reason`` says
+    which bound, so a page can word it: ``pin``, ``rooms`` (this client's), ``full`` (every room in
+    use), ``answers`` (the question's), ``client_answers`` (this client's)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, reason: str = "") -> None:
         self.retry_after = retry_after
+        self.reason = reason
         super().__init__(message)
+
+
+def too_many_pins(retry_after: float) -> TooMany:
+    return TooMany("Too many wrong PINs: try again later.", retry_after, "pin")
+
+
+def too_many_rooms(retry_after: float) -> TooMany:
+    minutes = max(1, math.ceil(retry_after / 60))
+    message = f"Too many rooms were started from here: try again in {minutes} min."
+    return TooMany(message, retry_after, "rooms")
+
+
+def store_full() -> TooMany:
+    return TooMany("Every room this server can hold is in use: try again later.", None, "full")
+
+
+def too_many_answers() -> TooMany:
+    return TooMany(f"This question has taken its {MAX_ANSWERS} answers.", None, "answers")
+
+
+def too_many_client_answers() -> TooMany:
+    return TooMany("Too many answers to this question came from here: this one was not counted.", None,
+                   "client_answers")
+
+
+class NotFollowing(RoomError):
+    """An answer from a voter the room has not seen following in the last ``PRESENCE_WINDOW``."""
+
+    def __init__(self) -> None:
+        super().__init__("Only a student following the room can answer: this answer was not counted.")
 
 
 class QuestionClosed(RoomError):
@@ -232,7 +294,9 @@ class Tally:
 class RoomStore(Protocol):
     """Room state, wherever it is kept. Every ``code`` argument is raw input (``parse_code``)."""
 
-    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created: ...
+    def create(
+        self, *, step: int = 0, settings: Mapping[str, str] | None = None, client: str | None = None
+    ) -> Created: ...
 
     def state(self, code: str) -> RoomState: ...
 
@@ -256,9 +320,11 @@ class RoomStore(Protocol):
 
     def pin(self, code: str, secret: str | None) -> str: ...
 
-    def recover(self, code: str, pin: str) -> str: ...
+    def recover(self, code: str, pin: str, *, client: str | None = None) -> str: ...
 
-    def answer(self, code: str, question: int, voter: str, option: int) -> bool: ...
+    def answer(
+        self, code: str, question: int, voter: str, option: int, *, client: str | None = None
+    ) -> bool: ...
 
     def tally(self, code: str) -> Tally | None: ...
 
@@ -386,6 +452,16 @@ def _question(question: object) -> Question:
     return Question(question.kind, tuple(options), question.answer, params)
 
 
+def client_key(client: object) -> str | None:
+    """A client as the stores keep it: a fixed-length digest (``None`` stays ``None``), so whatever
+    text names a client, it is a short field of ours and never a key made of input."""
+    if client is None:
+        return None
+    if not isinstance(client, str) or not 1 <= len(client) <= MAX_CLIENT_CHARS:
+        raise BadInput("A client is named by 1 to 128 characters.")
+    return hashlib.sha256(client.encode("utf-8", "replace")).hexdigest()[:32]
+
+
 def _same(given: object, kept: str) -> bool:
     """``given == kept`` in a time that does not depend on where they differ."""
     if not isinstance(given, str) or len(given) > MAX_SECRET_CHARS:
@@ -417,8 +493,9 @@ class _Room:
     answers: dict[str, int] = field(default_factory=dict)  # voter -> option, current question only
     members: OrderedDict[str, float] = field(default_factory=OrderedDict)  # least recently seen first
     end_reason: str | None = None
-    pin_failures: int = 0
-    locked_until: float = -math.inf
+    # client -> (wrong PINs since the last lock-out, locked until): the oldest client first
+    pin_tries: OrderedDict[str, tuple[int, float]] = field(default_factory=OrderedDict)
+    answer_clients: dict[str, int] = field(default_factory=dict)  # client -> answers, current question
 
 
 class MemoryStore:
@@ -432,6 +509,7 @@ class MemoryStore:
         self._now = now
         self._lock = threading.Lock()
         self._rooms: OrderedDict[str, _Room] = OrderedDict()  # the room idle the longest first
+        self._started: OrderedDict[str, list[float]] = OrderedDict()  # client -> when it started rooms
 
     def __len__(self) -> int:
         with self._lock:
@@ -439,19 +517,47 @@ class MemoryStore:
 
     # --- the presenter ---
 
-    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created:
+    def create(
+        self, *, step: int = 0, settings: Mapping[str, str] | None = None, client: str | None = None
+    ) -> Created:
+        """A new room. Refused (:class:`TooMany`) when ``client`` started ``CLIENT_ROOMS`` rooms in the
+        last ``CLIENT_ROOMS_SECONDS``, or when the store is full of rooms in use."""
         step = _whole(step, 0, MAX_STEP, "step")
         values = _settings({} if settings is None else settings)
+        who = client_key(client)
         secret = secrets.token_urlsafe(32)
         pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
         with self._lock:
+            now = self._now()
+            started = None if who is None else self._started.pop(who, [])
+            if started is not None:
+                started[:] = [t for t in started if t > now - CLIENT_ROOMS_SECONDS]
+                self._started[who] = started  # the most recent client last
+                while len(self._started) > MAX_CLIENTS:
+                    self._started.popitem(last=False)
+                if len(started) >= CLIENT_ROOMS:
+                    raise too_many_rooms(started[0] + CLIENT_ROOMS_SECONDS - now)
             while len(self._rooms) >= MAX_ROOMS:
-                self._rooms.popitem(last=False)
+                idle = next((r for r in self._rooms.values() if not self._in_use(r, now)), None)
+                if idle is None:
+                    raise store_full()
+                del self._rooms[idle.code]
+            if started is not None:
+                started.append(now)
             code = new_code()
             while code in self._rooms:
                 code = new_code()
-            self._rooms[code] = _Room(code, secret, pin, self._now(), step=step, settings=values)
+            self._rooms[code] = _Room(code, secret, pin, now, step=step, settings=values)
         return Created(code, secret, pin)
+
+    def _in_use(self, room: _Room, now: float) -> bool:
+        """Open, and its lecturer acted in the last IN_USE_SECONDS or a follower was seen lately."""
+        if room.end_reason is not None or now - room.last_action >= IDLE_SECONDS:
+            return False
+        if now - room.last_action < IN_USE_SECONDS:
+            return True
+        last_seen = next(reversed(room.members.values()), -math.inf)
+        return last_seen >= now - PRESENCE_WINDOW
 
     def update(
         self,
@@ -501,6 +607,7 @@ class MemoryStore:
             else:
                 room.asked = None
             room.answers = {}
+            room.answer_clients = {}
             room.version += 1
             return room.version
 
@@ -526,23 +633,29 @@ class MemoryStore:
         with self._lock:
             return self._presenter(code, secret).pin
 
-    def recover(self, code: str, pin: str) -> str:
+    def recover(self, code: str, pin: str, *, client: str | None = None) -> str:
         """The presenter secret, given the room's PIN (on another device). After MAX_PIN_FAILURES
-        wrong PINs every PIN is refused for PIN_LOCK_SECONDS (:class:`TooMany`, with ``retry_after``)."""
+        wrong PINs from ``client`` every PIN from it is refused for PIN_LOCK_SECONDS (:class:`TooMany`,
+        with ``retry_after``); other clients, the lecturer among them, are not."""
         code = _code(code)
         digits = _pin_digits(pin)
+        who = client_key(client) or ""
         with self._lock:
             room = self._open(code)
             now = self._now()
-            if now < room.locked_until:
-                raise TooMany("Too many wrong PINs: try again later.", room.locked_until - now)
+            failures, locked_until = room.pin_tries.get(who, (0, -math.inf))
+            if now < locked_until:
+                raise too_many_pins(locked_until - now)
             if hmac.compare_digest(digits.encode(), room.pin.encode()):
-                room.pin_failures = 0
+                room.pin_tries.pop(who, None)
                 return room.secret
-            room.pin_failures += 1
-            if room.pin_failures >= MAX_PIN_FAILURES:
-                room.pin_failures = 0
-                room.locked_until = now + PIN_LOCK_SECONDS
+            failures += 1
+            if failures >= MAX_PIN_FAILURES:
+                failures, locked_until = 0, now + PIN_LOCK_SECONDS
+            room.pin_tries.pop(who, None)
+            room.pin_tries[who] = (failures, locked_until)
+            while len(room.pin_tries) > MAX_CLIENTS:
+                room.pin_tries.popitem(last=False)
             raise NotPresenter()
 
     # --- everyone ---
@@ -569,13 +682,17 @@ class MemoryStore:
         with self._lock:
             return self._room(code).version
 
-    def answer(self, code: str, question: int, voter: str, option: int) -> bool:
+    def answer(
+        self, code: str, question: int, voter: str, option: int, *, client: str | None = None
+    ) -> bool:
         """Count ``voter``'s answer ``option`` to question number ``question``: True if counted,
-        False if this voter had already answered it (the first answer stands)."""
+        False if this voter had already answered it (the first answer stands). The voter must have
+        been seen following (:meth:`seen`) in the last PRESENCE_WINDOW (else :class:`NotFollowing`)."""
         code = _code(code)
         question = _whole(question, 1, 2**62, "question number")
         voter = _id(voter, "voter")
         option = _whole(option, 0, MAX_OPTIONS - 1, "option")
+        who = client_key(client)
         with self._lock:
             room = self._open(code)
             asked = room.asked
@@ -585,9 +702,15 @@ class MemoryStore:
                 raise BadInput("There is no such option.")
             if voter in room.answers:
                 return False
+            if room.members.get(voter, -math.inf) < self._now() - PRESENCE_WINDOW:
+                raise NotFollowing()
+            if who is not None and room.answer_clients.get(who, 0) >= CLIENT_ANSWERS:
+                raise too_many_client_answers()
             if len(room.answers) >= MAX_ANSWERS:
-                raise TooMany(f"This question has taken its {MAX_ANSWERS} answers.")
+                raise too_many_answers()
             room.answers[voter] = option
+            if who is not None:
+                room.answer_clients[who] = room.answer_clients.get(who, 0) + 1
             return True
 
     def tally(self, code: str) -> Tally | None:
@@ -666,6 +789,8 @@ class MemoryStore:
         room.version += 1
         room.asked = None
         room.answers = {}
+        room.answer_clients = {}
+        room.pin_tries = OrderedDict()
         room.members = OrderedDict()
         room.settings = {}
 

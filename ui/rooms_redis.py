@@ -12,8 +12,14 @@ a key: six characters of ``ALPHABET``, so no student input becomes a key uncheck
   end reason, the PIN failures and lock-out;
 - ``glassbox:room:CODE:answers``: a hash, voter id → option (the current question's only);
 - ``glassbox:room:CODE:members``: a sorted set, member id → last seen;
+- ``glassbox:room:CODE:pins``: a hash, client → its wrong PINs and lock-out (``"failures|until"``);
+- ``glassbox:room:CODE:clients``: a hash, client → its answers to the current question;
+- ``glassbox:client:CLIENT:rooms``: a sorted set, the rooms a client started lately → when;
 - ``glassbox:rooms``: a sorted set, code → last presenter call (an ended room: minus the time it
-  ended), so that creating room ``MAX_ROOMS + 1`` drops the room idle the longest, an ended one first.
+  ended), so that creating room ``MAX_ROOMS + 1`` drops the room idle the longest that is not in use,
+  an ended one first.
+
+A client is a digest of fixed length (``ui.rooms.client_key``), never the text that named it.
 
 Every key expires (``KEEP_SECONDS``, renewed by each presenter call, each answer and each presence):
 a room's own idle limit (``IDLE_SECONDS``) is checked in the scripts with the servers' clock, so a
@@ -52,14 +58,20 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 
+from ui import rooms
 from ui.rooms import (
+    CLIENT_ANSWERS,
+    CLIENT_ROOMS,
+    CLIENT_ROOMS_SECONDS,
     ENDED,
     EXPIRED,
     IDLE_SECONDS,
-    MAX_ANSWERS,
+    IN_USE_SECONDS,
+    MAX_CLIENTS,
     MAX_MEMBERS,
     MAX_OPTIONS,
     MAX_PIN_FAILURES,
@@ -72,6 +84,7 @@ from ui.rooms import (
     PRESENCE_WINDOW,
     BadInput,
     Created,
+    NotFollowing,
     NotPresenter,
     Question,
     QuestionClosed,
@@ -80,7 +93,6 @@ from ui.rooms import (
     RoomState,
     StaleUpdate,
     Tally,
-    TooMany,
     Unavailable,
     UnknownRoom,
     _code,
@@ -90,8 +102,14 @@ from ui.rooms import (
     _settings,
     _whole,
     _within,
+    client_key,
     new_code,
     parse_code,
+    store_full,
+    too_many_answers,
+    too_many_client_answers,
+    too_many_pins,
+    too_many_rooms,
 )
 
 log = logging.getLogger("glassbox.rooms")
@@ -104,19 +122,19 @@ TIMEOUT_SECONDS = 1.0  # a loopback or LAN round trip takes a millisecond; a sec
 RETRY_SECONDS = 2.0
 
 # --- the scripts -------------------------------------------------------------------------------------
-# KEYS: the room, its answers, its members, the index of rooms.
+# KEYS: the room, its answers, its members, the index of rooms, its PIN failures, its answers' clients.
 # ARGV[1..4]: now, IDLE_SECONDS, KEEP_SECONDS, the code; each script's own arguments follow.
 # A reply is a list whose first element says what happened ('ok', or why not: see _check).
 
 _PRELUDE = """
-local room, answers, members, index = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local now, idle, keep, code = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local room, answers, members, index, pins, clients = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local now, idle_seconds, keep, code = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 
 -- End the room: followers see it at the next version; what it held is freed; first to go when full.
 local function close(reason)
   local version = redis.call('HINCRBY', room, 'version', 1)
   redis.call('HSET', room, 'end', reason, 'q', '', 'qo', 0, 'settings', '{}')
-  redis.call('DEL', answers, members)
+  redis.call('DEL', answers, members, pins, clients)
   redis.call('EXPIRE', room, keep)
   redis.call('ZADD', index, -now, code)
   return version
@@ -126,7 +144,7 @@ end
 local function find()
   if redis.call('EXISTS', room) == 0 then return nil end
   local fields = redis.call('HMGET', room, 'end', 'last')
-  if fields[1] == '' and now - tonumber(fields[2]) >= idle then close('expired') end
+  if fields[1] == '' and now - tonumber(fields[2]) >= idle_seconds then close('expired') end
   return redis.call('HGET', room, 'end')
 end
 
@@ -147,7 +165,7 @@ local function refuse_presenter(secret)
   end
   redis.call('HSET', room, 'last', ARGV[1])
   redis.call('ZADD', index, now, code)
-  for _, key in ipairs({room, answers, members, index}) do redis.call('EXPIRE', key, keep) end
+  for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, keep) end
   return nil
 end
 
@@ -160,16 +178,45 @@ end
 """
 
 _SCRIPTS = {
-    # ARGV 5 secret, 6 pin, 7 step, 8 settings, 9 MAX_ROOMS, 10 PREFIX
+    # ARGV 5 secret, 6 pin, 7 step, 8 settings, 9 MAX_ROOMS, 10 PREFIX, 11 a lecturer who called
+    # since is in use, 12 a follower seen since is, 13 the client's key of rooms ('': none),
+    # 14 CLIENT_ROOMS, 15 CLIENT_ROOMS_SECONDS
     "create": """
 if redis.call('EXISTS', room) == 1 then return {'taken'} end
+local started, window = ARGV[13], tonumber(ARGV[15])
+if started ~= '' then
+  redis.call('ZREMRANGEBYSCORE', started, '-inf', now - window)
+  if redis.call('ZCARD', started) >= tonumber(ARGV[14]) then
+    local first = redis.call('ZRANGE', started, 0, 0, 'WITHSCORES')
+    return {'toomanyrooms', tostring(tonumber(first[2]) + window - now)}
+  end
+end
 while redis.call('ZCARD', index) >= tonumber(ARGV[9]) do
-  local old = ARGV[10] .. 'room:' .. redis.call('ZPOPMIN', index)[1]
-  redis.call('DEL', old, old .. ':answers', old .. ':members')
+  local idle = nil
+  for _, old in ipairs(redis.call('ZRANGE', index, 0, -1)) do
+    local key = ARGV[10] .. 'room:' .. old
+    local f = redis.call('HMGET', key, 'end', 'last')
+    local in_use = false
+    if f[2] and f[1] == '' and now - tonumber(f[2]) < idle_seconds then
+      in_use = tonumber(f[2]) >= tonumber(ARGV[11])
+      if not in_use then
+        local last = redis.call('ZRANGE', key .. ':members', -1, -1, 'WITHSCORES')
+        in_use = last[2] ~= nil and tonumber(last[2]) >= tonumber(ARGV[12])
+      end
+    end
+    if not in_use then idle = old; break end
+  end
+  if idle == nil then return {'full'} end
+  redis.call('ZREM', index, idle)
+  local old = ARGV[10] .. 'room:' .. idle
+  redis.call('DEL', old, old .. ':answers', old .. ':members', old .. ':pins', old .. ':clients')
+end
+if started ~= '' then
+  redis.call('ZADD', started, now, code)
+  redis.call('EXPIRE', started, math.ceil(window))
 end
 redis.call('HSET', room, 'secret', ARGV[5], 'pin', ARGV[6], 'last', ARGV[1], 'step', ARGV[7],
-  'settings', ARGV[8], 'version', 1, 'q', '', 'qn', 0, 'qr', 0, 'qo', 0, 'questions', 0, 'end', '',
-  'failures', 0, 'locked', '-1e300')
+  'settings', ARGV[8], 'version', 1, 'q', '', 'qn', 0, 'qr', 0, 'qo', 0, 'questions', 0, 'end', '')
 redis.call('EXPIRE', room, keep)
 redis.call('ZADD', index, now, code)
 redis.call('EXPIRE', index, keep)
@@ -209,7 +256,7 @@ else
   local number = redis.call('HINCRBY', room, 'questions', 1)
   redis.call('HSET', room, 'q', ARGV[6], 'qn', number, 'qr', 0, 'qo', ARGV[7])
 end
-redis.call('DEL', answers)
+redis.call('DEL', answers, clients)
 return {'ok', redis.call('HINCRBY', room, 'version', 1)}
 """,
     # ARGV 5 secret
@@ -235,22 +282,29 @@ local refused = refuse_presenter(ARGV[5])
 if refused then return refused end
 return {'ok', redis.call('HGET', room, 'pin')}
 """,
-    # ARGV 5 the PIN's digits, 6 MAX_PIN_FAILURES, 7 the lock-out's end if this try locks
+    # ARGV 5 the PIN's digits, 6 MAX_PIN_FAILURES, 7 the lock-out's end if this try locks, 8 the
+    # client, 9 MAX_CLIENTS
     "recover": """
 local refused = refuse_closed()
 if refused then return refused end
-local locked = tonumber(redis.call('HGET', room, 'locked'))
-if now < locked then return {'locked', tostring(locked - now)} end
+local client = ARGV[8]
+local entry = redis.call('HGET', pins, client)
+local failures, locked = 0, '-1e300'
+if entry then failures, locked = string.match(entry, '^(%d+)|(.+)$') end
+if now < tonumber(locked) then return {'locked', tostring(tonumber(locked) - now)} end
 if redis.sha1hex(ARGV[5]) == redis.sha1hex(redis.call('HGET', room, 'pin')) then
-  redis.call('HSET', room, 'failures', 0)
+  redis.call('HDEL', pins, client)
   return {'ok', redis.call('HGET', room, 'secret')}
 end
-if redis.call('HINCRBY', room, 'failures', 1) >= tonumber(ARGV[6]) then
-  redis.call('HSET', room, 'failures', 0, 'locked', ARGV[7])
-end
+failures = tonumber(failures) + 1
+if failures >= tonumber(ARGV[6]) then failures, locked = 0, ARGV[7] end
+if not entry and redis.call('HLEN', pins) >= tonumber(ARGV[9]) then redis.call('DEL', pins) end
+redis.call('HSET', pins, client, failures .. '|' .. locked)
+redis.call('EXPIRE', pins, keep)
 return {'notpresenter'}
 """,
-    # ARGV 5 question number, 6 voter, 7 option, 8 MAX_ANSWERS
+    # ARGV 5 question number, 6 voter, 7 option, 8 MAX_ANSWERS, 9 a member seen since follows,
+    # 10 the client ('': none), 11 CLIENT_ANSWERS
     "answer": """
 local refused = refuse_closed()
 if refused then return refused end
@@ -258,9 +312,19 @@ local q = redis.call('HMGET', room, 'q', 'qn', 'qr', 'qo')
 if q[1] == '' or q[2] ~= ARGV[5] or q[3] ~= '0' then return {'closed'} end
 if tonumber(ARGV[7]) >= tonumber(q[4]) then return {'nooption'} end
 if redis.call('HEXISTS', answers, ARGV[6]) == 1 then return {'ok', 0} end
+local seen = redis.call('ZSCORE', members, ARGV[6])
+if not seen or tonumber(seen) < tonumber(ARGV[9]) then return {'notfollowing'} end
+local client = ARGV[10]
+if client ~= '' and tonumber(redis.call('HGET', clients, client) or '0') >= tonumber(ARGV[11]) then
+  return {'clientanswers'}
+end
 if redis.call('HLEN', answers) >= tonumber(ARGV[8]) then return {'toomany'} end
 redis.call('HSET', answers, ARGV[6], ARGV[7])
 redis.call('EXPIRE', answers, keep)
+if client ~= '' then
+  redis.call('HINCRBY', clients, client, 1)
+  redis.call('EXPIRE', clients, keep)
+end
 return {'ok', 1}
 """,
     "tally": """
@@ -302,8 +366,12 @@ _REFUSALS: dict[str, Callable[[list[str]], Exception]] = {
     "closed": lambda reply: QuestionClosed(),
     "nooption": lambda reply: BadInput("There is no such option."),
     "noquestion": lambda reply: BadInput("There is no question to reveal."),
-    "toomany": lambda reply: TooMany(f"This question has taken its {MAX_ANSWERS} answers."),
-    "locked": lambda reply: TooMany("Too many wrong PINs: try again later.", float(reply[1])),
+    "toomany": lambda reply: too_many_answers(),
+    "clientanswers": lambda reply: too_many_client_answers(),
+    "notfollowing": lambda reply: NotFollowing(),
+    "locked": lambda reply: too_many_pins(float(reply[1])),
+    "toomanyrooms": lambda reply: too_many_rooms(float(reply[1])),
+    "full": lambda reply: store_full(),
 }
 
 
@@ -330,15 +398,19 @@ class RedisStore:
         self._origin = uuid.uuid4().hex  # this server, so that it does not wake its followers twice
         self._down_until = -1.0
         self._listening = False
+        self._listener: threading.Thread | None = None
+        self._listeners: tuple[Callable[[str], None], Callable[[], None] | None] | None = None
         self._lock = threading.Lock()
-        try:
+        self._client = self._subscriber = None
+        #: what is wrong with ``url`` (``None``: nothing), for the operator; rooms are unavailable then
+        self.problem = url_problem(url)
+        if self.problem is not None:
+            log.error("GLASSBOX_REDIS_URL: %s. Rooms are unavailable until it is corrected.", self.problem)
+        else:
             options = {"decode_responses": True, "socket_connect_timeout": TIMEOUT_SECONDS}
             self._client = redis.Redis.from_url(url, socket_timeout=TIMEOUT_SECONDS, **options)
             # The subscription waits for messages as long as none come: no read timeout there.
             self._subscriber = redis.Redis.from_url(url, health_check_interval=30, **options)
-        except (ValueError, TypeError) as error:  # the operator's URL: say what is wrong, not where
-            log.error("GLASSBOX_REDIS_URL is not a Redis URL (%s): rooms are unavailable", error)
-            self._client = self._subscriber = None
         self._scripts = {} if self._client is None else self._register()
 
     def _register(self) -> dict[str, redis.commands.core.Script]:
@@ -353,21 +425,25 @@ class RedisStore:
         return f"{self._prefix}rooms"
 
     def keys(self, code: str) -> list[str]:
-        """The room's hash, answers and members, and the index: every key a room call touches."""
+        """The room's hash, answers and members, the index, its PIN failures and its answers' clients:
+    every key a room call touches."""
         room = f"{self._prefix}room:{code}"
-        return [room, f"{room}:answers", f"{room}:members", self._index]
+        return [room, f"{room}:answers", f"{room}:members", self._index, f"{room}:pins", f"{room}:clients"]
 
     # --- calling Redis ---
 
     def _redis(self, call: Callable[[], object]) -> object:
-        """``call()``, with every Redis failure an :class:`Unavailable` (and no retry for a moment)."""
+        """``call()``, with every failure of the client an :class:`Unavailable` (and no retry for a
+        moment): whatever the client raises (a lost connection, an option it chokes on) is a room
+        store that does not answer, never a traceback on a page."""
         if self._client is None or time.monotonic() < self._down_until:
             raise Unavailable()
+        self._keep_listening()
         try:
             return call()
-        except redis.RedisError as error:
+        except Exception as error:  # noqa: BLE001 (see above)
             self._down_until = time.monotonic() + RETRY_SECONDS
-            log.warning("the room store does not answer: %s", error)
+            log.warning("the room store does not answer: %s: %s", type(error).__name__, error)
             raise Unavailable() from None
 
     def _run(self, script: str, code: str, *args: object) -> list[str]:
@@ -382,15 +458,22 @@ class RedisStore:
 
     # --- the presenter ---
 
-    def create(self, *, step: int = 0, settings: Mapping[str, str] | None = None) -> Created:
+    def create(
+        self, *, step: int = 0, settings: Mapping[str, str] | None = None, client: str | None = None
+    ) -> Created:
         step = _whole(step, 0, MAX_STEP, "step")
         values = _json(_settings({} if settings is None else settings))
+        who = client_key(client)
+        started = "" if who is None else f"{self._prefix}client:{who}:rooms"
         secret = secrets.token_urlsafe(32)
         pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+        now = self._now()
+        in_use = (_number(now - IN_USE_SECONDS), _number(now - PRESENCE_WINDOW))
+        bound = (started, CLIENT_ROOMS, CLIENT_ROOMS_SECONDS)
         while True:
             code = new_code()
             try:
-                self._run("create", code, secret, pin, step, values, MAX_ROOMS, self._prefix)
+                self._run("create", code, secret, pin, step, values, MAX_ROOMS, self._prefix, *in_use, *bound)
             except _Taken:  # one chance in millions: draw again
                 continue
             return Created(code, secret, pin)
@@ -438,11 +521,12 @@ class RedisStore:
     def pin(self, code: str, secret: str | None) -> str:
         return self._run("pin", _code(code), _text(secret))[0]
 
-    def recover(self, code: str, pin: str) -> str:
+    def recover(self, code: str, pin: str, *, client: str | None = None) -> str:
         code = _code(code)
         digits = _pin_digits(pin)
+        who = client_key(client) or "-"
         lock_until = _number(self._now() + PIN_LOCK_SECONDS)
-        return self._run("recover", code, digits, MAX_PIN_FAILURES, lock_until)[0]
+        return self._run("recover", code, digits, MAX_PIN_FAILURES, lock_until, who, MAX_CLIENTS)[0]
 
     # --- everyone ---
 
@@ -462,12 +546,17 @@ class RedisStore:
     def version(self, code: str) -> int:
         return int(self._run("read", _code(code), "version")[0])
 
-    def answer(self, code: str, question: int, voter: str, option: int) -> bool:
+    def answer(
+        self, code: str, question: int, voter: str, option: int, *, client: str | None = None
+    ) -> bool:
         code = _code(code)
         question = _whole(question, 1, 2**62, "question number")
         voter = _id(voter, "voter")
         option = _whole(option, 0, MAX_OPTIONS - 1, "option")
-        return self._run("answer", code, question, voter, option, MAX_ANSWERS)[0] == 1
+        who = client_key(client) or ""
+        since = _number(self._now() - PRESENCE_WINDOW)
+        bounds = (rooms.MAX_ANSWERS, since, who, CLIENT_ANSWERS)
+        return self._run("answer", code, question, voter, option, *bounds)[0] == 1
 
     def tally(self, code: str) -> Tally | None:
         reply = self._run("tally", _code(code))
@@ -497,7 +586,8 @@ class RedisStore:
         """Tell every other server that room ``code`` changed (they wake their followers). Never
         raises: a follower not woken sees the change at its next look at the room."""
         try:
-            self._redis(lambda: self._client.publish(self._channel, f"{self._origin} {_code(code)}"))
+            message = f"{self._origin} {_code(code)}"
+            self._redis(lambda: self._client.publish(self._channel, message))
         except (Unavailable, BadInput):
             pass
 
@@ -509,14 +599,32 @@ class RedisStore:
             if self._listening or self._subscriber is None:
                 return
             self._listening = True
-        args = (wake, resync)
-        threading.Thread(target=self._listen, args=args, name="glassbox-rooms-listen", daemon=True).start()
+            self._listeners = (wake, resync)
+            self._start_listener()
+
+    def _start_listener(self) -> None:
+        """Under the lock: the listening thread, started (again)."""
+        self._listener = threading.Thread(
+            target=self._listen, args=self._listeners, name="glassbox-rooms-listen", daemon=True
+        )
+        self._listener.start()
+
+    def _keep_listening(self) -> None:
+        """A listener that died (it should not: it catches everything) is started again, on the next
+        call to the store, so a server never goes deaf to the others for good."""
+        listener = self._listener
+        if listener is not None and not listener.is_alive():
+            with self._lock:
+                if not self._listener.is_alive():
+                    log.error("room announcements had stopped; listening again")
+                    self._start_listener()
 
     def _listen(self, wake: Callable[[str], None], resync: Callable[[], None] | None) -> None:
         missed = False
         while True:
-            pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
+            pubsub = None
             try:
+                pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self._channel)
                 if missed and resync is not None:
                     resync()
@@ -525,11 +633,12 @@ class RedisStore:
                     message = pubsub.get_message(timeout=10.0)
                     if message is not None:
                         self._heard(message.get("data"), wake)
-            except redis.RedisError as error:
-                log.warning("room announcements stopped (%s); trying again", error)
+            except Exception as error:  # noqa: BLE001 (Redis gone, or anything else: listen again)
+                log.warning("room announcements stopped (%s: %s); trying again", type(error).__name__, error)
                 missed = True
             finally:
-                pubsub.close()
+                if pubsub is not None:
+                    _quietly(pubsub.close)
             time.sleep(RETRY_SECONDS)
 
     def _heard(self, data: object, wake: Callable[[str], None]) -> None:
@@ -539,6 +648,41 @@ class RedisStore:
                 wake(code)
             except Exception:  # a follower's page; the listener must go on for the others
                 log.exception("could not wake the followers of a room")
+
+
+def _quietly(close: Callable[[], None]) -> None:
+    try:
+        close()
+    except Exception:  # noqa: BLE001 (a connection already broken: nothing left to close)
+        pass
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with the Redis URL ``url``, in a sentence naming the part (``None``: nothing).
+
+    The client reads a URL's query options only when it first connects, and raises then on one it
+    does not take (``?timeout=1``, ``?foo=bar``); this makes each connection it would make, without
+    connecting, so a wrong option is named when the server starts, not as a page's traceback.
+    """
+    try:
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            # the URL itself is never echoed: it may hold a password
+            return "it is not a Redis URL (redis://HOST:PORT/DB, rediss://… or unix://…)"
+        redis.ConnectionPool.from_url(url).make_connection()
+    except (ValueError, TypeError) as error:
+        bad = []
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
+            alone = urlunsplit(parts._replace(query=urlencode({name: value})))
+            try:
+                redis.ConnectionPool.from_url(alone).make_connection()
+            except (ValueError, TypeError):
+                bad.append(name)
+        if bad:
+            names = ", ".join(repr(name) for name in bad)
+            return f"the Redis client does not take the option {names} as given ({error})"
+        return f"it is not a Redis URL ({error})"
+    return None
 
 
 def _text(secret: object) -> str:

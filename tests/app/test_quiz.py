@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from apphelpers import assert_clean
+from apphelpers import assert_clean, open_page
 from test_classroom import Spy, click, join, keyed, start_room, texts
 
 import core.pipeline as P
 import ui.classroom as classroom
+import ui.rooms as rooms
 from i18n import t
 
 SENTENCE = "我爱北京天安门"  # seven distinct characters: every option is a bare token
@@ -157,18 +158,27 @@ def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch)
     assert answered(lecturer) == t("classroom.q.answered", n=2)
 
 
-def test_a_thousand_rooms_made_in_a_loop_end_an_idle_room_with_a_message_on_both_screens(store):
+def test_a_thousand_rooms_made_in_a_loop_drop_no_room_in_use_and_are_told_why(store):
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
     student = join(code)
-    for _ in range(1000):  # a script creating rooms in a loop: the store keeps MAX_ROOMS, the idlest go
-        store.create()
-    assert len(store) <= 200
+    refused = 0
+    for _ in range(1000):  # a script creating rooms in a loop: every room is new, so in use
+        try:
+            store.create()
+        except rooms.TooMany as error:
+            assert error.reason == "full"
+            refused += 1
+    assert len(store) == rooms.MAX_ROOMS and refused == 1000 - (rooms.MAX_ROOMS - 1)
     lecturer.run()
     student.run()
     for screen in (lecturer, student):
         assert_clean(screen)
-        assert t("classroom.lost", code=code) in [w.value for w in screen.warning]  # it was there
-    assert "room_start" in [b.key for b in lecturer.button]  # the lecturer can start another
+        assert [w.value for w in screen.warning] == []  # the lecture goes on
+    assert store.state(code).step == 2
+    another = open_page("pages/lecture.py")
+    click(another, "room_start")
+    assert_clean(another)
+    assert t("classroom.full") in [w.value for w in another.warning]
 
 
 # -- an exercise given to the room ----------------------------------------------------------------------

@@ -16,9 +16,13 @@ import pytest
 
 import ui.rooms
 from ui.rooms import (
+    CLIENT_ANSWERS,
+    CLIENT_ROOMS,
+    CLIENT_ROOMS_SECONDS,
     ENDED,
     EXPIRED,
     IDLE_SECONDS,
+    IN_USE_SECONDS,
     MAX_ANSWERS,
     MAX_MEMBERS,
     MAX_OPTIONS,
@@ -29,6 +33,7 @@ from ui.rooms import (
     PRESENCE_WINDOW,
     BadInput,
     MemoryStore,
+    NotFollowing,
     NotPresenter,
     Question,
     QuestionClosed,
@@ -124,8 +129,8 @@ def test_every_change_a_follower_must_see_raises_the_version(store, room):
 def test_answers_and_presence_do_not_move_the_version(store, room):
     store.ask(room.code, room.secret, NEXT_TOKEN)
     before = store.version(room.code)
-    store.answer(room.code, 1, "voter-1", 0)
     store.seen(room.code, "member-1")
+    store.answer(room.code, 1, "member-1", 0)
     assert store.version(room.code) == before
 
 
@@ -201,7 +206,7 @@ def test_a_replayed_old_update_changes_nothing(store, room):
 
 def test_the_secret_and_pin_are_nowhere_a_student_reads(store, room):
     store.ask(room.code, room.secret, NEXT_TOKEN)
-    store.answer(room.code, 1, "voter-1", 0)
+    vote(store, room.code, 1, "voter-1", 0)
     seen = [repr(room), repr(store.state(room.code)), repr(store.tally(room.code))]
     for error in (NotPresenter(), UnknownRoom(), RoomEnded(ENDED), RoomEnded(EXPIRED)):
         seen.append(str(error))
@@ -282,6 +287,29 @@ def test_a_malformed_pin_is_bad_input_and_no_try(store, room, pin):
     assert store.recover(room.code, room.pin) == room.secret
 
 
+def test_a_pin_guesser_locks_out_itself_not_the_lecturer(store, room, clock):
+    """13 tries a second from one client: 5 are checked, then that client alone is locked out; the
+    lecturer's right PIN from another device goes through, however long the guesser keeps trying."""
+    checked, locked = 0, 0
+    for second in range(120):
+        for _ in range(13):
+            try:
+                store.recover(room.code, wrong(room.pin), client="203.0.113.66")
+            except NotPresenter:
+                checked += 1
+            except TooMany as error:
+                assert error.reason == "pin"
+                locked += 1
+        if second % 10 == 0:
+            assert store.recover(room.code, room.pin, client="198.51.100.1") == room.secret
+        clock.advance(1)
+    assert checked == MAX_PIN_FAILURES and locked == 120 * 13 - MAX_PIN_FAILURES
+    with pytest.raises(TooMany):  # the guesser's own right PIN waits for its lock-out to end
+        store.recover(room.code, room.pin, client="203.0.113.66")
+    clock.advance(PIN_LOCK_SECONDS)
+    assert store.recover(room.code, room.pin, client="203.0.113.66") == room.secret
+
+
 def test_a_lock_out_is_per_room(store, room):
     other = store.create()
     for _ in range(MAX_PIN_FAILURES):
@@ -293,8 +321,16 @@ def test_a_lock_out_is_per_room(store, room):
 # --- answers and the tally ---------------------------------------------------------------------------
 
 
+def vote(store, code, question, voter, option, client=None):
+    """A student's page: seen following the room, then its answer (what ui/quiz.py does)."""
+    store.seen(code, voter)
+    return store.answer(code, question, voter, option, client=client)
+
+
 def test_one_answer_per_voter_per_question(store, room):
     store.ask(room.code, room.secret, NEXT_TOKEN)
+    for voter in ("voter-1", "voter-2"):
+        store.seen(room.code, voter)
     assert store.answer(room.code, 1, "voter-1", 2) is True
     assert store.answer(room.code, 1, "voter-1", 2) is False
     assert store.answer(room.code, 1, "voter-1", 0) is False  # the first answer stands
@@ -308,7 +344,7 @@ def test_one_answer_per_voter_per_question(store, room):
 def test_the_tally_names_nobody(store, room):
     store.ask(room.code, room.secret, NEXT_TOKEN)
     for voter in ("alice-secret-id", "bob-secret-id"):
-        store.answer(room.code, 1, voter, 1)
+        vote(store, room.code, 1, voter, 1)
     tally = store.tally(room.code)
     assert [f.name for f in dataclasses.fields(tally)] == ["number", "counts", "answered"]
     for text in (repr(tally), repr(store.state(room.code))):
@@ -348,23 +384,63 @@ def test_a_bad_option_is_bad_input(store, room, option):
 
 def test_answers_flooded_from_one_voter_count_once(store, room):
     store.ask(room.code, room.secret, NEXT_TOKEN)
+    store.seen(room.code, "one-session")
     results = [store.answer(room.code, 1, "one-session", i % 3) for i in range(10_000)]
     assert results.count(True) == 1
     assert store.tally(room.code).answered == 1
 
 
-def test_answers_flooded_from_many_voter_ids_stay_bounded(store, room):
+def test_answers_flooded_from_many_voter_ids_stay_bounded(store, room, clock):
+    """Members who come and go, from many clients: the question's memory stays bounded."""
     store.ask(room.code, room.secret, NEXT_TOKEN)
     refused = 0
-    for i in range(3 * MAX_ANSWERS):
+    for i in range(MAX_ANSWERS + 300):
         try:
-            store.answer(room.code, 1, f"made-up-{i}", i % 3)
+            vote(store, room.code, 1, f"made-up-{i}", i % 3, client=f"10.0.{i % 50}.1")
+            clock.advance(0.001)
         except TooMany as error:
             assert str(error) == f"This question has taken its {MAX_ANSWERS} answers."
+            assert error.reason == "answers"
             refused += 1
     tally = store.tally(room.code)
     assert tally.answered == sum(tally.counts) == MAX_ANSWERS
-    assert refused == 2 * MAX_ANSWERS
+    assert refused == 300
+
+
+def test_an_answer_flood_from_one_client_leaves_the_class_its_answers(store, room, clock):
+    """505 scripted voters with fresh ids from one client: CLIENT_ANSWERS are counted, then that
+    client is refused; every real student, on their own address, still answers."""
+    store.ask(room.code, room.secret, NEXT_TOKEN)
+    counted, refused = 0, []
+    for i in range(505):
+        try:
+            counted += vote(store, room.code, 1, f"script-{i}", 0, client="203.0.113.66")
+        except TooMany as error:
+            refused.append(error)
+        clock.advance(72 / 505)
+    assert counted == CLIENT_ANSWERS and len(refused) == 505 - CLIENT_ANSWERS
+    assert {error.reason for error in refused} == {"client_answers"}
+    for i in range(120):
+        assert vote(store, room.code, 1, f"student-{i}", 2, client=f"198.51.100.{i}") is True
+    assert store.tally(room.code) == Tally(1, (CLIENT_ANSWERS, 0, 120), CLIENT_ANSWERS + 120)
+    store.ask(room.code, room.secret, NEXT_TOKEN)  # a new question: the client's count starts again
+    store.seen(room.code, "script-0")
+    assert store.answer(room.code, 2, "script-0", 1, client="203.0.113.66") is True
+
+
+def test_only_a_member_seen_following_answers(store, room, clock):
+    store.ask(room.code, room.secret, NEXT_TOKEN)
+    with pytest.raises(
+        NotFollowing, match=r"^Only a student following the room can answer: this answer was not counted\.$"
+    ):
+        store.answer(room.code, 1, "never-seen", 0)
+    store.seen(room.code, "went-away")
+    clock.advance(PRESENCE_WINDOW + 1)
+    with pytest.raises(NotFollowing):
+        store.answer(room.code, 1, "went-away", 0)
+    store.seen(room.code, "went-away")  # back on the page
+    assert store.answer(room.code, 1, "went-away", 0) is True
+    assert store.tally(room.code).answered == 1
 
 
 # --- questions ---------------------------------------------------------------------------------------
@@ -456,8 +532,7 @@ def test_a_room_expires_after_its_idle_time_and_says_so(store, room, clock):
     clock.advance(IDLE_SECONDS - 1)
     store.update(room.code, room.secret)  # a presenter call keeps it alive
     clock.advance(IDLE_SECONDS - 1)
-    store.answer(room.code, 1, "voter-1", 0)  # a student's does not
-    store.seen(room.code, "member-1")
+    vote(store, room.code, 1, "member-1", 0)  # a student's does not
     assert not store.state(room.code).ended
     version = store.version(room.code)
     clock.advance(1)
@@ -498,7 +573,7 @@ def test_a_thousand_rooms_created_in_a_loop_stay_bounded(store, clock):
     made = []
     for _ in range(1000):
         made.append(store.create())
-        clock.advance(1)
+        clock.advance(IN_USE_SECONDS / 100)  # the idlest rooms are no longer in use
     assert len(store) == MAX_ROOMS
     for gone in made[: 1000 - MAX_ROOMS]:
         with pytest.raises(
@@ -514,11 +589,60 @@ def test_a_room_whose_lecturer_acts_outlives_a_flood_of_new_rooms(store, clock):
     lecture = store.create()
     for i in range(1000):
         store.create()
-        clock.advance(1)
+        clock.advance(IN_USE_SECONDS / 100)
         if i % (MAX_ROOMS // 2) == 0:
             store.update(lecture.code, lecture.secret)
     assert store.update(lecture.code, lecture.secret, step=2) == 2
     assert len(store) == MAX_ROOMS
+
+
+def test_a_flood_of_rooms_from_one_client_is_refused_and_drops_no_room(store, clock):
+    """205 rooms from one client in 30 s: CLIENT_ROOMS are made, the rest refused with the time to
+    wait; the lecturer's room and its follower are untouched, and other clients still start rooms."""
+    lecture = store.create(client="198.51.100.1")
+    store.seen(lecture.code, "student-1")
+    made, refused = [], []
+    for _ in range(205):
+        try:
+            made.append(store.create(client="203.0.113.66"))
+        except TooMany as error:
+            refused.append(error)
+        clock.advance(30 / 205)
+    assert len(made) == CLIENT_ROOMS and len(refused) == 205 - CLIENT_ROOMS
+    assert {error.reason for error in refused} == {"rooms"}
+    assert str(refused[-1]) == "Too many rooms were started from here: try again in 10 min."
+    assert 0 < refused[-1].retry_after <= CLIENT_ROOMS_SECONDS
+    assert store.state(lecture.code).version == 1
+    assert store.update(lecture.code, lecture.secret, step=2) == 2
+    store.create(client="198.51.100.2")  # another client
+    clock.advance(CLIENT_ROOMS_SECONDS)
+    store.create(client="203.0.113.66")  # the flood's client, once its window has passed
+
+
+def test_rooms_in_use_are_never_dropped_to_make_space(store, clock):
+    """A lecturer idle on another page while the class follows, and a lecturer who acted lately, keep
+    their rooms through a flood from many clients; a full store says so instead of dropping them."""
+    followed = store.create()
+    store.update(followed.code, followed.secret, step=3)
+    clock.advance(IN_USE_SECONDS)  # the lecturer has been on another page since: only followers show
+    recent = store.create()
+    refused = []
+    for i in range(2 * MAX_ROOMS):
+        if i % 20 == 0:
+            store.seen(followed.code, "student-1")  # a follower's poll
+        try:
+            store.create()
+        except TooMany as error:
+            refused.append(error)
+        clock.advance(1)
+    assert len(refused) == MAX_ROOMS + 2
+    assert {error.reason for error in refused} == {"full"}
+    assert str(refused[0]) == "Every room this server can hold is in use: try again later."
+    assert store.state(followed.code).step == 3
+    assert store.update(recent.code, recent.secret, step=1) == 2
+    assert len(store) == MAX_ROOMS
+    clock.advance(IN_USE_SECONDS)  # nobody follows or drives them any more: they make space again
+    store.create()
 
 
 def test_ended_rooms_go_before_live_ones(store, clock):
@@ -652,8 +776,7 @@ def test_many_threads_answering_at_once_count_each_voter_once(store, room):
     def student(k: int) -> None:
         barrier.wait()
         for i, voter in enumerate(voters[k::3] * 3):  # each voter sent by 4 threads, 3 times each
-            store.answer(room.code, 1, voter, i % 3)
-            store.seen(room.code, voter)
+            vote(store, room.code, 1, voter, i % 3)
 
     threads = [threading.Thread(target=student, args=(k % 3,)) for k in range(12)]
     for thread in threads:
@@ -687,10 +810,15 @@ def test_concurrent_creations_stay_bounded(clock):
     store = MemoryStore(now=clock)
     barrier = threading.Barrier(8)
 
+    refused = []
+
     def creator() -> None:
         barrier.wait()
         for _ in range(100):
-            store.create()
+            try:
+                store.create()
+            except TooMany as error:  # every room is new, so in use: none is dropped
+                refused.append(error.reason)
 
     threads = [threading.Thread(target=creator) for _ in range(8)]
     for thread in threads:
@@ -698,6 +826,7 @@ def test_concurrent_creations_stay_bounded(clock):
     for thread in threads:
         thread.join()
     assert len(store) == MAX_ROOMS
+    assert refused == ["full"] * (800 - MAX_ROOMS)
 
 
 # --- the module --------------------------------------------------------------------------------------

@@ -31,11 +31,13 @@ def no_pause(monkeypatch):
 
 
 def a_busy_room(store):
-    room = store.create(settings={"sentence": "重庆很重要 🙂"})
+    room = store.create(settings={"sentence": "重庆很重要 🙂"}, client="203.0.113.7")
+    with pytest.raises(NotPresenter):
+        store.recover(room.code, f"{(int(room.pin) + 1) % 10**6:06d}", client="203.0.113.8")
     store.update(room.code, room.secret, step=3)
     store.ask(room.code, room.secret, ASK)
-    store.answer(room.code, 1, "voter-1", 1)
-    store.seen(room.code, "member-1")
+    store.seen(room.code, "voter-1")
+    store.answer(room.code, 1, "voter-1", 1, client="203.0.113.7")
     return room
 
 
@@ -43,7 +45,9 @@ def test_every_key_expires(server):
     store = RedisStore(server.url)
     room = a_busy_room(store)
     keys = server.client.keys("*")
-    assert len(keys) == 4, keys  # the room, its answers, its members, the index
+    # the room, its answers, its members, the index, its PIN failures, its answers' clients, and the
+    # rooms its client started
+    assert len(keys) == 7, keys
     for key in keys:
         assert 0 < server.client.ttl(key) <= KEEP_SECONDS, key
     store.end(room.code, room.secret)
@@ -83,6 +87,8 @@ def test_two_servers_share_one_room(server):
     assert b.version(room.code) == b_version and b.state(room.code).step == 2
     secret = b.recover(room.code, a.pin(room.code, room.secret))  # the lecturer moves to server B
     b.ask(room.code, secret, ASK)
+    a.seen(room.code, "voter-a")
+    b.seen(room.code, "voter-b")
     a.answer(room.code, 1, "voter-a", 0)
     b.answer(room.code, 1, "voter-b", 1)
     assert a.tally(room.code).counts == (1, 1)
@@ -99,6 +105,7 @@ def test_answers_from_many_threads_on_two_servers_are_counted_once_each(server):
     def vote(store, worker):
         barrier.wait()
         for i in range(50):
+            store.seen(room.code, f"voter-{i}")
             store.answer(room.code, 1, f"voter-{i}", worker % 2)  # everyone votes for 50 ids
 
     threads = [threading.Thread(target=vote, args=(a if w % 2 else b, w)) for w in range(8)]
@@ -182,3 +189,76 @@ def test_a_malformed_url_makes_rooms_unavailable_not_a_crash(url, caplog):
         store.state("K7MQ2P")
     store.announce("K7MQ2P")
     store.listen(lambda code: None)
+
+
+@pytest.mark.parametrize(
+    ("url", "option"),
+    [("redis://127.0.0.1:6379/0?timeout=1", "timeout"), ("redis://127.0.0.1:6379/0?foo=bar", "foo"),
+     ("redis://127.0.0.1:6379/0?socket_timeout=soon", "socket_timeout")],
+)
+def test_an_option_the_client_does_not_take_is_named_at_start_and_nothing_raises(url, option, caplog):
+    store = RedisStore(url)
+    for call in (store.create, lambda: store.state("K7MQ2P"), lambda: store.seen("K7MQ2P", "m")):
+        with pytest.raises(Unavailable):
+            call()
+    store.announce("K7MQ2P")
+    store.listen(lambda code: None)
+    assert f"the Redis client does not take the option {option!r}" in store.problem
+    assert any(option in record.getMessage() and record.levelname == "ERROR" for record in caplog.records)
+
+
+def test_an_option_the_client_takes_is_kept(server):
+    store = RedisStore(f"{server.url}?socket_timeout=2&health_check_interval=5")
+    assert store.problem is None
+    assert store.state(store.create().code).version == 1
+
+
+def test_whatever_the_client_raises_is_unavailable_not_a_traceback(server, no_pause, monkeypatch):
+    store = RedisStore(server.url)
+    room = store.create()
+
+    def chokes(*args, **kwargs):
+        raise TypeError("AbstractConnection.__init__() got an unexpected keyword argument 'timeout'")
+
+    monkeypatch.setattr(store._client, "evalsha", chokes)
+    with pytest.raises(Unavailable):
+        store.state(room.code)
+    monkeypatch.undo()
+    assert store.state(room.code).version == 1
+
+
+def test_the_listener_listens_again_after_an_unexpected_error(server, no_pause, monkeypatch):
+    a, b = RedisStore(server.url), RedisStore(server.url)
+    heard = []
+    real, tries = b._subscriber.pubsub, []
+
+    def flaky(**kwargs):
+        tries.append(1)
+        if len(tries) == 1:
+            raise TypeError("an option the client chokes on")
+        return real(**kwargs)
+
+    monkeypatch.setattr(b._subscriber, "pubsub", flaky)
+    b.listen(heard.append)
+    room = a.create()
+    wait_for(lambda: (a.announce(room.code), room.code in heard)[1])
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # it dies on purpose
+def test_a_listener_that_died_is_started_again_by_the_next_call(server, no_pause, monkeypatch):
+    a, b = RedisStore(server.url), RedisStore(server.url)
+    heard, died = [], threading.Event()
+    real = b._listen
+
+    def dies_once(*args):
+        monkeypatch.setattr(b, "_listen", real)
+        died.set()
+        raise RuntimeError("the listening thread ends")
+
+    monkeypatch.setattr(b, "_listen", dies_once)
+    b.listen(heard.append)
+    room = a.create()
+    assert died.wait(10)
+    time.sleep(0.2)  # the thread has ended
+    b.version(room.code)  # any call of this server's pages
+    wait_for(lambda: (a.announce(room.code), room.code in heard)[1])
