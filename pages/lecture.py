@@ -66,6 +66,7 @@ from ui.keys import check_step, step_buttons
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
 URL_SEEN = "lecture_step_url"  # the ?step= value this page wrote last: another one is followed
+MOVED = "lecture_step_moved"  # Previous / Next (a click or a key) moved the step in this run
 TOP_K = 10
 MASK_MAX = 24  # the masks slide shows the first 24 decoder positions: a corner that is exact (causal)
 WIDE_HEIGHT = 390  # a full-width figure: its text sits above it
@@ -476,18 +477,24 @@ def _move(delta: int) -> None:
     """Previous / Next; a student following a room who moves on their own leaves it (Rejoin is one click)."""
     classroom.leave_room("classroom.left_step")
     st.session_state[STEP] = st.session_state.get(STEP, 1) + delta
+    st.session_state[MOVED] = True
 
 
 def current_step(total: int, lang: str, room_step: int | None = None) -> int:
     """The step to show, 1 … total: a room's (``room_step``, whatever the URL says), else a ``?step=``
     this page did not write (a link, a bookmark), else the session's; a tampered one falls back with a
-    message. The URL says the step."""
+    message. The URL says the step.
+
+    In a run that Previous / Next (a click or a key) moved, the session's step wins: the browser sends
+    the URL it has, which may not yet hold the step the last run wrote (a key pressed while that run's
+    reply was on its way), and that older step is not a link to follow."""
     state = st.session_state
     raw = st.query_params.get("step")
     notice = None
+    moved = state.pop(MOVED, False)
     if room_step is not None:
         step = room_step
-    elif raw is not None and raw != state.get(URL_SEEN):
+    elif raw is not None and raw != state.get(URL_SEEN) and not moved:
         step, notice = check_step(raw, total, lang)
     else:
         step = state.get(STEP, 1)

@@ -20,7 +20,10 @@ Who holds what (``ui/rooms.py`` says who may do what):
   can read cookies, ``st.context.cookies``, but not set them) and read once, on a session's first run,
   when its URL names no room: a student URL on the lecturer's own laptop shows the student's view.
   Every run of their page sends the step and settings on screen (``publish``): one call, which moves
-  the room's version only when something changed, and keeps the room alive;
+  the room's version only when something changed, and keeps the room alive. One page presents at a
+  time, the newest: each page that becomes the presenter claims the room (``RoomStore.claim``) and
+  sends with its claim (``update_claimed``); an older page (another tab, a device the room was taken
+  over from) is refused, says so and sends nothing until *Present from here* claims it again;
 - **a student** holds a room code and a random member id (also kept in a cookie: one browser is one
   voter, a reload does not vote twice), nothing else: this module calls only ``state``, ``version``,
   ``seen`` and ``answer`` for them. Tampering with the student's URL (``?step=``) changes the student's
@@ -69,9 +72,11 @@ from ui.rooms import (
     RoomError,
     RoomState,
     RoomStore,
+    Superseded,
     TooMany,
     Unavailable,
     UnknownRoom,
+    is_id,
     parse_code,
 )
 from ui.settings import Settings, to_query, validate
@@ -129,6 +134,7 @@ AWAY_SAID = "_glassbox_room_away_said"  # the lecturer's page says the store is 
 AWAY_LEFT = "_glassbox_room_away_left"  # the room a student could not join while the store was away
 RECOVER_SAID = "_glassbox_room_recover_said"  # (i18n key, values): what the last take-over try got
 TOO_MANY = {"rooms": "classroom.too_many_rooms", "full": "classroom.full"}  # TooMany.reason -> i18n key
+SUPERSEDED = "_glassbox_room_superseded"  # True: a newer tab or device of the lecturer presents the room
 
 
 def room_store() -> RoomStore:
@@ -140,6 +146,7 @@ def room_store() -> RoomStore:
 class Presenter:
     code: str
     secret: str = field(repr=False)
+    claim: int | None = None  # this page's claim of the room (RoomStore.claim); None: not made yet
 
 
 @dataclass(frozen=True)
@@ -218,13 +225,13 @@ def _restore_presenter() -> None:
     if code is None:
         return
     try:
-        room_store().pin(code, secret)
+        claim = room_store().claim(code, secret)  # the newest page presents: this one (a reload, a new tab)
     except Unavailable:
-        pass  # not provable now; every presenter call proves the secret again (and refuses a wrong one)
+        claim = None  # not provable now; publish claims once the store answers (and refuses a wrong secret)
     except RoomError:
         _set_cookie(PRESENTER_COOKIE, "", 0)
         return
-    st.session_state[PRESENTER] = Presenter(code, secret)
+    st.session_state[PRESENTER] = Presenter(code, secret, claim)
 
 
 def _member() -> str:
@@ -232,7 +239,7 @@ def _member() -> str:
     state = st.session_state
     if MEMBER not in state:
         member = _cookie(MEMBER_COOKIE)
-        if member is None or len(member) > 64:
+        if not is_id(member):  # a cookie edited by hand: the store would refuse it on every poll
             member = secrets.token_urlsafe(12)
             _set_cookie(MEMBER_COOKIE, member)
         state[MEMBER] = member
@@ -388,8 +395,11 @@ def _look(code: str, member: str, version: int) -> None:
         changed = store.version(code) != version or said_away  # back: the page stops saying it is away
     except Unavailable:  # the page says so once; then it waits for the store to answer again
         changed = not said_away
-    except RoomError:
+    except (UnknownRoom, RoomEnded):  # the page's own run reads the room, says so and stops following
         changed = True
+    except RoomError:
+        # Anything else the page's run would meet again: rerunning the page for it would loop.
+        changed = False
     if changed:
         st.rerun(scope="app")
 
@@ -446,17 +456,38 @@ def _start() -> None:
         _tell(_error_key(error), minutes=minutes)
         return
     _forget_room()
-    _present(Presenter(created.code, created.secret))
+    _present(created.code, created.secret)
 
 
-def _present(presenter: Presenter) -> None:
-    """This session (and, through the cookie, this browser) drives ``presenter.code``."""
-    st.session_state[PRESENTER] = presenter
-    _set_cookie(PRESENTER_COOKIE, f"{presenter.code}.{presenter.secret}")
+def _present(code: str, secret: str) -> bool:
+    """This session (and, through the cookie, this browser) drives room ``code``, taking it over from
+    any other page that did (a newer claim: ``publish``); False, with a notice, if the room refused."""
+    try:
+        claim = room_store().claim(code, secret)
+    except Unavailable:
+        claim = None  # publish claims once the store answers
+    except RoomError as error:
+        _tell(_error_key(error), code=code)
+        return False
+    state = st.session_state
+    state[PRESENTER] = Presenter(code, secret, claim)
+    state.pop(SUPERSEDED, None)
+    _set_cookie(PRESENTER_COOKIE, f"{code}.{secret}")
+    return True
+
+
+def _present_here() -> None:
+    """A page a newer one had taken the room from takes it back: the class sees this page's step."""
+    presenter = st.session_state.get(PRESENTER)
+    if presenter is not None and not _present(presenter.code, presenter.secret):
+        st.session_state.pop(PRESENTER, None)
+        st.session_state.pop(SUPERSEDED, None)
+        _set_cookie(PRESENTER_COOKIE, "", 0)
 
 
 def _end() -> None:
     presenter = st.session_state.pop(PRESENTER, None)
+    st.session_state.pop(SUPERSEDED, None)
     _set_cookie(PRESENTER_COOKIE, "", 0)
     if presenter is not None:
         try:
@@ -482,11 +513,12 @@ def _recover() -> None:
     except RoomError as error:
         state[RECOVER_SAID] = (_error_key(error), {"code": code})
         return
+    if not _present(code, secret):
+        return
     _forget_room()
     _apply(room)
     state.pop(APPLIED, None)
     state[JUMP] = room.step
-    _present(Presenter(code, secret))
     _tell("classroom.recovered", code=code)
 
 
@@ -548,10 +580,12 @@ def _head_count(presenter: Presenter) -> None:
     store = room_store()
     step, shown = st.session_state.get(ON_SCREEN, (None, None))
     try:
-        version = store.update(presenter.code, presenter.secret, step=step, settings=shown)
+        version = _send(step, shown)
         present = store.present(presenter.code, within=PRESENT_WITHIN)
     except Unavailable:  # publish says so on the page; the room is still this lecturer's
         present = t("classroom.count_unknown")
+    except Superseded:
+        _superseded()
     except RoomError as error:
         _lost(presenter, error)
     else:
@@ -595,6 +629,15 @@ def _pin_popover(presenter: Presenter) -> None:
             st.code(pin, language=None)
 
 
+def _superseded_panel(presenter: Presenter) -> None:
+    """A page of the lecturer's whose room a newer page (another tab, another device) took over: it says
+    so and sends the class nothing; one click takes the room back."""
+    with st.container(key="room_superseded", horizontal=True, vertical_alignment="center"):
+        st.warning(t("lecture.superseded", code=presenter.code), icon=":material/tab_move:")
+        st.button(t("lecture.present_here"), key="room_present_here", on_click=_present_here,
+                  type="primary", icon=":material/co_present:")
+
+
 def room_panel(room: RoomState | None) -> None:
     """At the top of the page: the lecturer's room, or whether this student follows one; and what
     happened to a room since the last draw (ended, unknown, left …)."""
@@ -605,7 +648,9 @@ def room_panel(room: RoomState | None) -> None:
         key, values = notice
         st.warning(t(key, **values), icon=":material/info:")
     presenter = state.get(PRESENTER)
-    if presenter is not None:
+    if presenter is not None and state.get(SUPERSEDED):
+        _superseded_panel(presenter)
+    elif presenter is not None:
         _presenter_panel(presenter)
     elif room is None and ROOM not in state:
         _room_bar()
@@ -617,7 +662,7 @@ def room_panel(room: RoomState | None) -> None:
 def question_panel(room: RoomState | None, run) -> None:
     """The room's open question, above the slide: the lecturer's tally and Reveal, or a student's answer
     (and, revealed, the model's answer beside the tally on both screens)."""
-    presenter = st.session_state.get(PRESENTER)
+    presenter = _presenting()
     if presenter is not None:
         quiz.lecturer_panel(room_store(), presenter.code, presenter.secret, run)
     elif room is not None:
@@ -626,20 +671,23 @@ def question_panel(room: RoomState | None, run) -> None:
 
 def ask_panel(run, step_name: str) -> None:
     """The lecturer's "Ask the room", under the slide (nothing for anyone else)."""
-    presenter = st.session_state.get(PRESENTER)
+    presenter = _presenting()
     if presenter is not None:
         quiz.ask_panel(room_store(), presenter.code, presenter.secret, run, step_name)
 
 
 def publish(step: int, settings: Settings) -> None:
     """The lecturer's page: the room shows ``step`` and ``settings`` (a no-op call keeps it alive)."""
-    presenter = st.session_state.get(PRESENTER)
+    presenter = _presenting()
     if presenter is None:
         return
     shown = to_query(settings)
     st.session_state[ON_SCREEN] = (step, shown)
     try:
-        version = room_store().update(presenter.code, presenter.secret, step=step, settings=shown)
+        version = _send(step, shown)
+    except Superseded:
+        _superseded()
+        return
     except Unavailable:  # the class sees this step once the store answers again (see _head_count)
         st.warning(t("classroom.unavailable"), icon=":material/cloud_off:")
         st.session_state[AWAY_SAID] = True
@@ -650,6 +698,31 @@ def publish(step: int, settings: Settings) -> None:
         return
     if _moved(presenter, version):  # here, or by Ask / Reveal
         st.session_state[WAKE] = presenter.code
+
+
+def _presenting() -> Presenter | None:
+    """This page's presenter's right, unless a newer page of the lecturer's took the room over."""
+    state = st.session_state
+    return None if state.get(SUPERSEDED) else state.get(PRESENTER)
+
+
+def _send(step: int | None, shown: dict[str, str] | None) -> int:
+    """The room shows ``step`` and ``shown`` if this page's claim is still the newest (else
+    ``Superseded``): two pages of one lecturer never send the class back and forth between them."""
+    state = st.session_state
+    presenter = state[PRESENTER]
+    store = room_store()
+    if presenter.claim is None:  # the store was away when this page became the presenter
+        presenter = replace(presenter, claim=store.claim(presenter.code, presenter.secret))
+        state[PRESENTER] = presenter
+    return store.update_claimed(presenter.code, presenter.secret, presenter.claim, step=step, settings=shown)
+
+
+def _superseded() -> None:
+    """A newer page took the room over: this one stops sending and says so. The page is drawn again
+    once, as a page that sends nothing, so this cannot repeat."""
+    st.session_state[SUPERSEDED] = True
+    st.rerun(scope="app")
 
 
 def _moved(presenter: Presenter, version: int) -> bool:

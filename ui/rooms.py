@@ -13,10 +13,12 @@ Who may do what:
   :class:`NotPresenter` and changes nothing). The secret is never in a room's public state, a tally,
   an error message or the student URL; it lives in the lecturer's browser. On another device the
   lecturer types the 6-digit PIN shown on their own screen (:meth:`RoomStore.pin`) and
-  :meth:`RoomStore.recover` gives the secret back. A PIN is guessable in a million tries, so after
-  ``MAX_PIN_FAILURES`` wrong PINs from one client a room refuses every PIN *from that client*, the
-  right one too, for ``PIN_LOCK_SECONDS``: at most a few thousand guesses a day per client against a
-  room that lives an hour, and a guesser never locks the lecturer out;
+  :meth:`RoomStore.recover` gives the secret back. Of the pages holding the secret (two tabs, two
+  devices) only the newest to :meth:`RoomStore.claim` the room moves it through
+  :meth:`RoomStore.update_claimed` (an older claim: :class:`Superseded`). A PIN is guessable in a
+  million tries, so after ``MAX_PIN_FAILURES`` wrong PINs from one client a room refuses every PIN
+  *from that client*, the right one too, for ``PIN_LOCK_SECONDS``: at most a few thousand guesses a
+  day per client against a room that lives an hour, and a guesser never locks the lecturer out;
 
 - **a student** (anyone with the code) reads the state, is counted as present (:meth:`RoomStore.seen`)
   and, while present, answers the current question once per voter id (a second answer from the same
@@ -222,6 +224,13 @@ class Unavailable(RoomError):
         super().__init__("Rooms are unavailable right now: the room server does not answer.")
 
 
+class Superseded(RoomError):
+    """The presenter's right is used by a newer claim (another tab or device of the lecturer)."""
+
+    def __init__(self) -> None:
+        super().__init__("This room is presented from another tab or device now.")
+
+
 class StaleUpdate(RoomError):
     """An update made for an older version of the room (a replayed or late request)."""
 
@@ -322,6 +331,18 @@ class RoomStore(Protocol):
 
     def recover(self, code: str, pin: str, *, client: str | None = None) -> str: ...
 
+    def claim(self, code: str, secret: str | None) -> int: ...
+
+    def update_claimed(
+        self,
+        code: str,
+        secret: str | None,
+        claim: int,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> int: ...
+
     def answer(
         self, code: str, question: int, voter: str, option: int, *, client: str | None = None
     ) -> bool: ...
@@ -377,6 +398,11 @@ def _id(value: object, what: str) -> str:
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise BadInput(f"The {what} id must be 1 to {MAX_ID_CHARS} letters, digits, - or _.")
     return value
+
+
+def is_id(value: object) -> bool:
+    """Whether ``value`` is a voter or member id the store takes (a browser's cookie may hold anything)."""
+    return isinstance(value, str) and _ID.fullmatch(value) is not None
 
 
 def _has_bad_characters(text: str, *, lines: bool) -> bool:
@@ -496,6 +522,7 @@ class _Room:
     # client -> (wrong PINs since the last lock-out, locked until): the oldest client first
     pin_tries: OrderedDict[str, tuple[int, float]] = field(default_factory=OrderedDict)
     answer_clients: dict[str, int] = field(default_factory=dict)  # client -> answers, current question
+    claims: int = 0  # the presenter's claims so far: only the newest may publish (update_claimed)
 
 
 class MemoryStore:
@@ -574,6 +601,39 @@ class MemoryStore:
         a request replayed or delayed past a newer one changes nothing. An update that changes
         nothing keeps the room alive without moving its version.
         """
+        return self._update(code, secret, step, settings, if_version=if_version)
+
+    def claim(self, code: str, secret: str | None) -> int:
+        """This presenter (a new tab, a reload, another device) takes the room over: the number of its
+        claim, for :meth:`update_claimed`. Every older claim is refused from now on."""
+        with self._lock:
+            room = self._presenter(code, secret)
+            room.claims += 1
+            return room.claims
+
+    def update_claimed(
+        self,
+        code: str,
+        secret: str | None,
+        claim: int,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> int:
+        """:meth:`update`, only while ``claim`` is the room's newest (else :class:`Superseded`): two tabs
+        of one lecturer never send the class back and forth between their steps."""
+        return self._update(code, secret, step, settings, claim=_whole(claim, 1, 2**62, "claim"))
+
+    def _update(
+        self,
+        code: str,
+        secret: str | None,
+        step: int | None,
+        settings: Mapping[str, str] | None,
+        *,
+        if_version: int | None = None,
+        claim: int | None = None,
+    ) -> int:
         if step is not None:
             step = _whole(step, 0, MAX_STEP, "step")
         values = None if settings is None else _settings(settings)
@@ -581,6 +641,8 @@ class MemoryStore:
             _whole(if_version, 1, 2**62, "version")
         with self._lock:
             room = self._presenter(code, secret)
+            if claim is not None and claim != room.claims:
+                raise Superseded()
             if if_version is not None and if_version != room.version:
                 raise StaleUpdate()
             changed = (step is not None and step != room.step) or (

@@ -9,7 +9,7 @@ a key: six characters of ``ALPHABET``, so no student input becomes a key uncheck
 
 - ``glassbox:room:CODE``: a hash, the room: secret, PIN, last presenter call, step, settings (JSON),
   version, the question (JSON) with its number, whether revealed and its number of options, the
-  end reason, the PIN failures and lock-out;
+  end reason, the PIN failures and lock-out, the presenter's claims;
 - ``glassbox:room:CODE:answers``: a hash, voter id → option (the current question's only);
 - ``glassbox:room:CODE:members``: a sorted set, member id → last seen;
 - ``glassbox:room:CODE:pins``: a hash, client → its wrong PINs and lock-out (``"failures|until"``);
@@ -92,6 +92,7 @@ from ui.rooms import (
     RoomEnded,
     RoomState,
     StaleUpdate,
+    Superseded,
     Tally,
     Unavailable,
     UnknownRoom,
@@ -229,10 +230,12 @@ if ARGV[5] == 'version' then return {'ok', redis.call('HGET', room, 'version')} 
 local r = redis.call('HMGET', room, 'version', 'step', 'settings', 'q', 'qn', 'qr', 'end')
 return {'ok', r[1], r[2], r[3], r[4], r[5], r[6], r[7]}
 """,
-    # ARGV 5 secret, 6 step ('': unchanged), 7 settings ('': unchanged), 8 if_version ('': any)
+    # ARGV 5 secret, 6 step ('': unchanged), 7 settings ('': unchanged), 8 if_version ('': any),
+    # 9 the presenter's claim (absent: any; update_claimed)
     "update": """
 local refused = refuse_presenter(ARGV[5])
 if refused then return refused end
+if ARGV[9] and ARGV[9] ~= (redis.call('HGET', room, 'claims') or '0') then return {'superseded'} end
 local version = tonumber(redis.call('HGET', room, 'version'))
 if ARGV[8] ~= '' and tonumber(ARGV[8]) ~= version then return {'stale'} end
 local changed = false
@@ -269,6 +272,12 @@ if redis.call('HGET', room, 'qr') == '0' then
   return {'ok', redis.call('HINCRBY', room, 'version', 1)}
 end
 return {'ok', redis.call('HGET', room, 'version')}
+""",
+    # ARGV 5 secret
+    "claim": """
+local refused = refuse_presenter(ARGV[5])
+if refused then return refused end
+return {'ok', redis.call('HINCRBY', room, 'claims', 1)}
 """,
     # ARGV 5 secret
     "end": """
@@ -363,6 +372,7 @@ _REFUSALS: dict[str, Callable[[list[str]], Exception]] = {
     "ended": lambda reply: RoomEnded(EXPIRED if reply[1] == EXPIRED else ENDED),
     "notpresenter": lambda reply: NotPresenter(),
     "stale": lambda reply: StaleUpdate(),
+    "superseded": lambda reply: Superseded(),
     "closed": lambda reply: QuestionClosed(),
     "nooption": lambda reply: BadInput("There is no such option."),
     "noquestion": lambda reply: BadInput("There is no question to reveal."),
@@ -502,6 +512,26 @@ class RedisStore:
             "" if if_version is None else if_version,
         )
         return int(new[0])
+
+    def claim(self, code: str, secret: str | None) -> int:
+        return int(self._run("claim", _code(code), _text(secret))[0])
+
+    def update_claimed(
+        self,
+        code: str,
+        secret: str | None,
+        claim: int,
+        *,
+        step: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> int:
+        claim = _whole(claim, 1, 2**62, "claim")
+        if step is not None:
+            step = _whole(step, 0, MAX_STEP, "step")
+        values = None if settings is None else _json(_settings(settings))
+        code = _code(code)
+        shown = ("" if step is None else step, "" if values is None else values)
+        return int(self._run("update", code, _text(secret), *shown, "", claim)[0])
 
     def ask(self, code: str, secret: str | None, question: Question | None) -> int:
         checked = None if question is None else _question(question)

@@ -84,4 +84,6 @@ STRINGS = {
     "lecture.ffn.activation.swiglu": "SwiGLU gate, SiLU(x W_gate) ⊙ x W_up",
     "lecture.output.text_one_stack": "The last layer's vector at each position goes through one linear layer (a score per vocabulary token) and a softmax: a probability for every possible next token. These are the {k} most likely tokens to follow the whole sentence (its last position).",
     "lecture.greedy.text_one_stack": "Take the most probable next token, append it to the sentence, run the model again: here {n} tokens were written, until the end-of-text token or the limit. The figure: the last step's self-attention in the last layer, every head; the rows of the written tokens show where each looked in the sentence and in what was written before it.",
+    "lecture.superseded": "Room {code} is now presented from another tab or device: this page no longer moves the class. Close it, or present from here again.",
+    "lecture.present_here": "Present from here",
 }

@@ -81,4 +81,6 @@ STRINGS = {
     "lecture.ffn.activation.swiglu": "SwiGLU 门控 SiLU(x W_gate) ⊙ x W_up",
     "lecture.output.text_one_stack": "最后一层在每个位置的向量经过一个线性层（词表中每个词元一个得分）和 softmax：每个可能的下一个词元都有一个概率。这里是整个句子之后（它的最后一个位置）最可能的 {k} 个词元。",
     "lecture.greedy.text_one_stack": "取最可能的下一个词元，接到句子后面，再运行一次模型：这里写出了 {n} 个词元，直到文本结束词元或达到上限。图中是最后一步在最后一层的自注意力，每个头一张；写出的词元所在的行显示它在句子和之前写出的内容中看了哪里。",
+    "lecture.superseded": "房间 {code} 现在由另一个标签页或另一台设备主持：这个页面不再带动全班。可以关闭它，或者改回从这里主持。",
+    "lecture.present_here": "改回从这里主持",
 }

@@ -12,7 +12,7 @@ from apphelpers import assert_clean, open_page
 
 import ui.classroom as classroom
 from i18n import t
-from ui.rooms import IDLE_SECONDS, MemoryStore, parse_code
+from ui.rooms import IDLE_SECONDS, MemoryStore, is_id, parse_code
 from ui.settings import validate
 
 PAGE = "pages/lecture.py"
@@ -345,6 +345,46 @@ def test_starting_a_room_writes_the_presenter_cookie_and_a_reload_restores_the_p
     assert store.state(code).step == 4  # the reloaded page drives the room
 
 
+def test_the_newest_presenter_page_drives_and_the_older_one_says_so_and_stops(store, monkeypatch):
+    """Two tabs of the lecturer's browser (one cookie): the newest, at step 8, takes the room over; the
+    older one, at step 3, no longer sends its step (its keep-alive, its redraws, its keys), says why,
+    and takes the room back with one click. A second device taking over with the PIN does the same."""
+    first, code = start_room({"step": "3"})
+    secret = first.session_state[classroom.PRESENTER].secret
+    second = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"step": "8"})
+    assert_clean(second)
+    assert store.state(code).step == 8
+    version = store.version(code)
+    for _ in range(3):  # the older tab's runs: a redraw, its head count's keep-alive
+        first.run()
+        assert_clean(first)
+        assert store.state(code).step == 8 and store.version(code) == version
+    assert t("lecture.superseded", code=code) in said(first)
+    assert "room_end" not in [b.key for b in first.button]  # nothing of the room's is driven from here
+    click(first, "lecture_next")  # the older tab's keys move that page alone
+    assert shown(first) == heading(4, "positional")
+    assert store.state(code).step == 8
+    second.run()
+    assert store.state(code).step == 8 and t("lecture.superseded", code=code) not in said(second)
+
+    click(first, "room_present_here")  # "Present from here": the older tab is the newest again
+    assert_clean(first)
+    assert store.state(code).step == 4 and t("lecture.superseded", code=code) not in said(first)
+    second.run()
+    assert t("lecture.superseded", code=code) in said(second)
+    assert store.state(code).step == 4
+
+    laptop = reloaded(monkeypatch, {})  # another device (no cookie), with the PIN: it takes over too
+    laptop.text_input(key="room_recover_code").input(code)
+    laptop.text_input(key="room_recover_pin").input(store.pin(code, secret))
+    submit(laptop)
+    click(laptop, "lecture_next")
+    assert store.state(code).step == 5
+    first.run()
+    assert t("lecture.superseded", code=code) in said(first)
+    assert store.state(code).step == 5
+
+
 def student_url_of(at) -> str:
     return " ".join(texts(keyed(at, "room_code")))
 
@@ -387,6 +427,40 @@ def test_a_students_member_id_is_kept_in_a_cookie_so_a_reload_does_not_vote_twic
     again = reloaded(monkeypatch, {"glassbox_member": member}, {"room": code})
     assert again.session_state[classroom.MEMBER] == member
     assert not cookie_scripts(again)  # nothing new to write
+
+
+@pytest.mark.parametrize("cookie", ["a.b", ".", "a" * 64 + ".", "..--__"[:3] + "."])
+def test_a_member_cookie_the_store_refuses_is_replaced_by_a_new_id(store, monkeypatch, cookie):
+    """A member cookie edited by hand passes the cookie check (codes, ids, secrets) but not the store's
+    id check: the page must not carry it to the store (which refused it on every poll, and each refusal
+    reran the page, without end), but draw the slide and write a new id."""
+    lecturer, code = start_room({"step": "3"})
+    student = reloaded(monkeypatch, {"glassbox_member": cookie}, {"room": code})
+    assert_clean(student)
+    member = student.session_state[classroom.MEMBER]
+    assert member != cookie and is_id(member)
+    assert any(f"glassbox_member={member};" in s for s in cookie_scripts(student))
+    assert shown(student) == heading(3, "embeddings")
+    assert t("classroom.following", code=code) in [m.value for m in student.info]
+    assert store.present(code) == 1  # the new id is counted
+
+
+def test_a_followers_look_reruns_the_page_only_for_a_change_of_the_room(store, monkeypatch):
+    """The poll's look at the room reruns the page when the room moved or is gone, never for a refusal
+    the page's own run would meet again (that rerun would come back to the same refusal, forever)."""
+    lecturer, code = start_room({"step": "3"})
+    reruns = []
+    monkeypatch.setattr(classroom.st, "rerun", lambda **kwargs: reruns.append(kwargs))
+    version = store.version(code)
+    classroom._look(code, "bad.member", version)  # the store refuses the id (BadInput)
+    assert reruns == []
+    classroom._look(code, "member-1", version)  # nothing changed
+    assert reruns == []
+    classroom._look(code, "member-1", version - 1)  # the room moved
+    assert reruns == [{"scope": "app"}]
+    store.end(code, lecturer.session_state[classroom.PRESENTER].secret)
+    classroom._look(code, "member-1", version)  # ended: the page's run says so and stops following
+    assert reruns == [{"scope": "app"}] * 2
 
 
 def test_the_cookie_script_writes_only_our_own_characters():

@@ -12,7 +12,7 @@ import pytest
 from apphelpers import assert_clean
 from redisserver import RedisServer
 from serverprocess import free_port
-from test_classroom import click, heading, join, keyed, said, shown, start_room, texts
+from test_classroom import click, heading, join, keyed, reloaded, said, shown, start_room, texts
 
 import ui.classroom as classroom
 import ui.rooms_redis
@@ -53,6 +53,30 @@ def test_a_lecturer_on_one_server_and_students_on_another_follow_each_other(serv
     on(monkeypatch, a)
     lecturer.run()
     assert lecturer.metric[0].value == "2"  # seen on server B, counted on server A
+
+
+def test_two_presenter_tabs_on_two_servers_the_newest_drives(servers, monkeypatch):
+    """The lecturer's two tabs, each served by another server (one cookie): the newer one's step holds,
+    the older one says so and sends nothing, until it presents again."""
+    a, b = servers
+    on(monkeypatch, a)
+    first, code = start_room({"step": "3"})
+    secret = first.session_state[classroom.PRESENTER].secret
+    on(monkeypatch, b)
+    second = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"step": "8"})
+    assert_clean(second)
+    on(monkeypatch, a)
+    for _ in range(2):
+        first.run()
+        assert_clean(first)
+    assert a.state(code).step == 8
+    assert t("lecture.superseded", code=code) in said(first)
+    click(first, "room_present_here")
+    assert b.state(code).step == 3
+    on(monkeypatch, b)
+    second.run()
+    assert t("lecture.superseded", code=code) in said(second)
+    assert a.state(code).step == 3
 
 
 def test_a_store_that_stops_answering_is_said_and_the_class_goes_on_when_it_answers(servers, monkeypatch):

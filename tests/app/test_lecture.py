@@ -78,6 +78,24 @@ def test_next_and_previous_change_the_step_and_the_url():
     assert_clean(at)
 
 
+def test_a_key_pressed_before_the_browser_had_the_last_url_still_moves_on():
+    """The browser sends the URL it has with a key press; on a busy server it may not yet hold the step
+    the last run wrote. That older step is not a link to follow: the press moves on from the step on
+    screen (following it sent the page back, and the lecturer lost steps)."""
+    at = open_page(PAGE, {"step": "4"})
+    click(at, "lecture_next")
+    assert url_step(at) == "5"
+    at.query_params["step"] = "4"  # the URL the browser still had when the next key went out
+    click(at, "lecture_next")
+    assert shown(at) == heading(6, 12, FULL[5]) and url_step(at) == "6"
+    at.query_params["step"] = "5"
+    click(at, "lecture_prev_left")
+    assert shown(at) == heading(5, 12, FULL[4]) and url_step(at) == "5"
+    at.query_params["step"] = "9"  # a step this page never wrote, with no key: a link, followed
+    at.run()
+    assert shown(at) == heading(9, 12, FULL[8])
+
+
 def test_the_keys_are_streamlit_shortcuts_and_their_twins_move_too():
     at = open_page(PAGE, {"step": "4"})
     keys = {b.key: b.proto.shortcut.lower() for b in at.button if b.proto.shortcut}  # not the room's

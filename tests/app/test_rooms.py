@@ -41,6 +41,7 @@ from ui.rooms import (
     RoomError,
     RoomStore,
     StaleUpdate,
+    Superseded,
     Tally,
     TooMany,
     UnknownRoom,
@@ -153,7 +154,7 @@ def test_a_read_state_is_a_copy(store, room):
 @pytest.mark.parametrize("kind", [MemoryStore, RedisStore])
 def test_each_store_has_every_method_of_the_protocol_with_its_signature(kind):
     methods = [name for name, _ in inspect.getmembers(RoomStore, inspect.isfunction) if name[0] != "_"]
-    assert len(methods) == 15
+    assert len(methods) == 17
     for name in methods:
         wanted = inspect.signature(getattr(RoomStore, name))
         assert inspect.signature(getattr(kind, name)) == wanted, name
@@ -202,6 +203,46 @@ def test_a_replayed_old_update_changes_nothing(store, room):
     with pytest.raises(NotPresenter):
         store.update(room.code, None, step=1, if_version=store.version(room.code))  # by a student
     assert frozen(store, room.code) == before
+
+
+def test_only_the_newest_claim_moves_the_room(store, room):
+    """Two pages of one lecturer (two tabs, or a second device after "Take over a room"): each claims
+    the room; the older one's sends are refused from then on, changing nothing, until it claims again."""
+    old = store.claim(room.code, room.secret)
+    store.update_claimed(room.code, room.secret, old, step=3)
+    new = store.claim(room.code, store.recover(room.code, store.pin(room.code, room.secret)))
+    assert new > old
+    store.update_claimed(room.code, room.secret, new, step=8)
+    before = frozen(store, room.code)
+    for _ in range(3):  # the older page's keep-alive, again and again
+        with pytest.raises(Superseded, match=r"^This room is presented from another tab or device now\.$"):
+            store.update_claimed(room.code, room.secret, old, step=3, settings={"sentence": "old tab"})
+    assert frozen(store, room.code) == before and store.state(room.code).step == 8
+    again = store.claim(room.code, room.secret)  # "Present from here" on the older page
+    assert store.update_claimed(room.code, room.secret, again, step=3) == before[0].version + 1
+    with pytest.raises(Superseded):
+        store.update_claimed(room.code, room.secret, new, step=8)
+    assert store.state(room.code).step == 3
+    store.update(room.code, room.secret, step=4)  # a plain update still answers to the secret alone
+
+
+def test_a_claim_takes_the_secret_and_an_open_room(store, room):
+    before = frozen(store, room.code)
+    for secret in (None, "", "x" * 100_000):
+        with pytest.raises(NotPresenter):
+            store.claim(room.code, secret)
+    claim = store.claim(room.code, room.secret)
+    with pytest.raises(NotPresenter):
+        store.update_claimed(room.code, "wrong", claim, step=5)
+    for bad in (0, -1, "1", 2.5, None, 2**63):
+        with pytest.raises(BadInput):
+            store.update_claimed(room.code, room.secret, bad, step=5)
+    assert frozen(store, room.code) == before
+    store.end(room.code, room.secret)
+    with pytest.raises(RoomEnded):
+        store.claim(room.code, room.secret)
+    with pytest.raises(UnknownRoom):
+        store.claim("ZZZZZZ" if room.code != "ZZZZZZ" else "YYYYYY", room.secret)
 
 
 def test_the_secret_and_pin_are_nowhere_a_student_reads(store, room):
@@ -761,7 +802,8 @@ def test_settings_keep_text_a_sentence_may_hold(store, room):
 
 
 def test_every_error_is_a_room_error():
-    for error in (UnknownRoom, RoomEnded, NotPresenter, BadInput, TooMany, QuestionClosed, StaleUpdate):
+    for error in (UnknownRoom, RoomEnded, NotPresenter, BadInput, TooMany, QuestionClosed, StaleUpdate,
+                  Superseded):
         assert issubclass(error, RoomError)
 
 
