@@ -17,8 +17,8 @@ Decisions:
   only its keys). A ``step`` in the URL that this page did not write (a link, a bookmark, a page
   opened cold) is followed; otherwise the session's step is. A tampered value falls back with a
   message: a number out of range to the nearest end, anything else to step 1 (``ui/keys.py``).
-- **Keyboard:** Streamlit's own button shortcuts (``ui/keys.py``): PageDown / → / Space next,
-  PageUp / ← previous; the buttons also click.
+- **Keyboard:** a key queue (``ui/keys.py``): PageDown / → / Space next, PageUp / ← previous; every
+  press counts, also while a rerun is pending; the buttons also click.
 - **Sidebar hidden:** ``st.set_page_config(initial_sidebar_state="collapsed")`` folds it away (it
   stays one click away, to change the sentence mid-lecture); the page's fixed stylesheet below
   (no user text) makes the page chrome compact and the text large. Other pages keep their layout:
