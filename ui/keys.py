@@ -108,7 +108,8 @@ def step_keys(step: int, total: int, move: Callable[[int], None], prefix: str = 
             move(delta)
 
     # Constant data for the whole session: new data would replace the element (and its listener).
-    _step_keys(key=f"{prefix}_key_presses", data={"session": session}, default={"presses": []},
+    _step_keys(key=f"{prefix}_key_presses", data={"session": session, "host": f"st-key-{prefix}_keys"},
+               default={"presses": []},
                on_presses_change=applied, height=0)
 
 

@@ -4,9 +4,9 @@
 // server applies each press it has not applied yet, in order (ui/keys.py).
 //
 // One keydown listener per tab, on the app's own window (a v2 component is drawn in the page, not in
-// an iframe). It lives on the window, not on one instance: it is removed GRACE ms after the last
-// live instance unmounted, when none has mounted since (the page changed: PageDown scrolls again on
-// the other pages); presses made in between wait for the next instance.
+// an iframe). It lives on the window, not on one instance: once no instance is live, presses wait
+// for the next one while the page's key container (data.host) is still there; when it is gone (the
+// page changed: PageDown scrolls again on the other pages) the listener is removed.
 const MAX = 100;
 const NEXT = { PageDown: 1, ArrowRight: 1, " ": 1, PageUp: -1, ArrowLeft: -1 };
 // Keys typed into these belong to them (text, sliders, tabs, menus), as with Streamlit's shortcuts.
@@ -24,7 +24,7 @@ function owned(event) {
   return event.key === " " && target.closest(CLICKS) !== null;
 }
 
-const GRACE = 1500; // ms a tab keeps queueing after its last instance unmounted: a rerun may replace it
+const GRACE = 500; // ms between checks, once no instance is live, that the page is still there
 
 export default function (component) {
   const { data, setStateValue } = component;
@@ -58,19 +58,26 @@ export default function (component) {
     window.addEventListener("keydown", keys.listener);
   }
   if (keys.unsent) flush(keys); // pressed while no instance was live
+  const host = data && typeof data.host === "string" ? data.host : null;
   return () => {
     keys.live = keys.live.filter((other) => other !== me);
     if (keys.live.length || keys.closing) return;
     const before = keys.seq;
-    keys.closing = setTimeout(() => {
+    const check = () => {
       keys.closing = null;
       if (keys.live.length) return;
-      // The page changed: no instance came back. Presses made since are not the lecture's.
+      // A rerun that replaces the element keeps the page's container: wait for the new instance,
+      // however long its script takes to load. The container gone means the page changed.
+      if (host && document.querySelector(`.${CSS.escape(host)}`)) {
+        keys.closing = setTimeout(check, GRACE);
+        return;
+      }
       window.removeEventListener("keydown", keys.listener);
       keys.listener = null;
-      keys.presses = keys.presses.filter((press) => press.seq <= before);
+      keys.presses = keys.presses.filter((press) => press.seq <= before); // not the lecture's
       keys.unsent = false;
-    }, GRACE);
+    };
+    keys.closing = setTimeout(check, GRACE);
   };
 }
 
