@@ -1,4 +1,4 @@
-"""A small GPT trained here: next-token prediction on real English and Chinese text (issue 30).
+"""A small GPT trained here: next-token prediction on real English and Chinese text.
 
     python -m core.train --task lm --steps 4000 --threads 1 --half --out assets/gpt.pt
     python -m core.train --evaluate assets/gpt.pt

@@ -1,4 +1,4 @@
-"""Real text for a small language model: Debian's fortune files, English and Chinese (issue 30, part 1).
+"""Real text for a small language model: Debian's fortune files, English and Chinese.
 
 A fortune file is a list of entries, each ended by a line holding only ``%``. The Chinese files of
 ``fortunes-zh`` colour their titles and authors with terminal escapes (ESC [32m … ESC [m), which are
@@ -93,7 +93,7 @@ def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Gene
     return rows[:, :-1], rows[:, 1:]
 
 
-# What the small GPT reads (issue 30): Chinese from fortunes-zh — sayings and stories (chinese),
+# What the small GPT reads: Chinese from fortunes-zh — sayings and stories (chinese),
 # 唐诗三百首 (tang300), 宋词一百首 (song100) — and English quotations from fortunes, songs and poems
 # among them (their refrains repeat, as the induction heads will learn to).
 FILES = {

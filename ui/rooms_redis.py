@@ -656,15 +656,19 @@ class RedisStore:
             try:
                 pubsub = self._subscriber.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self._channel)
-                if missed and resync is not None:
-                    resync()
+                if missed:
+                    log.warning("room announcements heard again")
+                    if resync is not None:
+                        resync()
                 missed = False
                 while True:
                     message = pubsub.get_message(timeout=10.0)
                     if message is not None:
                         self._heard(message.get("data"), wake)
             except Exception as error:  # noqa: BLE001 (Redis gone, or anything else: listen again)
-                log.warning("room announcements stopped (%s: %s); trying again", type(error).__name__, error)
+                if not missed:  # once per outage, not once per try: a long outage must not flood the log
+                    log.warning("room announcements stopped (%s: %s); trying again every %s s",
+                                type(error).__name__, error, RETRY_SECONDS)
                 missed = True
             finally:
                 if pubsub is not None:

@@ -324,17 +324,20 @@ def test_chinese_page():
     assert open_page({"lang": "zh"}, explore="neuron_view").selectbox(key="nv_query").label == "查询词元"
     data, _ = head_view(at)
     assert data["title"] == "编码器自注意力，第 1 层" and data["texts"]["keys"] == "键（被看）"
-    assert "头 1（逐步展示）" in [a["text"] for a in heads_chart_zh(at)["layout"]["annotations"]]
+    assert "头 1（逐步展示）" in titles(heads_chart_zh(at))
     assert any("查询" in m.value and "softmax" in m.value for m in at.markdown)
     assert by_title(at, "softmax → 权重")
 
 
 def heads_chart_zh(at: AppTest) -> dict:
-    found = [
-        s for s in specs(at) if "头 1（逐步展示）" in [a["text"] for a in s["layout"].get("annotations", [])]
-    ]
+    found = [s for s in specs(at) if "头 1（逐步展示）" in titles(s)]
     assert len(found) == 1
     return found[0]
+
+
+def titles(spec: dict) -> list[str]:
+    """A figure's annotations as read, a title wrapped to fit its column read as one line."""
+    return [a["text"].replace("<br>", "") for a in spec["layout"].get("annotations", [])]
 
 
 def test_a_chinese_url_kind_is_read_back():

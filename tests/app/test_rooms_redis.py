@@ -4,10 +4,12 @@ rooms and telling each other of changes, and a Redis that stops, restarts or was
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
 import pytest
+import redis
 from redisserver import RedisServer
 from serverprocess import free_port
 
@@ -262,3 +264,28 @@ def test_a_listener_that_died_is_started_again_by_the_next_call(server, no_pause
     time.sleep(0.2)  # the thread has ended
     b.version(room.code)  # any call of this server's pages
     wait_for(lambda: (a.announce(room.code), room.code in heard)[1])
+
+
+def test_an_outage_is_logged_once_and_the_return_once(server, monkeypatch, caplog):
+    """A listener that cannot reach Redis tries again every RETRY_SECONDS; the log says so once per
+    outage, not once per try (an evening without Redis must not fill the server's log)."""
+    monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.05)
+    a, b = RedisStore(server.url), RedisStore(server.url)
+    tries = []
+    real = b._subscriber.pubsub
+
+    def away_for_a_while(**kwargs):
+        tries.append(1)
+        if len(tries) <= 20:
+            raise redis.ConnectionError("Connection refused")
+        return real(**kwargs)
+
+    monkeypatch.setattr(b._subscriber, "pubsub", away_for_a_while)
+    heard = []
+    with caplog.at_level(logging.WARNING, logger=ui.rooms_redis.log.name):
+        b.listen(heard.append)
+        room = a.create()
+        wait_for(lambda: (a.announce(room.code), room.code in heard)[1])
+    said = [r.getMessage() for r in caplog.records if "room announcements" in r.getMessage()]
+    assert len(tries) > 20
+    assert len(said) == 2 and "stopped" in said[0] and "heard again" in said[1], said

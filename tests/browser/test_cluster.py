@@ -21,9 +21,11 @@ from collections.abc import Iterator
 
 import pytest
 from classroomhelpers import (
+    CATCH_UP,
     FOLLOW,
     LECTURER,
     TIMEOUT,
+    UNAVAILABLE,
     clean,
     moves,
     open_lecture,
@@ -35,16 +37,10 @@ from classroomhelpers import (
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from deploy.local import COOKIE, Cluster
-from ui.classroom import AWAY_SECONDS, COUNT_SECONDS
 from ui.nav import PAGES, page_name
 
 pytestmark = pytest.mark.browser
 
-# The store pauses 2 s after a failure, then the lecturer's head count sends the step again
-# (every COUNT_SECONDS) and wakes the class, or a page that said the store was away looks again
-# (every AWAY_SECONDS): a change made while Redis was away arrives within this.
-CATCH_UP = FOLLOW + (2 + COUNT_SECONDS + AWAY_SECONDS) * 1000
-UNAVAILABLE = "classroom.unavailable"
 
 
 @pytest.fixture(scope="module")

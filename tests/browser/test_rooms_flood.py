@@ -25,9 +25,11 @@ import pytest
 import redis
 from browserhelpers import settled
 from classroomhelpers import (
+    CATCH_UP,
     FOLLOW,
     LECTURER,
     TIMEOUT,
+    UNAVAILABLE,
     clean,
     moves,
     open_lecture,
@@ -40,16 +42,11 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from deploy.local import Cluster
-from ui.classroom import AWAY_SECONDS, COUNT_SECONDS
 from ui.rooms import MAX_PIN_FAILURES, TooMany, client_key
 from ui.rooms_redis import RedisStore
 
 pytestmark = pytest.mark.browser
 
-# The store pauses 2 s after a failure; then the lecturer's head count (every COUNT_SECONDS) or a
-# page that said the store was away (every AWAY_SECONDS) looks again.
-CATCH_UP = FOLLOW + (2 + COUNT_SECONDS + AWAY_SECONDS) * 1000
-UNAVAILABLE = "classroom.unavailable"
 BROWSER = "127.0.0.1"  # every browser here reaches HAProxy from loopback: the address it forwards
 
 
