@@ -17,8 +17,8 @@ Decisions:
   only its keys). A ``step`` in the URL that this page did not write (a link, a bookmark, a page
   opened cold) is followed; otherwise the session's step is. A tampered value falls back with a
   message: a number out of range to the nearest end, anything else to step 1 (``ui/keys.py``).
-- **Keyboard:** Streamlit's own button shortcuts (``ui/keys.py``): PageDown / → / Space next,
-  PageUp / ← previous; the buttons also click.
+- **Keyboard:** a key queue (``ui/keys.py``): PageDown / → / Space next, PageUp / ← previous; every
+  press counts, also while a rerun is pending; the buttons also click.
 - **Sidebar hidden:** ``st.set_page_config(initial_sidebar_state="collapsed")`` folds it away (it
   stays one click away, to change the sentence mid-lecture); the page's fixed stylesheet below
   (no user text) makes the page chrome compact and the text large. Other pages keep their layout:
@@ -32,6 +32,8 @@ Decisions:
 from __future__ import annotations
 
 import inspect
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -66,6 +68,8 @@ from ui.keys import check_step, step_buttons
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
 URL_SEEN = "lecture_step_url"  # the ?step= value this page wrote last: another one is followed
+WRITTEN = "lecture_steps_written"  # {?step= value: when this session last wrote it} (time.monotonic)
+STALE = 30.0  # seconds: a ?step= this session wrote that recently is the browser's old URL, not a link
 MOVED = "lecture_step_moved"  # Previous / Next (a click or a key) moved the step in this run
 TOP_K = 10
 MASK_MAX = 24  # the masks slide shows the first 24 decoder positions: a corner that is exact (causal)
@@ -485,22 +489,27 @@ def current_step(total: int, lang: str, room_step: int | None = None) -> int:
     this page did not write (a link, a bookmark), else the session's; a tampered one falls back with a
     message. The URL says the step.
 
-    In a run that Previous / Next (a click or a key) moved, the session's step wins: the browser sends
-    the URL it has, which may not yet hold the step the last run wrote (a key pressed while that run's
-    reply was on its way), and that older step is not a link to follow."""
+    The browser sends the URL it has with every rerun, and under load that may not yet hold the step
+    the last runs wrote (a key pressed while their replies were on their way): a step this session
+    wrote within ``STALE`` seconds is such an old URL, not a link to follow, and neither is any URL in
+    a run that Previous / Next (a click or a key) moved."""
     state = st.session_state
     raw = st.query_params.get("step")
     notice = None
     moved = state.pop(MOVED, False)
+    written = state.setdefault(WRITTEN, {})
+    now = time.monotonic()
+    ours = raw is not None and now - written.get(raw, -math.inf) < STALE
     if room_step is not None:
         step = room_step
-    elif raw is not None and raw != state.get(URL_SEEN) and not moved:
+    elif raw is not None and raw != state.get(URL_SEEN) and not moved and not ours:
         step, notice = check_step(raw, total, lang)
     else:
         step = state.get(STEP, 1)
     step = min(max(int(step), 1), total)
     state[STEP] = step
     state[URL_SEEN] = str(step)
+    written[state[URL_SEEN]] = now  # at most one entry per step
     if raw != state[URL_SEEN]:
         st.query_params["step"] = state[URL_SEEN]
     if notice:

@@ -270,3 +270,12 @@ def test_server_config_is_safe_by_default():
     assert config.get("client", {}).get("toolbarMode") == "viewer"  # no developer menu for students
     # closed tabs are not kept for Streamlit's default 120 s: 200 visits piled up +300 MB (benchmarks/soak.py)
     assert server.get("disconnectedSessionTTL", 120) <= 60
+
+
+def test_no_message_is_sent_as_a_reference_to_a_browser_copy():
+    """Streamlit's message cache is off: every message is smaller than the smallest one it would cache,
+    so a browser that dropped its copy during quick reruns never gets a reference it cannot resolve
+    (the page disconnected for good; tests/browser/test_lecture_keys.py presses keys on a busy server)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    largest = config["server"]["maxMessageSize"] * 1e6  # MB: no message can be larger
+    assert config["global"]["minCachedMessageSize"] > largest

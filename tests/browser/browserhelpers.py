@@ -102,3 +102,9 @@ def record_screenshot(path: Path, pages: Sequence[Page], *, absent: Sequence[str
     record = {"test": test, "png_sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "texts": texts}
     text = json.dumps(record, ensure_ascii=False, indent=1) + "\n"
     path.with_suffix(".json").write_text(text, encoding="utf-8")
+
+
+def keys_ready(page: Page, timeout: float = 60_000) -> None:
+    """The Lecture page's key queue listens (ui/components/step_keys.js): its script loads after the
+    page is drawn, and a key pressed before that on a page opened cold is not queued."""
+    page.wait_for_function("() => window.__glassboxStepKeys?.listener != null", timeout=timeout)

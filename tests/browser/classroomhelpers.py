@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from browserhelpers import settled
+from browserhelpers import keys_ready, settled
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from i18n import t
@@ -63,6 +63,7 @@ def open_lecture(context: BrowserContext, url: str, step: int, lang: str = "en")
 def press(page: Page, key: str) -> None:
     """A clicker's key, sent to the page itself (not to a button or field that has the focus)."""
     settled(page)
+    keys_ready(page)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press(key)
 

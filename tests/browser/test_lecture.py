@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browserhelpers import REDRAWN, screenshot
+from browserhelpers import REDRAWN, keys_ready, screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -26,6 +26,7 @@ def wait_step(page: Page, step: int, total: int = 12) -> None:
     expect(page.locator(CHART)).to_have_count(1, timeout=TIMEOUT)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    keys_ready(page)
 
 
 def test_clicker_keys_move_between_steps_and_the_url_follows(page: Page, app_url: str):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
-from browserhelpers import settled
+from browserhelpers import keys_ready, settled
 from classroomhelpers import (
     HEADING,
     LECTURER,
@@ -150,6 +150,7 @@ def test_the_newest_presenter_tab_drives_and_the_older_one_stops(
     expect(laptop.locator(".st-key-room_code_big")).to_have_text(code, timeout=TIMEOUT)
     shows(laptop, 8, timeout=TIMEOUT)
     settled(laptop)
+    keys_ready(laptop)
     laptop.mouse.click(5, 300)
     laptop.keyboard.press("PageDown")
     shows(laptop, 9, timeout=TIMEOUT)
