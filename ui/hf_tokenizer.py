@@ -5,7 +5,7 @@ tokens the model was trained with, and the display label of every id (attention 
 probabilities). :func:`folder_tokenizer` gives both as a :class:`FolderTokenizer`:
 
 * GPT-2 (``vocab.json`` + ``merges.txt``) and BERT (``vocab.txt``) are read by core itself
-  (core/gpt2_tokenizer.py, core/wordpiece.py): ``load_folder`` hands them over and they are wrapped;
+  (core/tokenizers/: gpt2.py, wordpiece.py): ``load_folder`` hands them over and they are wrapped;
 * anything else is the folder's ``tokenizer.json`` (Qwen2 and Llama 3: byte-level BPE with their own
   pre-tokenizer regex; Llama 2 / TinyLlama: SentencePiece-style BPE with ``▁`` for spaces and
   ``<0xNN>`` byte tokens), run by Hugging Face ``tokenizers`` itself. That reference lives here, in
@@ -18,7 +18,7 @@ special tokens as they are spelled (``<|endoftext|>``, ``<s>``, ``[CLS]``). So a
 ``␣the`` and the byte-fallback token ``<0xE4>`` becomes ``⟨e4⟩``. No label is empty: an empty label
 would vanish from a plotly axis, so it is ``∅``.
 
-Nothing here touches the network, and every file is read through ``core.hf.FolderFiles`` (inside
+Nothing here touches the network, and every file is read through ``core.loading.files.FolderFiles`` (inside
 the models root, under the cap of its kind: a ``tokenizer.json`` over 64 MB is refused unread).
 """
 
@@ -31,10 +31,10 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, pre_tokenizers
 
-from core.bpe import CHAR_TO_BYTE
-from core.gpt2_tokenizer import GPT2Tokenizer
-from core.hf import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource
-from core.wordpiece import WordPieceTokenizer
+from core.loading.files import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource
+from core.tokenizers.bpe import CHAR_TO_BYTE
+from core.tokenizers.gpt2 import GPT2Tokenizer
+from core.tokenizers.wordpiece import WordPieceTokenizer
 
 MAX_TOKENIZER_JSON_BYTES = FILE_CAPS["tokenizer"]  # Llama 3's is 9 MB, Qwen2's 7 MB
 MAX_SETTINGS_BYTES = FILE_CAPS["settings"]  # tokenizer_config.json / special_tokens_map.json (chat templates)
@@ -126,7 +126,7 @@ def _files(folder) -> FolderFiles:
 
 def read_settings(folder) -> dict:
     """special_tokens_map.json then tokenizer_config.json (the latter wins), as far as they are JSON
-    and may be read (``folder``: a path or a ``core.hf.FolderFiles``)."""
+    and may be read (``folder``: a path or a ``core.loading.files.FolderFiles``)."""
     files, settings = _files(folder), {}
     for name in ("special_tokens_map.json", "tokenizer_config.json"):
         if not files.has(name):
@@ -280,7 +280,7 @@ def folder_tokenizer(
     else the folder's ``tokenizer.json`` through ``tokenizers``, else None (the caller says so).
 
     ``family``: FolderInfo.family, named in the error for a tokenizer.json that cannot be used.
-    ``files``: how the folder's files are read (``core.hf.FolderFiles`` with the models root);
+    ``files``: how the folder's files are read (``core.loading.files.FolderFiles`` with the models root);
     ``source``: which files core's tokenizer came from (FolderInfo), said in ``kind``.
     ValueError for a tokenizer.json over 64 MB or one ``tokenizers`` cannot read.
     """

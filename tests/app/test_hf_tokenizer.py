@@ -34,10 +34,10 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
-from core.bpe import BYTE_TO_CHAR  # noqa: E402
-from core.gpt2_tokenizer import GPT2Tokenizer  # noqa: E402
 from core.pipeline import corpus_tokenizer, display_token  # noqa: E402
-from core.wordpiece import WordPieceTokenizer  # noqa: E402
+from core.tokenizers.bpe import BYTE_TO_CHAR  # noqa: E402
+from core.tokenizers.gpt2 import GPT2Tokenizer  # noqa: E402
+from core.tokenizers.wordpiece import WordPieceTokenizer  # noqa: E402
 from ui.hf_tokenizer import FolderTokenizer, byte_level_label, bytes_label, folder_tokenizer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -159,7 +159,7 @@ def test_tokenization_page_shows_the_models_own_pieces(model_folders, name, lang
     pipe = load_model(f"hf:{name}")
     core_tokenizer = None
     if name != "qwen2-tiny":  # GPT-2 and BERT: core's own tokenizers, as the loader uses them
-        from core.hf import load_folder
+        from core.loading.folder import load_folder
 
         core_tokenizer = load_folder(model_folders / name)[1]
     labels, ids = folder_tokenizer(model_folders / name, pipe.family, core_tokenizer).encode(sentence)
