@@ -81,7 +81,7 @@ def load_model(value: str, progress: Progress | None = None) -> Pipeline:
     return folder_pipeline(
         settings_of(value),
         model,
-        tokenizer.encode,
+        tokenizer.labelled,
         labels,
         architecture=info.architecture,
         family=info.family,

@@ -1,4 +1,4 @@
-"""Model folders on disk: found, described and chosen by name, never by path (issue 29, part 5).
+"""Model folders on disk: found, described and chosen by name, never by path.
 
 Where models are looked for (:func:`model_dirs`): the folders named by ``GLASSBOX_MODELS`` (several,
 separated as in ``PATH``), then the local Hugging Face hub cache (``HF_HUB_CACHE``, else
