@@ -23,7 +23,7 @@ rows are indexed by them. A special token typed in the text (``[MASK]``, exactly
 one token, as Hugging Face's tokenizers do.
 
 Matches Hugging Face's ``BertTokenizerFast`` (the ``tokenizers`` BertNormalizer + BertPreTokenizer
-+ WordPiece) token for token; tests/core/test_pretrained.py checks it on awkward text. In
++ WordPiece) token for token; tests/core/loading/test_minilm.py checks it on awkward text. In
 particular lowercasing is per character (no Greek final sigma), as there.
 """
 

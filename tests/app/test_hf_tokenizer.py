@@ -70,7 +70,7 @@ def _save(folder: Path, tok: Tokenizer, settings: dict | None) -> Path:
 
 
 def byte_level_tokenizer() -> Tokenizer:
-    """GPT-2's kind: ByteLevelBPETokenizer, vocabulary 600, as tests/core/test_llama.py trains it."""
+    """GPT-2's kind: ByteLevelBPETokenizer, vocabulary 600, as tests/core/loading/test_llama.py trains it."""
     tok = ByteLevelBPETokenizer()
     tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
     return Tokenizer.from_str(tok.to_str())

@@ -24,7 +24,7 @@ from core.tokenizers.bpe import (
     training_words,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "assets" / "corpus"
 
 

@@ -22,7 +22,7 @@ from core.tokenizers.bpe import (
 )
 from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EN_ZH = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 ZH_PHRASES = (ROOT / "assets" / "corpus" / "zh_phrases.txt").read_text(encoding="utf-8")
 

@@ -20,7 +20,7 @@ from core.loading.bert import bert_state_dict  # noqa: E402
 from core.loading.folder import load_folder  # noqa: E402
 from core.tokenizers.wordpiece import normalize  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 EMOJI = list("❤🤗😀👍🏽🇫🇷👩‍👧")  # single code points, so each is a word piece of its own
 ATOL = 1e-4
