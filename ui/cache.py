@@ -363,12 +363,11 @@ def corpus_text(everything: bool = False) -> str:
 
 @st.cache_resource(show_spinner=False)
 def wordpiece_tokenizer():
-    """all-MiniLM-L6-v2's WordPiece (its vocab.txt, 30,522 tokens), or None without the package."""
-    from core.loading.bert import minilm_directory
-    from core.tokenizers.wordpiece import WordPieceTokenizer
+    """all-MiniLM-L6-v2's WordPiece (30,522 tokens), or None without the package."""
+    from core.loading.bert import minilm_tokenizer
 
     try:
-        return WordPieceTokenizer.from_file(minilm_directory() / "vocab.txt")
+        return minilm_tokenizer()
     except (ImportError, OSError, ValueError):
         return None
 

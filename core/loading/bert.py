@@ -184,6 +184,11 @@ def minilm_directory() -> Path:
     return directory
 
 
+def minilm_tokenizer() -> WordPieceTokenizer:
+    """all-MiniLM-L6-v2's WordPiece alone, read as :func:`load_minilm` reads it (no weights)."""
+    return bert_tokenizer(FolderFiles(minilm_directory()))[0]
+
+
 def load_minilm() -> tuple[Transformer, WordPieceTokenizer]:
     """all-MiniLM-L6-v2 (sentence-transformers) as our encoder-only Transformer + its tokenizer: the
     package's folder read as any BERT folder is."""
