@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.bpe import BPETokenizer  # noqa: E402
+from core.tokenizers.bpe import BPETokenizer  # noqa: E402
 
 
 def word_pools() -> tuple[list[str], list[str], list[str]]:

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from core.bpe import BPETokenizer, plan_training, training_work  # noqa: E402
+from core.tokenizers.bpe import BPETokenizer, plan_training, training_work  # noqa: E402
 
 WORK_BUDGET = 150_000_000  # pages/tokenization.py's (a page script cannot be imported)
 

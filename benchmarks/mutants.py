@@ -44,9 +44,9 @@ POSITIONAL = "tests/core/test_positional.py"
 TRAIN = "tests/core/test_train.py"
 PIPELINE = "tests/core/test_pipeline.py"
 DATA = "tests/core/test_data.py"
-BPE = "tests/core/test_bpe.py"
-BPE_TEXTBOOK = "tests/core/test_bpe_textbook.py"
-PRETRAINED = "tests/core/test_pretrained.py"
+BPE = "tests/core/tokenizers/test_bpe.py"
+BPE_TEXTBOOK = "tests/core/tokenizers/test_bpe_textbook.py"
+PRETRAINED = "tests/core/loading/test_minilm.py"
 GREEDY = "tests/core/test_greedy.py"
 CHECKPOINT = "tests/core/test_checkpoint.py"
 DOCTESTS = "tests/core/test_doctests.py"  # the docstrings' examples in core/
@@ -169,11 +169,11 @@ MUTATIONS = [
              "tgt_ids = [[BOS_ID, *tgt_vocab.encode(y), EOS_ID] for _, y in pairs]",
              "tgt_ids = [[BOS_ID, *tgt_vocab.encode(y)] for _, y in pairs]",
              (DATA, TRAIN), "the model is never taught to stop"),
-    Mutation("bpe_skips_the_left_neighbour", "core/bpe.py",
+    Mutation("bpe_skips_the_left_neighbour", "core/tokenizers/bpe.py",
              "if prv[i] != -1 and (m := merge_map.get((sym[prv[i]], new))) is not None:",
              "if False and (m := merge_map.get((sym[prv[i]], new))) is not None:",
              (BPE, BPE_TEXTBOOK), "after a merge, the new token is never merged with the token on its left"),
-    Mutation("wordpiece_without_continuation_prefix", "core/wordpiece.py",
+    Mutation("wordpiece_without_continuation_prefix", "core/tokenizers/wordpiece.py",
              'piece = word[start:end] if start == 0 else "##" + word[start:end]',
              "piece = word[start:end]",
              (PRETRAINED,), "WordPiece looks word-inner pieces up without ##"),

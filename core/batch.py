@@ -31,8 +31,8 @@ import torch
 from core.masks import causal_mask, padding_mask
 from core.names import Weights
 from core.pipeline import EmptyInput, Pipeline, cut, greedy, source_limit, source_tokens
+from core.tokenizers.vocab import BOS, BOS_ID
 from core.trace import ModelTrace
-from core.vocab import BOS, BOS_ID
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import torch
 
-from core.bpe import BPETokenizer
 from core.config import ModelConfig
 from core.model import Transformer
-from core.vocab import Vocab
+from core.tokenizers.bpe import BPETokenizer
+from core.tokenizers.vocab import Vocab
 
 FORMAT = "glassbox-checkpoint"
 VERSION = 1

@@ -18,7 +18,7 @@ class ModelConfig:
     norm="post" is the paper's ``LayerNorm(x + Sublayer(x))``; norm="pre" is
     ``x + Sublayer(LayerNorm(x))`` (used by most modern models; trains more easily).
 
-    The fields after ``seed`` are options a pretrained model needs (see core/pretrained.py); their
+    The fields after ``seed`` are options a pretrained model needs (see core/loading/bert.py); their
     defaults are the paper's model. BERT (and so all-MiniLM-L6-v2) is
     ``positions="learned", activation="gelu", layer_norm_eps=1e-12, embed_norm=True,
     scale_embeddings=False, type_vocab_size=2, final_norm=False, decoder=False``.
@@ -29,7 +29,7 @@ class ModelConfig:
     attention only). max_len is a hard limit only for "learned" (one row per position); the other
     three run on longer inputs.
 
-    A decoder-only model (GPT-2, core/hf.py) is one causal stack: ``encoder=False`` (no source
+    A decoder-only model (GPT-2, core/loading/gpt2.py) is one causal stack: ``encoder=False`` (no source
     embedding, no encoder, no cross-attention), ``positions="learned", norm="pre",
     activation="gelu_tanh", scale_embeddings=False, tie_embeddings=True``.
     """
@@ -57,7 +57,7 @@ class ModelConfig:
     encoder: bool = True  # False: a decoder only (GPT); no source embedding, encoder or cross-attention
     # the generator's matrix is the target embedding's (GPT-2: logits = h Eᵀ, and no bias)
     tie_embeddings: bool = False
-    # Llama / Qwen2 (core/hf.py): norm_kind="rms", activation="swiglu", positions="rope" with
+    # Llama / Qwen2 (core/loading/llama.py): norm_kind="rms", activation="swiglu", positions="rope" with
     # rope_pairing="half" and their rope_theta, num_kv_heads < num_heads, no biases but Qwen2's q/k/v
     norm_kind: str = "layer"  # | "rms": RMSNorm(x) = x / sqrt(mean(x²) + ε) · g, no mean, no bias
     num_kv_heads: int | None = None  # grouped-query attention: this many key/value heads; None = num_heads

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import regex
 import torch
 
-from core.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
 
 Pair = tuple[list[str], list[str]]  # (source tokens, target tokens)
 

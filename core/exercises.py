@@ -28,9 +28,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.bpe import BPETokenizer
 from core.positional import alibi_slopes
 from core.questions import bpe_merges_possible, run_identity, stable_id
+from core.tokenizers.bpe import BPETokenizer
 
 KINDS = ("pe_entry", "attention_score", "softmax_entry", "layernorm_entry", "bpe_count")
 DECIMALS = 2  # numbers are shown with this many decimals
@@ -371,7 +371,7 @@ def _layernorm_steps(xs: Sequence[float], j: int, eps: float) -> tuple[float, li
 def bpe_count(
     text: str, k: int, byte_level: bool = True, *, identity: str = "", source: dict | None = None
 ) -> Exercise:
-    """How many tokens ``text`` has after merge ``k`` of BPE trained on ``text`` itself (``core.bpe``;
+    """How many tokens ``text`` has after merge ``k`` of BPE trained on ``text`` itself (core's BPE;
     fewer merges if the text runs out of pairs first: ``given["learned"]`` says how many were).
     An integer: tolerance 0. The solution: the tokens before any merge, then each merge (the pair, as
     labels) with the count after it, and the tokens at the end.

@@ -1,4 +1,4 @@
-"""Generation from a decoder-only model (``config.encoder=False``, e.g. GPT-2 from core/hf.py), one
+"""Generation from a decoder-only model (``config.encoder=False``, e.g. GPT-2 from core/loading/gpt2.py), one
 token at a time, each step with the trace of the run that chose it.
 
     greedy:   y_t = argmax_y P(y | y_<t)

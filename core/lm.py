@@ -4,7 +4,7 @@
     python -m core.train --evaluate assets/gpt.pt
 
 The model is one causal stack (``ModelConfig(encoder=False)``) reading windows of the fortune files
-(core/lm_data.py) through a byte-level BPE learned on the training part (core/bpe.py). It is trained
+(core/lm_data.py) through a byte-level BPE learned on the training part (tokenizers/bpe.py). It is trained
 to minimise the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored by
 
     perplexity      = exp(L)                         on the test part, per token
@@ -36,11 +36,11 @@ import torch
 import torch.nn.functional as F
 
 from core import induction
-from core.bpe import BPETokenizer, token_bytes
 from core.config import ModelConfig
 from core.lm_data import corpus, token_stream, window_rows
 from core.model import Transformer
-from core.vocab import EOS_ID, SPECIAL_TOKENS
+from core.tokenizers.bpe import BPETokenizer, token_bytes
+from core.tokenizers.vocab import EOS_ID, SPECIAL_TOKENS
 
 # The shipped model (assets/gpt.pt); anything can be overridden (the Training page's live run is
 # smaller: ui/training_jobs.py LM_LIVE).

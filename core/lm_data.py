@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from core.vocab import EOS_ID
+from core.tokenizers.vocab import EOS_ID
 
 FORTUNES = Path("/usr/share/games/fortunes")
 # ESC [ … letter: a terminal's colour or cursor command (SGR and the like), never text

@@ -11,14 +11,14 @@ how a new model's weights are drawn (fast, into reused memory) in core/weight_in
 ``Transformer.trace`` returns a ``ModelTrace`` with every intermediate tensor; ``forward`` returns
 only the logits (for training). Both run the same code.
 
-The same classes also run a pretrained BERT encoder (core/pretrained.py), switched by config options
+The same classes also run a pretrained BERT encoder (core/loading/bert.py), switched by config options
 whose defaults are the paper's model:
 
     src ids ─ Embedding + learned position + token type ─ LayerNorm ─ N × EncoderLayer(GELU) ─ output
     (positions="learned", scale_embeddings=False, type_vocab_size=2, embed_norm=True,
      activation="gelu", final_norm=False, decoder=False)
 
-A decoder-only model (GPT-2, core/hf.py) is one causal stack, ``encoder=False``:
+A decoder-only model (GPT-2, core/loading/gpt2.py) is one causal stack, ``encoder=False``:
 
     ids ─ Embedding + learned position ─ N × DecoderLayer(pre-norm, no cross-attention) ─ LayerNorm ─ Eᵀ
     (positions="learned", scale_embeddings=False, norm="pre", activation="gelu_tanh",
@@ -42,8 +42,8 @@ from core.layers import DecoderLayer, EncoderLayer, make_norm
 from core.masks import causal_mask, decoder_mask, padding_mask
 from core.modules import LayerNorm, Linear
 from core.positional import ADDED_TO_EMBEDDINGS, sinusoidal_encoding
+from core.tokenizers.vocab import BOS_ID, EOS_ID
 from core.trace import DecodeResult, ModelTrace
-from core.vocab import BOS_ID, EOS_ID
 from core.weight_init import draw_glorot, embedding_table, materialize_on_cpu
 
 

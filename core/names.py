@@ -19,7 +19,7 @@ class Weights(StrEnum):
     # the small GPT trained here on English and Chinese text (assets/gpt.pt, core/lm.py): task "lm"
     GPT = "gpt"
     MINILM = "minilm"  # the pretrained all-MiniLM-L6-v2 encoder (sentence-transformers), optional extra
-    # a model folder from disk (GPT-2, BERT or Llama family, core/hf.py); the sidebar's value is
+    # a model folder from disk (GPT-2, BERT or Llama family, core/loading); the sidebar's value is
     # "hf:<name>" (ui/models.py), the pipeline's weights this kind and its ``name``
     HF = "hf"
 

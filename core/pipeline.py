@@ -32,14 +32,14 @@ from pathlib import Path
 
 import torch
 
-from core.bpe import BPETokenizer, token_bytes
 from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint
 from core.config import ModelConfig
 from core.data import encode_source
 from core.model import Transformer
 from core.names import Weights
+from core.tokenizers.bpe import BPETokenizer, token_bytes
+from core.tokenizers.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 from core.trace import DecodeResult, ModelTrace, SourceTrace
-from core.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
@@ -69,7 +69,7 @@ class PipelineSettings:
     weights: Weights = Weights.TRAINED
     positions: str = "sinusoidal"  # random weights: how positions reach attention (core.config.POSITIONS)
     tag: str = ""  # "session" weights (a model trained in the app): which ones; part of cache keys
-    model: str = ""  # "hf" weights (a model folder, core/hf.py): the model's name ("hf:gpt2"); a cache key
+    model: str = ""  # "hf" weights (a model folder, core/loading): the model's name ("hf:gpt2"); a cache key
 
     def __post_init__(self) -> None:
         if self.weights not in tuple(Weights):
@@ -93,7 +93,7 @@ class Pipeline:
     merges: int = 0  # random weights: merges of the byte-level BPE vocabulary
     problem: str = ""  # why the checkpoint could not be used (``warning`` without its English preamble)
     name: str = ""  # the model's own name where it has one ("all-MiniLM-L6-v2", "hf:gpt2")
-    family: str = ""  # a model folder's family (core.hf.FAMILIES: "gpt2", "bert", "llama", "qwen2")
+    family: str = ""  # a model folder's family (loading.folder.FAMILIES: "gpt2", "bert", "llama", "qwen2")
     architecture: str = ""  # a model folder's architecture, as its config.json names it
     tokenizer_kind: str = ""  # a model folder's tokenizer, one line ("byte-level BPE (vocab.json + ...)")
     eos_id: int | None = None  # a decoder-only model's end-of-text token: generation stops there
@@ -411,10 +411,10 @@ def _gpt_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
 def load_minilm_cached():
     """(model, WordPiece tokenizer) of all-MiniLM-L6-v2, read once per process (~90 MB of weights).
 
-    MinilmUnavailable (with core.pretrained.MINILM_MISSING) when the package is absent or its files
+    MinilmUnavailable (with core.loading.bert.MINILM_MISSING) when the package is absent or its files
     cannot be read. Cached here too, so pipelines built for different settings share one model.
     """
-    from core.pretrained import MINILM_MISSING, load_minilm
+    from core.loading.bert import MINILM_MISSING, load_minilm
 
     try:
         return load_minilm()
@@ -457,7 +457,7 @@ def folder_pipeline(
     tokenizer_kind: str,
     eos_id: int | None = None,
 ) -> Pipeline:
-    """A pipeline around a model read from a Hugging Face folder (``core.hf.load_folder``), with its own
+    """A pipeline around a model read from a Hugging Face folder (``load_folder``), with its own
     tokenizer: ``encode`` text -> (labels, ids) with the special tokens it adds, ``labels`` the display
     label of every id. ``settings.model`` names it ("hf:gpt2").
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import torch
 
-from core.bpe import BPETokenizer
+from core.tokenizers.bpe import BPETokenizer
 from core.trace import AttentionTrace, ModelTrace
 
 KINDS = ("cross_attention", "self_attention", "bpe_count", "next_token")
@@ -275,7 +275,7 @@ def self_attention_question(
 
 def bpe_token_count(text: str, merges_k: int, byte_level: bool = True) -> int:
     """How many tokens ``text`` has after merge ``merges_k`` of BPE trained on ``text`` itself
-    (``core.bpe``; fewer merges if the text runs out of pairs first).
+    (``core.tokenizers.bpe``; fewer merges if the text runs out of pairs first).
 
     >>> bpe_token_count("aaabdaaabac", 0), bpe_token_count("aaabdaaabac", 3)
     (11, 5)

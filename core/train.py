@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from core.config import ModelConfig
 from core.data import TASKS, TaskData, load_task, make_batch
 from core.model import Transformer
-from core.vocab import BOS_ID, EOS_ID, PAD_ID, Vocab
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, Vocab
 
 # Sizes that reach the targets on a 2-core CPU; anything here can be overridden.
 DEFAULT_CONFIG = {

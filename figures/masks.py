@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.vocab import PAD
+from core.tokenizers.vocab import PAD
 from figures.style import FONT_FAMILY, MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, escape_label, token_label
 from figures.toolbox import as_numpy, build_figure, domains, heatmap_on_axes, hover_template, token_axis
 from i18n import t

@@ -1,7 +1,7 @@
 """Tokenization figures and helpers: BPE merge by merge, token ids, bytes behind a character, and
 WordPiece (BERT's tokenizer, all-MiniLM-L6-v2) beside byte-level BPE.
 
-Pure: tokens / a trained ``core.bpe.BPETokenizer`` (or ``core.wordpiece.WordPieceTokenizer``) in,
+Pure: tokens / a trained ``BPETokenizer`` (or ``WordPieceTokenizer``, core/tokenizers/) in,
 ``go.Figure`` or plain rows out; no Streamlit. Every text comes from ``i18n`` (``lang="en"|"zh"``).
 Row helpers return stable column keys (tests and the page read them); :func:`column_labels` gives
 the translated headers.
@@ -23,9 +23,16 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from core.bpe import END_OF_WORD, BPETokenizer, char_byte_table, token_bytes
-from core.vocab import SPECIAL_TOKENS
-from core.wordpiece import MAX_WORD_CHARS, SPECIALS, UNK, WordPieceTokenizer, normalize, pre_tokenize
+from core.tokenizers.bpe import END_OF_WORD, BPETokenizer, char_byte_table, token_bytes
+from core.tokenizers.vocab import SPECIAL_TOKENS
+from core.tokenizers.wordpiece import (
+    MAX_WORD_CHARS,
+    SPECIALS,
+    UNK,
+    WordPieceTokenizer,
+    normalize,
+    pre_tokenize,
+)
 from figures.style import FONT_FAMILY, apply_style, escape_label, token_label
 from i18n import t
 

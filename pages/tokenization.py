@@ -20,15 +20,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 import ui
-from core.bpe import BPETokenizer
 from core.names import Weights
-from core.wordpiece import SPECIALS
+from core.tokenizers.bpe import BPETokenizer
+from core.tokenizers.wordpiece import SPECIALS
 from figures import tokenization as ft
 from ui import tokenization as ut
 from ui.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
 from ui.settings import literal
 
-# Units of core.bpe.training_work one training may cost (calibrated with benchmarks/bpe_upload.py): the
+# Units of bpe.training_work one training may cost (calibrated with benchmarks/bpe_upload.py): the
 # page trains both kinds, and an upload must not keep a page view waiting more than a few seconds.
 WORK_BUDGET = 150_000_000
 

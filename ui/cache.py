@@ -296,7 +296,7 @@ def get_run(settings: Settings, needs_decoder: bool = False):
 # A BPE training is kept like a run: one shared tokenizer per (text, merges, kind, plan), in the
 # server's cache budget. The bytes of an upload do not bound the work of training on it (that grows
 # with merges × the length of each word): the page plans each training first (``plan_bpe``, within a
-# budget of ``core.bpe.training_work`` units) and trains as the plan says (``trained_bpe``).
+# budget of ``core.tokenizers.bpe.training_work`` units) and trains as the plan says (``trained_bpe``).
 
 BIG_TEXT = 100_000  # characters: a training on more waits for big_training_slot (the shipped files: 80 KB)
 
@@ -311,7 +311,7 @@ def _digest(text: str) -> str:
 def _bpe(text_hash: str, merges: int, kind: str, chars: int, max_word: int | None, _text: str):
     """Keyed by the text's hash (``_text`` is not hashed again), merges, kind and the plan's limits.
     A large text waits for the server's one big training at a time."""
-    from core.bpe import BPETokenizer
+    from core.tokenizers.bpe import BPETokenizer
 
     def train():
         return BPETokenizer.train(_text[:chars], merges, byte_level=(kind == "byte"), max_word=max_word)
@@ -323,8 +323,8 @@ def _bpe(text_hash: str, merges: int, kind: str, chars: int, max_word: int | Non
 
 
 def trained_bpe(text: str, merges: int, kind: str, work=None):
-    """The ``core.bpe.BPETokenizer`` of ``kind`` ("byte" or "classic") trained on ``text`` as ``work``
-    (a ``core.bpe.TrainingWork`` plan) says; by default on the whole text (the page's small texts)."""
+    """The ``BPETokenizer`` of ``kind`` ("byte" or "classic") trained on ``text`` as ``work``
+    (a ``TrainingWork`` plan) says; by default on the whole text (the page's small texts)."""
     chars, max_word = (len(text), None) if work is None else (work.chars, work.max_word)
     with st.spinner(t("tokenization.training")):
         return _bpe(_digest(text), merges, kind, chars, max_word, text)
@@ -341,13 +341,13 @@ def big_training_slot():
 
 @cached(max_entries=32)
 def _plan(text_hash: str, merges: int, kind: str, budget: int, _text: str):
-    from core.bpe import plan_training
+    from core.tokenizers.bpe import plan_training
 
     return plan_training(_text, merges, kind == "byte", budget)
 
 
 def plan_bpe(text: str, merges: int, kind: str, budget: int):
-    """``core.bpe.plan_training`` (a ``TrainingWork``), once per text, merges, kind and budget."""
+    """``core.tokenizers.bpe.plan_training`` (a ``TrainingWork``), once per text, merges, kind and budget."""
     return _plan(_digest(text), merges, kind, budget, text)
 
 
@@ -363,12 +363,11 @@ def corpus_text(everything: bool = False) -> str:
 
 @st.cache_resource(show_spinner=False)
 def wordpiece_tokenizer():
-    """all-MiniLM-L6-v2's WordPiece (its vocab.txt, 30,522 tokens), or None without the package."""
-    from core.pretrained import minilm_directory
-    from core.wordpiece import WordPieceTokenizer
+    """all-MiniLM-L6-v2's WordPiece (30,522 tokens), or None without the package."""
+    from core.loading.bert import minilm_tokenizer
 
     try:
-        return WordPieceTokenizer.from_file(minilm_directory() / "vocab.txt")
+        return minilm_tokenizer()
     except (ImportError, OSError, ValueError):
         return None
 

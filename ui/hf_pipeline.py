@@ -7,8 +7,8 @@ In order, and nothing is read before the checks that can refuse it have passed:
 2. its family is supported (a message names its architecture and lists what is);
 3. its float32 weights fit in the memory the server allows (``ui.models.check_size``), said with the
    size and the limit, before a byte of weights is read;
-4. core reads it (``core.hf.load_folder``, no code executed), reporting progress; every file through
-   ``core.hf.FolderFiles``: inside the root it was found in, each under the cap of its kind, the
+4. core reads it (``loading.folder.load_folder``, no code executed), reporting progress; every file through
+   ``core.loading.files.FolderFiles``: inside the root it was found in, each under the cap of its kind, the
    weights together under the memory the server allows;
 5. its tokenizer: core's own for GPT-2 and BERT, ``tokenizer.json`` through Hugging Face
    ``tokenizers`` for the others (``ui.hf_tokenizer``).
@@ -19,7 +19,8 @@ No Streamlit here: ``ui.cache`` keeps the pipeline in the server's budget and dr
 from __future__ import annotations
 
 import ui.models as models
-from core.hf import FolderFiles, Progress, TokenizerSource, load_folder
+from core.loading.files import FolderFiles, Progress, TokenizerSource
+from core.loading.folder import load_folder
 from core.names import Weights
 from core.pipeline import Pipeline, PipelineSettings, folder_pipeline
 from ui.hf_tokenizer import folder_tokenizer
@@ -80,7 +81,7 @@ def load_model(value: str, progress: Progress | None = None) -> Pipeline:
     return folder_pipeline(
         settings_of(value),
         model,
-        tokenizer.encode,
+        tokenizer.labelled,
         labels,
         architecture=info.architecture,
         family=info.family,

@@ -1,15 +1,16 @@
-"""A model folder's own tokenizer, as the app's pipelines need it (issue 29, part 3).
+"""A model folder's own tokenizer, as the app's pipelines need it.
 
-Every pipeline needs two things from a tokenizer: ``encode(text) -> (labels, ids)`` with the special
-tokens the model was trained with, and the display label of every id (attention axes, output
-probabilities). :func:`folder_tokenizer` gives both as a :class:`FolderTokenizer`:
+Every pipeline needs two things from a tokenizer: its ids, with the special tokens the model was
+trained with, and the display label of every id (attention axes, output probabilities).
+:func:`folder_tokenizer` gives both as a :class:`FolderTokenizer`, a ``core.tokenizers.protocol.Tokenizer``
+(``encode`` -> ids, ``tokenize`` -> pieces, ``special_tokens``) with ``labels`` and ``labelled(text)``:
 
 * GPT-2 (``vocab.json`` + ``merges.txt``) and BERT (``vocab.txt``) are read by core itself
-  (core/gpt2_tokenizer.py, core/wordpiece.py): ``load_folder`` hands them over and they are wrapped;
+  (core/tokenizers/: gpt2.py, wordpiece.py): ``load_folder`` hands them over and they are wrapped;
 * anything else is the folder's ``tokenizer.json`` (Qwen2 and Llama 3: byte-level BPE with their own
   pre-tokenizer regex; Llama 2 / TinyLlama: SentencePiece-style BPE with ``▁`` for spaces and
-  ``<0xNN>`` byte tokens), run by Hugging Face ``tokenizers`` itself. That reference lives here, in
-  ui/, because core reads like the paper and has no third-party tokenizer.
+  ``<0xNN>`` byte tokens), run by Hugging Face ``tokenizers`` itself (:class:`TokenizerJson`). That
+  reference lives here, in ui/, because core reads like the paper and has no third-party tokenizer.
 
 Labels follow one rule for every kind, core.pipeline.display_token's: the token's text with a space as
 ``␣``, a newline as ``⏎``, a tab as ``⇥``; a piece of a multi-byte character as its bytes, ``⟨e4 bd⟩``;
@@ -18,7 +19,7 @@ special tokens as they are spelled (``<|endoftext|>``, ``<s>``, ``[CLS]``). So a
 ``␣the`` and the byte-fallback token ``<0xE4>`` becomes ``⟨e4⟩``. No label is empty: an empty label
 would vanish from a plotly axis, so it is ``∅``.
 
-Nothing here touches the network, and every file is read through ``core.hf.FolderFiles`` (inside
+Nothing here touches the network, and every file is read through ``core.loading.files.FolderFiles`` (inside
 the models root, under the cap of its kind: a ``tokenizer.json`` over 64 MB is refused unread).
 """
 
@@ -31,10 +32,11 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, pre_tokenizers
 
-from core.bpe import CHAR_TO_BYTE
-from core.gpt2_tokenizer import GPT2Tokenizer
-from core.hf import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource
-from core.wordpiece import WordPieceTokenizer
+from core.loading.files import FILE_CAPS, FolderFileError, FolderFiles, TokenizerSource, folder_files
+from core.tokenizers.bpe import CHAR_TO_BYTE
+from core.tokenizers.gpt2 import GPT2Tokenizer
+from core.tokenizers.protocol import Tokenizer as CoreTokenizer
+from core.tokenizers.wordpiece import WordPieceTokenizer
 
 MAX_TOKENIZER_JSON_BYTES = FILE_CAPS["tokenizer"]  # Llama 3's is 9 MB, Qwen2's 7 MB
 MAX_SETTINGS_BYTES = FILE_CAPS["settings"]  # tokenizer_config.json / special_tokens_map.json (chat templates)
@@ -51,14 +53,33 @@ _ALPHABET_TO_LATIN1 = {ord(c): chr(b) for c, b in CHAR_TO_BYTE.items()}
 _ALPHABET_TO_LATIN1.update({cp: "\uffff" for cp in range(256) if chr(cp) not in CHAR_TO_BYTE})
 
 
+class TokenizerJson:
+    """A ``tokenizer.json`` run by ``tokenizers``, as core's tokenizers are called. ``allow_special``
+    is the post-processor's specials (``<s>``, ``[CLS]``); a special token typed in the text stays
+    one token either way, as ``tokenizers`` has no switch for that."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self._tok = tok
+        self.special_tokens = [t.content for t in tok.get_added_tokens_decoder().values() if t.special]
+
+    def encode(self, text: str, allow_special: bool = True) -> list[int]:
+        return self._tok.encode(text, add_special_tokens=allow_special).ids
+
+    def tokenize(self, text: str, allow_special: bool = True) -> list[str]:
+        return self._tok.encode(text, add_special_tokens=allow_special).tokens
+
+    def __len__(self) -> int:
+        return self._tok.get_vocab_size(with_added_tokens=True)
+
+
 @dataclass(frozen=True, eq=False)
 class FolderTokenizer:
-    """A folder's tokenizer: what it is (``kind``, one English line), the label of every id, and
-    ``encode(text) -> (labels, ids)`` with the special tokens its post-processor adds."""
+    """A folder's tokenizer: what it is (``kind``, one English line), the label of every id, and the
+    tokenizer itself (core's, or :class:`TokenizerJson`) behind the same protocol."""
 
     kind: str
     labels: list[str] = field(repr=False)  # labels[id], for every id incl. added tokens
-    encode_ids: Callable[[str], list[int]] = field(repr=False)
+    tokenizer: CoreTokenizer = field(repr=False)
     bos_id: int | None = None
     eos_id: int | None = None
 
@@ -66,11 +87,25 @@ class FolderTokenizer:
     def vocab_size(self) -> int:
         return len(self.labels)
 
-    def encode(self, text: str) -> tuple[list[str], list[int]]:
-        """Text -> (display labels, ids), special tokens included (what ``AutoTokenizer(text)`` gives)."""
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return list(self.tokenizer.special_tokens)
+
+    def encode(self, text: str, allow_special: bool = True) -> list[int]:
+        """Text -> ids, special tokens included (what ``AutoTokenizer(text)`` gives)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        ids = list(self.encode_ids(text))
+        return list(self.tokenizer.encode(text, allow_special))
+
+    def tokenize(self, text: str, allow_special: bool = True) -> list[str]:
+        return self.tokenizer.tokenize(text, allow_special)
+
+    def labelled(self, text: str) -> tuple[list[str], list[int]]:
+        """Text -> (display labels, ids): what a pipeline shows and what the model reads."""
+        ids = self.encode(text)
         return [self.labels[i] for i in ids], ids
 
     def padded_labels(self, size: int) -> list[str]:
@@ -120,14 +155,10 @@ def sentencepiece_label(token: str, byte_fallback: bool) -> str:
 # -- BOS / EOS -------------------------------------------------------------------------------------
 
 
-def _files(folder) -> FolderFiles:
-    return folder if isinstance(folder, FolderFiles) else FolderFiles(Path(folder))
-
-
 def read_settings(folder) -> dict:
     """special_tokens_map.json then tokenizer_config.json (the latter wins), as far as they are JSON
-    and may be read (``folder``: a path or a ``core.hf.FolderFiles``)."""
-    files, settings = _files(folder), {}
+    and may be read (``folder``: a path or a ``core.loading.files.FolderFiles``)."""
+    files, settings = folder_files(folder), {}
     for name in ("special_tokens_map.json", "tokenizer_config.json"):
         if not files.has(name):
             continue
@@ -183,7 +214,7 @@ def _gpt2(folder, tok: GPT2Tokenizer, source: TokenizerSource | None = None) -> 
     bos, eos = bos_eos(read_settings(folder), tok.token_to_id.get, set(tok.special_tokens))
     where = _source_words(source, "vocab.json + merges.txt")
     kind = f"byte-level BPE (GPT-2's {where}, read by core), {len(labels):,} tokens"
-    return FolderTokenizer(kind, labels, tok.encode, bos, eos)
+    return FolderTokenizer(kind, labels, tok, bos, eos)
 
 
 def _wordpiece(folder, tok: WordPieceTokenizer, source: TokenizerSource | None = None) -> FolderTokenizer:
@@ -192,7 +223,7 @@ def _wordpiece(folder, tok: WordPieceTokenizer, source: TokenizerSource | None =
     case = "uncased" if tok.normalizer["lowercase"] else "cased"
     where = _source_words(source, "vocab.txt")
     kind = f"WordPiece (BERT's {where}, read by core), {case}, {len(labels):,} tokens"
-    return FolderTokenizer(kind, labels, tok.encode, bos, eos)  # encode: [CLS] ... [SEP]
+    return FolderTokenizer(kind, labels, tok, bos, eos)  # encode: [CLS] ... [SEP]
 
 
 def read_tokenizer_json(path, files: FolderFiles | None = None) -> Tokenizer:
@@ -269,7 +300,7 @@ def _tokenizer_json(files: FolderFiles) -> FolderTokenizer:
         name = model
     name += " with byte fallback" if byte_fallback else ""
     kind = f"{name} (tokenizer.json, tokenizers), {len(labels):,} tokens"
-    return FolderTokenizer(kind, labels, lambda text: tok.encode(text).ids, bos, eos)
+    return FolderTokenizer(kind, labels, TokenizerJson(tok), bos, eos)
 
 
 def folder_tokenizer(
@@ -280,7 +311,7 @@ def folder_tokenizer(
     else the folder's ``tokenizer.json`` through ``tokenizers``, else None (the caller says so).
 
     ``family``: FolderInfo.family, named in the error for a tokenizer.json that cannot be used.
-    ``files``: how the folder's files are read (``core.hf.FolderFiles`` with the models root);
+    ``files``: how the folder's files are read (``core.loading.files.FolderFiles`` with the models root);
     ``source``: which files core's tokenizer came from (FolderInfo), said in ``kind``.
     ValueError for a tokenizer.json over 64 MB or one ``tokenizers`` cannot read.
     """

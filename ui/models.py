@@ -1,4 +1,4 @@
-"""Model folders on disk: found, described and chosen by name, never by path (issue 29, part 5).
+"""Model folders on disk: found, described and chosen by name, never by path.
 
 Where models are looked for (:func:`model_dirs`): the folders named by ``GLASSBOX_MODELS`` (several,
 separated as in ``PATH``), then the local Hugging Face hub cache (``HF_HUB_CACHE``, else
@@ -20,7 +20,7 @@ so the list of roots is all the server will ever read. For the same reason a sym
 when it stays inside the root it was found in (the hub's snapshots link to its ``blobs/``); one that
 leads out is skipped, and a loop is visited once.
 
-No Streamlit and no ``transformers`` here. Every file is read through ``core.hf.FolderFiles`` (inside
+No Streamlit and no ``transformers`` here. Every file is read through ``core.loading.files.FolderFiles`` (in
 the root, under the cap of its kind): ``config.json`` (at most ``MAX_CONFIG_BYTES``), the hub's
 ``refs/main`` and the safetensors headers; besides them only directory listings and file sizes. A
 folder that cannot be read is skipped with a log line: the scan never raises, so one bad folder never
@@ -40,7 +40,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.hf import FILE_CAPS, FolderFileError, FolderFiles
+from core.loading.files import FILE_CAPS, FolderFileError, FolderFiles
 from figures.text import literal
 from ui.budget import ENV_VAR as BUDGET_ENV_VAR
 from ui.budget import MB, limit_from_env

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.bpe import BPETokenizer, TrainingWork
+from core.tokenizers.bpe import BPETokenizer, TrainingWork
 from figures.text import literal
 from figures.tokenization import (
     TEXTBOOK_CORPUS,

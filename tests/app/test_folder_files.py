@@ -1,4 +1,4 @@
-"""Every file of a model folder is read through core.hf.FolderFiles: under the cap of its kind, checked
+"""Every file of a model folder is read through FolderFiles: under the cap of its kind, checked
 before a byte is read, and only inside the models root it was found in (links followed, never out).
 
 For each kind of file the app reads, a sparse file far over its cap is planted in a copy of a tiny
@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.pretrained import read_safetensors
+from core.loading.safetensors import read_safetensors
 from ui.hf_pipeline import ModelUnusable, load_model
 from ui.models import find_models
 
 MB = 2**20
-# the cap of each kind of file (core.hf.FILE_CAPS), written out: a changed cap is a visible decision
+# the cap of each kind of file (FILE_CAPS), written out: a changed cap is a visible decision
 FILE_CAPS = {
     "config": 512 * 2**10,
     "settings": 4 * MB,

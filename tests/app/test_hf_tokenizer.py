@@ -34,10 +34,11 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
-from core.bpe import BYTE_TO_CHAR  # noqa: E402
-from core.gpt2_tokenizer import GPT2Tokenizer  # noqa: E402
 from core.pipeline import corpus_tokenizer, display_token  # noqa: E402
-from core.wordpiece import WordPieceTokenizer  # noqa: E402
+from core.tokenizers.bpe import BYTE_TO_CHAR  # noqa: E402
+from core.tokenizers.gpt2 import GPT2Tokenizer  # noqa: E402
+from core.tokenizers.protocol import Tokenizer as CoreTokenizer  # noqa: E402
+from core.tokenizers.wordpiece import WordPieceTokenizer  # noqa: E402
 from ui.hf_tokenizer import FolderTokenizer, byte_level_label, bytes_label, folder_tokenizer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def _save(folder: Path, tok: Tokenizer, settings: dict | None) -> Path:
 
 
 def byte_level_tokenizer() -> Tokenizer:
-    """GPT-2's kind: ByteLevelBPETokenizer, vocabulary 600, as tests/core/test_llama.py trains it."""
+    """GPT-2's kind: ByteLevelBPETokenizer, vocabulary 600, as tests/core/loading/test_llama.py trains it."""
     tok = ByteLevelBPETokenizer()
     tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
     return Tokenizer.from_str(tok.to_str())
@@ -184,7 +185,7 @@ def _label_bytes(label: str) -> bytes:
 @pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
 @pytest.mark.parametrize("kind", KINDS)
 def test_ids_equal_auto_tokenizer(ours, theirs, kind, text):
-    labels, ids = ours[kind].encode(text)
+    labels, ids = ours[kind].labelled(text)
     assert ids == theirs[kind](text)["input_ids"]
     assert labels == [ours[kind].labels[i] for i in ids] and all(labels)
 
@@ -192,7 +193,7 @@ def test_ids_equal_auto_tokenizer(ours, theirs, kind, text):
 @pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
 @pytest.mark.parametrize("kind", BYTE_LEVEL)
 def test_byte_level_labels_give_back_the_text(ours, theirs, kind, text):
-    labels, ids = ours[kind].encode(text)
+    labels, ids = ours[kind].labelled(text)
     special = set(theirs[kind].all_special_ids)
     pieces = [label for label, i in zip(labels, ids, strict=True) if i not in special]
     if any(p.startswith("⟨") for p in pieces):  # a character cut into bytes: its bytes, in order
@@ -205,7 +206,7 @@ def test_byte_level_labels_give_back_the_text(ours, theirs, kind, text):
 def test_some_texts_are_cut_into_bytes_and_some_are_not(ours):
     """The round trip above checks both of its branches."""
     cut = {
-        name: any(label.startswith("⟨") for label in ours["byte_level"].encode(t)[0])
+        name: any(label.startswith("⟨") for label in ours["byte_level"].labelled(t)[0])
         for name, t in TEXTS.items()
     }
     assert cut["emoji"] and cut["mixed"] and not cut["english"] and not cut["code"]
@@ -213,7 +214,7 @@ def test_some_texts_are_cut_into_bytes_and_some_are_not(ours):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_chinese_character_split_into_bytes_shows_its_bytes(ours, kind):
-    labels, _ = ours[kind].encode("鑫")  # not in the corpus: no merge knows it
+    labels, _ = ours[kind].labelled("鑫")  # not in the corpus: no merge knows it
     pieces = [label for label in labels if label.startswith("⟨")]
     assert len(pieces) > 1 and b"".join(map(_label_bytes, pieces)) == "鑫".encode()
 
@@ -246,7 +247,7 @@ def test_sentencepiece_labels(folders, ours):
         "␣",
         "A",
     ]
-    labels, _ = ours["sentencepiece"].encode("the end")
+    labels, _ = ours["sentencepiece"].labelled("the end")
     assert labels[0] == "<s>" and labels[1].startswith("␣") and _unshown(labels[1:]) == " the end"
 
 
@@ -330,7 +331,7 @@ def test_ids_equal_auto_tokenizer_as_transformers_reads_the_settings(tmp_path, v
     folder = _save(tmp_path, make(), settings)
     ours, theirs = folder_tokenizer(folder, "llama"), transformers.AutoTokenizer.from_pretrained(folder)
     for text in [*TEXTS.values(), " leading space", "  two leading"]:
-        assert ours.encode(text)[1] == theirs(text)["input_ids"], text
+        assert ours.encode(text) == theirs(text)["input_ids"], text
     assert (ours.bos_id, ours.eos_id) == (theirs.bos_token_id, theirs.eos_token_id)
 
 
@@ -339,8 +340,8 @@ def test_the_settings_change_the_ids(tmp_path):
     ids = {}
     for variant, (make, settings) in SETTINGS_VARIANTS.items():
         tok = folder_tokenizer(_save(tmp_path / variant, make(), settings), "llama")
-        ids[variant] = tok.encode("  two leading")[1]
-        ids[variant, "no space"] = tok.encode("two")[1]
+        ids[variant] = tok.encode("  two leading")
+        ids[variant, "no space"] = tok.encode("two")
     assert ids["legacy_file_llama_class"] != ids["legacy_file_fast_class"]
     assert ids["llama_no_prefix_space", "no space"] != ids["legacy_file_llama_class", "no space"]
     # add_bos_token / add_eos_token change nothing: transformers 5 runs the file's post-processor
@@ -354,7 +355,7 @@ def test_a_folder_saved_by_transformers(tmp_path, theirs, kind):
     theirs[kind].save_pretrained(tmp_path)
     ours = folder_tokenizer(tmp_path, "llama")
     for text in TEXTS.values():
-        assert ours.encode(text)[1] == theirs[kind](text)["input_ids"]
+        assert ours.encode(text) == theirs[kind](text)["input_ids"]
     assert (ours.bos_id, ours.eos_id) == (theirs[kind].bos_token_id, theirs[kind].eos_token_id)
 
 
@@ -364,7 +365,7 @@ def test_saved_padding_and_truncation_are_ignored(tmp_path, theirs):
     tok.enable_padding(length=64, pad_id=0, pad_token=EOT)
     ours = folder_tokenizer(_save(tmp_path, tok, KINDS["byte_level"][1]), "qwen2")
     text = TEXTS["english"]
-    assert ours.encode(text)[1] == theirs["byte_level"](text)["input_ids"] and len(ours.encode(text)[1]) > 4
+    assert ours.encode(text) == theirs["byte_level"](text)["input_ids"] and len(ours.encode(text)) > 4
 
 
 def test_padded_labels(ours):
@@ -431,7 +432,7 @@ def test_gpt2_wrapper(gpt2_folder, text):
     core_tok = GPT2Tokenizer.from_files(gpt2_folder / "vocab.json", gpt2_folder / "merges.txt")
     tok = folder_tokenizer(gpt2_folder, "gpt2", core_tok)
     ref = transformers.GPT2Tokenizer(str(gpt2_folder / "vocab.json"), str(gpt2_folder / "merges.txt"))
-    labels, ids = tok.encode(text)
+    labels, ids = tok.labelled(text)
     assert ids == core_tok.encode(text) == ref(text)["input_ids"]
     assert labels == [display_token(core_tok, core_tok.vocab[i]) for i in ids]
 
@@ -457,7 +458,7 @@ def vocab_txt(tmp_path_factory) -> Path:
 def test_wordpiece_wrapper(vocab_txt, text):
     core_tok = WordPieceTokenizer.from_file(vocab_txt)
     tok = folder_tokenizer(vocab_txt.parent, "bert", core_tok)
-    labels, ids = tok.encode(text)
+    labels, ids = tok.labelled(text)
     assert ids == transformers.BertTokenizer(str(vocab_txt))(text)["input_ids"]
     assert labels == core_tok.convert_ids_to_tokens(ids) and labels[0] == "[CLS]" and labels[-1] == "[SEP]"
     assert tok.labels == core_tok.itos and any(label.startswith("##") for label in tok.labels)
@@ -479,6 +480,15 @@ def test_encoding_2000_characters_is_fast(ours, gpt2_folder, vocab_txt):
     for tok in tokenizers:
         for text in texts:
             start = time.perf_counter()
-            labels, ids = tok.encode(text)
+            labels, ids = tok.labelled(text)
             assert time.perf_counter() - start < 0.5, (tok.kind, text[:10])
             assert len(labels) == len(ids) > 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_folder_tokenizer_is_a_core_tokenizer(ours, kind):
+    """The app calls a tokenizer.json as it calls core's tokenizers (core/tokenizers/protocol.py)."""
+    tok = ours[kind]
+    assert isinstance(tok, CoreTokenizer) and isinstance(tok.tokenizer, CoreTokenizer)
+    assert len(tok.tokenize("the end")) == len(tok.encode("the end")) == len(tok.labelled("the end")[0])
+    assert set(tok.special_tokens) <= {label for label in tok.labels}

@@ -14,7 +14,7 @@ import streamlit as st
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, hide_minilm, messages, open_page, plotly_specs
 
 import core.pipeline as P
-from core.pretrained import MINILM_MISSING
+from core.loading.bert import MINILM_MISSING
 from i18n import t
 from ui.cache import _load, cache_key
 from ui.settings import Settings, minilm_available

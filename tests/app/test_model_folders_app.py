@@ -159,10 +159,10 @@ def test_tokenization_page_shows_the_models_own_pieces(model_folders, name, lang
     pipe = load_model(f"hf:{name}")
     core_tokenizer = None
     if name != "qwen2-tiny":  # GPT-2 and BERT: core's own tokenizers, as the loader uses them
-        from core.hf import load_folder
+        from core.loading.folder import load_folder
 
         core_tokenizer = load_folder(model_folders / name)[1]
-    labels, ids = folder_tokenizer(model_folders / name, pipe.family, core_tokenizer).encode(sentence)
+    labels, ids = folder_tokenizer(model_folders / name, pipe.family, core_tokenizer).labelled(sentence)
     assert name in at.subheader[0].value  # the model's own tokenizer comes first
     shown_ids = " ".join(map(str, ids))
     assert any(shown_ids in c.value for c in at.code), "the ids the model reads"

@@ -267,7 +267,7 @@ def test_minilm_shows_its_real_learned_table():
     at = open_page({"sentence": "Attention is all you need"}, weights="minilm")
     assert_clean(at)
     assert any("MiniLM" in b for b in badges(at)), badges(at)
-    from core.pretrained import load_minilm
+    from core.loading.bert import load_minilm
 
     table = load_minilm()[0].src_embed.position.weight.detach().double().numpy()  # (512, 384)
     assert [tab.label for tab in at.tabs] == ["Sinusoidal", "Learned ✓ this model", "RoPE", "ALiBi"]

@@ -18,8 +18,8 @@ from apphelpers import ROOT, assert_clean, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.bpe import BPETokenizer
 from core.pipeline import corpus_tokenizer
+from core.tokenizers.bpe import BPETokenizer
 from figures.tokenization import TEXTBOOK_CORPUS, box_label, display_text
 from i18n import t
 from ui.settings import DEFAULT_SENTENCE, MAX_CHARS
@@ -288,7 +288,7 @@ def test_the_page_in_chinese_explains_with_equations():
 
 @pytest.fixture(scope="module")
 def bert_tokenizer():
-    from core.pretrained import minilm_directory
+    from core.loading.bert import minilm_directory
 
     try:
         directory = minilm_directory()

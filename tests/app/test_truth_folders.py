@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from apphelpers import assert_clean, open_page
 
-from core.hf import load_folder
+from core.loading.folder import load_folder
 from i18n import t
 from tests.modelfolders import make_model_folders
 from ui.models import find_models

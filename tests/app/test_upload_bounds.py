@@ -2,8 +2,8 @@
 
 999 KB of Chinese without a space is one GPT-2 pre-token of 999,000 bytes: 1,000 merges rewrote it
 1,000 times, ~20 s of one core per kind, and the page trains two kinds. The page now plans the training
-first (``core.bpe.plan_training`` within its ``WORK_BUDGET``) and says what it limited before training.
-The bound is checked through the work estimate (``core.bpe.training_work``) of what the page says it
+first (``bpe.plan_training`` within its ``WORK_BUDGET``) and says what it limited before training.
+The bound is checked through the work estimate (``bpe.training_work``) of what the page says it
 learned from, and the merges shown are those of that training; no timing.
 
 AppTest has no file-uploader element: ``st.file_uploader`` is replaced by one that returns the file.
@@ -20,7 +20,7 @@ import pytest
 import streamlit as st
 from apphelpers import ROOT, assert_clean, messages
 
-from core.bpe import BPETokenizer, training_work
+from core.tokenizers.bpe import BPETokenizer, training_work
 from i18n import t
 
 PAGE = "pages/tokenization.py"

@@ -228,7 +228,7 @@ def test_the_class_answers_once_and_the_reveal_shows_the_models_answer(
 ):
     """On the tokens slide the lecturer asks the question offered first (BPE: how many tokens after
     merge k); the student answers; the tally says 1 answered; neither a second click nor a second tab
-    of the student's browser counts again; the reveal shows, on both screens, the count that core.bpe
+    of the student's browser counts again; the reveal shows, on both screens, the count that core's BPE
     gives for that k."""
     teacher, pupil, code = room_with_student(lecturer, student, app_url)
     moves(teacher, "PageUp", 2)

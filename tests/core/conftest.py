@@ -18,7 +18,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 @pytest.fixture(scope="session")
 def minilm_pipe():
     """all-MiniLM-L6-v2: installed in CI (requirements-minilm.txt); its absence fails, never skips."""
-    from core.pretrained import minilm_directory
+    from core.loading.bert import minilm_directory
 
     try:
         minilm_directory()

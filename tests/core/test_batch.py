@@ -7,7 +7,7 @@ from core.batch import run_batch
 from core.config import ModelConfig
 from core.model import Transformer
 from core.pipeline import EmptyInput, PipelineSettings, load_pipeline, pipeline_from_model, run_pipeline
-from core.vocab import BOS, BOS_ID, PAD_ID, Vocab
+from core.tokenizers.vocab import BOS, BOS_ID, PAD_ID, Vocab
 
 SENTENCES = ["注意力就是一切 Attention is all you need", "你好", "Hi 👋"]
 

@@ -9,8 +9,8 @@ from core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from core.config import ModelConfig
 from core.data import encode_source, load_pinyin_pairs, load_task, make_batch
 from core.model import Transformer
+from core.tokenizers.vocab import Vocab
 from core.train import evaluate, predict
-from core.vocab import Vocab
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "pinyin.pt"
 

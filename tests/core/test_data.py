@@ -17,7 +17,7 @@ from core.data import (
     split_of,
     toy_pair,
 )
-from core.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
 
 
 @pytest.fixture(scope="module")

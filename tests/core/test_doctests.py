@@ -1,9 +1,9 @@
 """The examples in core/'s docstrings run with the suite: a docstring that shows a wrong result fails.
 
-One test per docstring with examples, found in every module of ``core`` (a new module is searched
-without being listed here). A test file rather than ``--doctest-modules``: pytest would then import
-every file under tests/ a second time as a doctest module, and the examples run once, in the
-non-browser pass, as part of tests/core.
+One test per docstring with examples, found in every module of ``core`` and its packages (a new
+module is searched without being listed here). A test file rather than ``--doctest-modules``: pytest
+would then import every file under tests/ a second time as a doctest module, and the examples run
+once, in the non-browser pass, as part of tests/core.
 """
 
 import doctest
@@ -14,7 +14,7 @@ import pytest
 
 import core
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(core.__path__, "core."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if not m.ispkg)
 EXAMPLES = sorted(
     (test for name in MODULES for test in doctest.DocTestFinder().find(importlib.import_module(name))
      if test.examples),
@@ -34,6 +34,6 @@ def test_docstring_examples_give_what_they_show(example):
 
 
 def test_the_modules_with_examples_are_all_searched():
-    found = {e.name.split(".")[1] for e in EXAMPLES}
+    found = {m.rsplit(".", 1)[1] for m in MODULES if any(e.name.startswith(f"{m}.") for e in EXAMPLES)}
     assert found >= {"bpe", "data", "masks", "positional", "vocab", "wordpiece"}, found
     assert len(EXAMPLES) >= 24  # when written; fewer means examples were lost, not moved

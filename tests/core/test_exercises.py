@@ -1,5 +1,5 @@
 """core.exercises: compute-it-yourself exercises. Each answer is checked against an independent
-reference on the numbers shown (core.positional, torch, torch.softmax, torch's layer_norm, core.bpe and
+reference on the numbers shown (core.positional, torch, torch.softmax, torch's layer_norm, core's BPE and
 Hugging Face `tokenizers`), the tolerances hold what they promise, and the parser reads what students
 type without ever raising."""
 
@@ -13,7 +13,6 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 import core.pipeline as P
-from core.bpe import BPETokenizer
 from core.exercises import (
     MAX_TYPED,
     PE_TOLERANCE,
@@ -30,6 +29,7 @@ from core.exercises import (
 )
 from core.positional import sinusoidal_encoding
 from core.run import LazyRun
+from core.tokenizers.bpe import BPETokenizer
 
 SENTENCE = "重庆很重要"
 MIXED = "注意力就是一切 Attention is all you need"

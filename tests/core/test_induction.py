@@ -153,8 +153,8 @@ def test_head_roles_refuse_scores_of_different_shapes():
 
 
 def _bpe_encoder():
-    from core.bpe import BPETokenizer
     from core.pipeline import display_token
+    from core.tokenizers.bpe import BPETokenizer
 
     text = ("the cat sat on the mat and the dog ran after the cat, which was not amused at all. "
             "Every word here is a word of the text. 床前明月光，疑是地上霜。举头望明月，低头思故乡。") * 3

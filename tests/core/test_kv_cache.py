@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from core.generate import sample
-from core.hf import load_folder
+from core.loading.folder import load_folder
 from tests.modelfolders import make_model_folders
 
 ATOL = 1e-5

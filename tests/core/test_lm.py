@@ -7,11 +7,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.bpe import BPETokenizer
 from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint, save_lm_checkpoint, task_of
 from core.lm import bits_per_byte, lm_config, mean_loss, ngram_baselines, stream_bytes, train_lm, with_repeats
 from core.lm_data import token_stream
 from core.model import Transformer
+from core.tokenizers.bpe import BPETokenizer
 
 # a few entries of each part, English and Chinese, enough for a BPE and windows of 16 tokens
 PARTS = {

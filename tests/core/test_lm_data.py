@@ -5,9 +5,9 @@ the format of Debian's (the packages themselves are not needed here)."""
 import pytest
 import torch
 
-from core.bpe import BPETokenizer
 from core.lm_data import SPLITS, clean, part_of, read_fortunes, split_entries, token_stream, windows
-from core.vocab import EOS_ID
+from core.tokenizers.bpe import BPETokenizer
+from core.tokenizers.vocab import EOS_ID
 
 TANG = (
     "\x1b[32m《静夜思》\x1b[m\n\x1b[33m作者：李白\x1b[m\n床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n%\n"

@@ -7,7 +7,7 @@ import core.pipeline as P
 from core.checkpoint import save_checkpoint
 from core.config import ModelConfig
 from core.model import Transformer
-from core.vocab import Vocab
+from core.tokenizers.vocab import Vocab
 
 
 @pytest.fixture(scope="module")
@@ -299,7 +299,7 @@ def bert_tokenizer(minilm_pipe):
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import transformers  # a test dependency (requirements-dev.txt): missing is a failure, not a skip
 
-    from core.pretrained import minilm_directory
+    from core.loading.bert import minilm_directory
     return transformers.BertTokenizer.from_pretrained(minilm_directory(), local_files_only=True)
 
 
@@ -351,7 +351,7 @@ def test_minilm_memory_equals_bert_model(minilm_pipe, bert_tokenizer):
     """The pipeline's trace is the real model: its memory equals transformers' BertModel output."""
     import transformers  # a test dependency (requirements-dev.txt): missing is a failure, not a skip
 
-    from core.pretrained import minilm_directory
+    from core.loading.bert import minilm_directory
     hf = transformers.BertModel.from_pretrained(
         minilm_directory(), local_files_only=True, attn_implementation="eager", add_pooling_layer=False
     ).eval()
@@ -388,7 +388,7 @@ def test_minilm_refuses_an_empty_sentence_clearly(minilm_pipe, text):
 def test_missing_minilm_package_falls_back_to_random_weights_with_a_message(monkeypatch):
     import importlib.util
 
-    from core.pretrained import MINILM_MISSING
+    from core.loading.bert import MINILM_MISSING
 
     real = importlib.util.find_spec
     monkeypatch.setattr(

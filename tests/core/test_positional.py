@@ -20,8 +20,8 @@ from core.positional import (
     rope_frequencies,
     sinusoidal_encoding,
 )
+from core.tokenizers.vocab import Vocab
 from core.trace import AttentionTrace, ModelTrace
-from core.vocab import Vocab
 
 
 def test_matches_the_papers_formula_for_odd_and_even_sizes():

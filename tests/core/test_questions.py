@@ -1,7 +1,7 @@
 """core.questions: predict-then-reveal questions made from the model on screen. The right option is
 what the trace says (argmax of the weights or logits, recomputed here with torch), the options are
 distinct and hold it once, masked keys are never offered, a seed gives the same question (and id)
-everywhere; BPE counts match core.bpe and Hugging Face `tokenizers`."""
+everywhere; BPE counts match core.tokenizers.bpe and Hugging Face `tokenizers`."""
 
 import dataclasses
 import json
@@ -15,7 +15,6 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 import core.pipeline as P
-from core.bpe import BPETokenizer
 from core.questions import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -30,6 +29,7 @@ from core.questions import (
     self_attention_question,
 )
 from core.run import LazyRun
+from core.tokenizers.bpe import BPETokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTENCE = "重庆很重要"

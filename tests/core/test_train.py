@@ -9,8 +9,8 @@ import torch.nn.functional as F
 from core.config import ModelConfig
 from core.data import load_task, make_batch
 from core.model import Transformer
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID
 from core.train import DEFAULT_CONFIG, Progress, evaluate, noam_lr, predict, train
-from core.vocab import BOS_ID, EOS_ID, PAD_ID
 
 TINY = dict(d_model=32, num_heads=2, num_layers=1, d_ff=64, dropout=0.0)
 

@@ -194,7 +194,7 @@ needs_minilm = pytest.mark.usefixtures("minilm_installed")
 
 @needs_minilm
 def test_minilm_12_heads_in_12_colours_and_its_scores():
-    from core.pretrained import load_minilm
+    from core.loading.bert import load_minilm
 
     model, tok = load_minilm()
     ids = tok.encode("Attention is all you need")

@@ -200,7 +200,7 @@ def minilm():
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is an optional extra (requirements-minilm.txt)")
-    from core.pretrained import load_minilm
+    from core.loading.bert import load_minilm
 
     model, tok = load_minilm()
     ids = tok.encode("Attention is all you need")

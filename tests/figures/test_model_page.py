@@ -9,7 +9,7 @@ import torch
 import i18n
 from core.config import ModelConfig
 from core.model import Transformer
-from core.vocab import BOS_ID, EOS_ID
+from core.tokenizers.vocab import BOS_ID, EOS_ID
 from figures.model import (
     MAX_FFN_CELLS,
     MAX_GRID_CELLS,
@@ -292,7 +292,7 @@ def test_block_mean_is_the_mean_of_each_block():
 @pytest.fixture(scope="module")
 def minilm_trace():
     try:
-        from core.pretrained import load_minilm
+        from core.loading.bert import load_minilm
 
         model, tok = load_minilm()
     except ImportError:

@@ -5,8 +5,8 @@ import html
 
 import pytest
 
-from core.bpe import BPETokenizer
-from core.wordpiece import WordPieceTokenizer
+from core.tokenizers.bpe import BPETokenizer
+from core.tokenizers.wordpiece import WordPieceTokenizer
 from figures.style import FONT_FAMILY
 from figures.tokenization import (
     MAX_BOXES,
@@ -300,7 +300,7 @@ def test_wordpiece_boxes_and_comparison(tiny):
 
 
 def test_word_rows_match_bert_on_the_real_vocabulary():
-    from core.pretrained import minilm_directory
+    from core.loading.bert import minilm_directory
 
     try:
         vocab = minilm_directory() / "vocab.txt"

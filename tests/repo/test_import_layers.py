@@ -1,5 +1,6 @@
-"""The layers import downwards only (pages → ui → figures → core; i18n beside them), and no two
-modules import each other, even inside a function (such a pair was ui/cache.py ↔ ui/sidebar.py)."""
+"""The layers import downwards only (pages → ui → figures → core; i18n beside them), inside core the
+tokenizers and the loaders keep to their rooms, and no two modules import each other, even inside a
+function (such a pair was ui/cache.py ↔ ui/sidebar.py)."""
 
 import ast
 from pathlib import Path
@@ -39,3 +40,20 @@ def test_no_two_modules_import_each_other():
     graph = imports()
     pairs = {(a, b) for a, targets in graph.items() for b in targets if a in graph.get(b, set()) and a < b}
     assert not pairs, pairs
+
+
+def test_tokenizers_import_nothing_of_the_rest_of_core():
+    """A tokenizer is text -> ids: it knows no model, no loader, no training."""
+    for module, targets in imports().items():
+        if module.startswith("core.tokenizers"):
+            outside = {t for t in targets if not t.startswith("core.tokenizers")}
+            assert not outside, f"{module} imports {outside}"
+
+
+def test_loading_is_imported_only_by_the_pipelines():
+    """The model and the tokenizers know nothing of where pretrained weights come from: inside core,
+    only the loaders themselves and core.pipeline (the path a page or a notebook takes) read them."""
+    for module, targets in imports().items():
+        if module.startswith("core.") and not module.startswith(("core.loading", "core.pipeline")):
+            loading = {t for t in targets if t.startswith("core.loading")}
+            assert not loading, f"{module} imports {loading}"

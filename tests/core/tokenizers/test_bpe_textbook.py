@@ -1,20 +1,74 @@
-"""The textbook BPE loop (recount, pick the best pair, merge) learns what the fast trainer learns,
-merge for merge: on the project's corpora, on awkward text, in both kinds (byte-level and classic).
+"""The textbook BPE loop (recount, pick the best pair, merge), written here, learns what the fast
+trainer learns, merge for merge: on the project's corpora, on awkward text, in both kinds (byte-level
+and classic).
 
 As in minbpe's tests, every trainer goes through the same cases."""
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.bpe import BPETokenizer, train_textbook
+from core.tokenizers.bpe import (
+    BYTE_TO_CHAR,
+    END_OF_WORD,
+    BPETokenizer,
+    _check_text,
+    _dedupe_keep_last,
+    byte_spelling,
+    training_words,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "assets" / "corpus"
+
+
+def train_textbook(text: str, num_merges: int, byte_level: bool = True) -> list[tuple[str, str]]:
+    """The BPE merge loop in its plainest form (as minbpe's ``basic.py``): every step recounts every
+    adjacent pair, takes the most frequent one and merges it everywhere. It learns the same merges
+    as :meth:`BPETokenizer.train` (the tests below), which keeps the counts up to date instead of
+    recounting: this loop reads the whole text once per merge. It is the reference the fast loop
+    (``learn_merges``) is proven against, so it lives beside those proofs.
+    """
+    _check_text(text)
+    # each distinct word (a pre-token) as its symbols, with how often it occurs: no pair crosses words
+    words = [
+        (list(byte_spelling(w)) if byte_level else [*w, END_OF_WORD], n)
+        for w, n in training_words(text, byte_level).items()
+    ]
+    # the tie-break order of the symbols: as strings (classic), or Hugging Face's ids (byte-level: the
+    # 256 byte characters sorted, then the merged tokens as they are made); a new key = a new token
+    if byte_level:
+        order: dict = {s: i for i, s in enumerate(sorted(BYTE_TO_CHAR.values()))}
+    else:
+        order = {s: s for symbols, _ in words for s in symbols}
+    merges: list[tuple[str, str]] = []
+    new_tokens = 0
+    while new_tokens < num_merges:
+        counts: Counter[tuple[str, str]] = Counter()  # 1. recount every adjacent pair
+        for symbols, n in words:
+            for pair in itertools.pairwise(symbols):
+                counts[pair] += n
+        if not counts:  # every word is one token
+            break
+        # 2. the most frequent pair; among equals, the smallest
+        a, b = min(counts, key=lambda p: (-counts[p], order[p[0]], order[p[1]]))
+        merges.append((a, b))
+        if a + b not in order:
+            order[a + b] = len(order) if byte_level else a + b
+            new_tokens += 1
+        for symbols, _ in words:  # 3. merge it everywhere, left to right
+            i = 0
+            while i < len(symbols) - 1:
+                if symbols[i] == a and symbols[i + 1] == b:
+                    symbols[i : i + 2] = [a + b]
+                i += 1
+    return _dedupe_keep_last(merges)
 
 
 def fast(text: str, num_merges: int, byte_level: bool) -> list[tuple[str, str]]:

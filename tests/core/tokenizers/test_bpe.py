@@ -1,4 +1,4 @@
-"""Tests for core/bpe.py: the textbook example, exact agreement with Hugging Face `tokenizers`,
+"""Tests for core/tokenizers/bpe.py: the textbook example, exact agreement with Hugging Face `tokenizers`,
 round trips for any string, special tokens, segmentations, and error messages."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from core.bpe import (
+from core.tokenizers.bpe import (
     BYTE_TO_CHAR,
     HF_UNASSIGNED_RANGES,
     BPETokenizer,
@@ -20,9 +20,9 @@ from core.bpe import (
     char_bytes,
     readable,
 )
-from core.vocab import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EN_ZH = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 ZH_PHRASES = (ROOT / "assets" / "corpus" / "zh_phrases.txt").read_text(encoding="utf-8")
 
@@ -327,7 +327,7 @@ CJK_RUN = "".join(chr(0x4E00 + (i * 7919) % 3000) for i in range(4000))  # one w
 def test_cut_words_train_as_if_the_text_had_breaks_there(byte_level):
     """``max_word`` = the same training on the text broken between the pieces (by a special token,
     which training cuts out): no merged token crosses a cut, none is longer than ``max_word`` symbols."""
-    from core.bpe import _cut, symbol_count, training_words
+    from core.tokenizers.bpe import _cut, symbol_count, training_words
 
     cut = BPETokenizer.train(CJK_RUN, 200, byte_level=byte_level, max_word=64)
     pieces = _cut(CJK_RUN, 64, byte_level)
@@ -346,7 +346,7 @@ def test_max_word_changes_nothing_when_no_word_is_that_long():
 @pytest.mark.parametrize("byte_level", [True, False])
 @pytest.mark.parametrize("budget", [10**6, 5 * 10**6])
 def test_the_plan_keeps_the_work_within_the_budget(byte_level, budget):
-    from core.bpe import plan_training, training_work
+    from core.tokenizers.bpe import plan_training, training_work
 
     text = (CJK_RUN + " ") * 3 + " ".join(CJK_RUN)  # long words, then many short distinct ones
     assert training_work(text, 1000, byte_level).units > budget
@@ -357,7 +357,7 @@ def test_the_plan_keeps_the_work_within_the_budget(byte_level, budget):
 
 
 def test_the_plan_leaves_a_text_that_fits_alone():
-    from core.bpe import plan_training
+    from core.tokenizers.bpe import plan_training
 
     plan = plan_training(EN_ZH, 1000, True, 10**9)
     assert (plan.chars, plan.max_word) == (len(EN_ZH), None) and not plan.limited(EN_ZH)

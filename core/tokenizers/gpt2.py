@@ -1,4 +1,4 @@
-"""GPT-2's own tokenizer: core's byte-level BPE (core/bpe.py) with GPT-2's merges and GPT-2's ids.
+"""GPT-2's own tokenizer: core's byte-level BPE (bpe.py) with GPT-2's merges and GPT-2's ids.
 
 A GPT-2 folder ships the tokenizer as two files:
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import regex
 
-from core.bpe import _GPT2_SPLIT, BPETokenizer, _check_text
+from core.tokenizers.bpe import _GPT2_SPLIT, BPETokenizer, _check_text
 
 
 class GPT2Tokenizer(BPETokenizer):
@@ -49,16 +49,8 @@ class GPT2Tokenizer(BPETokenizer):
     @classmethod
     def from_files(cls, vocab_json, merges_txt) -> GPT2Tokenizer:
         """vocab.json + merges.txt (as written by GPT-2, ``tokenizers`` and ``transformers``)."""
-        vocab = json.loads(Path(vocab_json).read_text(encoding="utf-8"))
-        merges = []
-        for n, line in enumerate(Path(merges_txt).read_text(encoding="utf-8").splitlines(), 1):
-            if line.startswith("#version") or not line.strip():
-                continue
-            pair = line.split(" ")
-            if len(pair) != 2:
-                raise ValueError(f"{merges_txt}:{n}: a merge is two tokens separated by a space: {line!r}")
-            merges.append((pair[0], pair[1]))
-        return cls(vocab, merges)
+        vocab = vocab_json_ids(json.loads(Path(vocab_json).read_text(encoding="utf-8")))
+        return cls(vocab, merges_txt_pairs(Path(merges_txt).read_text(encoding="utf-8")))
 
     @property
     def eos_id(self) -> int | None:
@@ -91,3 +83,36 @@ class GPT2Tokenizer(BPETokenizer):
 
     def __repr__(self) -> str:
         return f"GPT2Tokenizer({len(self.merges)} merges, {len(self.vocab)} tokens)"
+
+
+def vocab_json_ids(vocab: object) -> dict[str, int]:
+    """A ``vocab.json``'s JSON, checked to be token -> id.
+
+    >>> vocab_json_ids(json.loads('{"a": 0, "Ġthe": 1}'))
+    {'a': 0, 'Ġthe': 1}
+    """
+    if not isinstance(vocab, dict) or not all(type(i) is int for i in vocab.values()):
+        raise ValueError("vocab.json is not a map of tokens to ids")
+    return vocab
+
+
+def merges_txt_pairs(text: str) -> list[tuple[str, str]]:
+    """A ``merges.txt``: an optional ``#version`` line, then one merge a line, in the order learned.
+
+    >>> merges_txt_pairs("#version: 0.2\\nĠ t\\nh e\\n")
+    [('Ġ', 't'), ('h', 'e')]
+    """
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#version")]
+    return merge_pairs(lines, "merges.txt")
+
+
+def merge_pairs(merges, where: str) -> list[tuple[str, str]]:
+    """BPE merges as pairs: merges.txt's lines or tokenizer.json's ``"a b"`` strings / ``["a", "b"]``
+    (``where`` names the file in an error)."""
+    pairs = []
+    for n, merge in enumerate(merges, 1):
+        pair = merge.split(" ") if isinstance(merge, str) else merge
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            raise ValueError(f"{where}: merge {n} is not two tokens: {str(merge)[:40]!r}")
+        pairs.append((pair[0], pair[1]))
+    return pairs

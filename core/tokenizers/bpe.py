@@ -39,7 +39,7 @@ left symbols first and the right symbols second:
   single byte, and an older merged token beats a younger one. (That is what HF's ``BinaryHeap`` of
   ``(count, pair)`` does; we checked it against the installed ``tokenizers``.)
 
-**Special tokens** ``[PAD] [UNK] [BOS] [EOS] [MASK]`` (``core/vocab.py``) have ids 0..4 in every
+**Special tokens** ``[PAD] [UNK] [BOS] [EOS] [MASK]`` (``vocab.py``) have ids 0..4 in every
 vocabulary. ``tokenize/encode/segmentations(text, allow_special=True)`` emit a special token written
 in the text as one token (``"[BOS]hi"`` -> ``['[BOS]', 'hi']``); with ``allow_special=False`` it is
 ordinary text (``'[', 'B', 'OS', ']', ...``), which is how Hugging Face sees it. Training never learns
@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import regex
 
-from core.vocab import SPECIAL_TOKENS, UNK, UNK_ID
+from core.tokenizers.vocab import SPECIAL_TOKENS, UNK, UNK_ID
 
 # GPT-2's pre-tokenization regex (``_GPT2_SPLIT`` below):
 #     's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -299,55 +299,6 @@ def learn_merges(
             if pair_counts[p] > 0:
                 heapq.heappush(heap, (-pair_counts[p], p, next(order), ws))
     return merges
-
-
-# ----------------------------------------------------------------------------------------------------
-# The same loop as a textbook writes it
-
-
-def train_textbook(text: str, num_merges: int, byte_level: bool = True) -> list[tuple[str, str]]:
-    """The BPE merge loop in its plainest form (as minbpe's ``basic.py``): every step recounts every
-    adjacent pair, takes the most frequent one and merges it everywhere. It learns the same merges
-    as :meth:`BPETokenizer.train` (tests/core/test_bpe_textbook.py), which keeps the counts up to
-    date instead of recounting: this loop reads the whole text once per merge.
-
-    >>> train_textbook("aaabdaaabac", 3)  # minbpe's example: Z = aa, Y = ab, X = ZY
-    [('a', 'a'), ('a', 'b'), ('aa', 'ab')]
-    """
-    _check_text(text)
-    # each distinct word (a pre-token) as its symbols, with how often it occurs: no pair crosses words
-    words = [
-        (list(byte_spelling(w)) if byte_level else [*w, END_OF_WORD], n)
-        for w, n in training_words(text, byte_level).items()
-    ]
-    # the tie-break order of the symbols: as strings (classic), or Hugging Face's ids (byte-level: the
-    # 256 byte characters sorted, then the merged tokens as they are made); a new key = a new token
-    if byte_level:
-        order: dict = {s: i for i, s in enumerate(sorted(BYTE_TO_CHAR.values()))}
-    else:
-        order = {s: s for symbols, _ in words for s in symbols}
-    merges: list[tuple[str, str]] = []
-    new_tokens = 0
-    while new_tokens < num_merges:
-        counts: Counter[tuple[str, str]] = Counter()  # 1. recount every adjacent pair
-        for symbols, n in words:
-            for pair in itertools.pairwise(symbols):
-                counts[pair] += n
-        if not counts:  # every word is one token
-            break
-        # 2. the most frequent pair; among equals, the smallest
-        a, b = min(counts, key=lambda p: (-counts[p], order[p[0]], order[p[1]]))
-        merges.append((a, b))
-        if a + b not in order:
-            order[a + b] = len(order) if byte_level else a + b
-            new_tokens += 1
-        for symbols, _ in words:  # 3. merge it everywhere, left to right
-            i = 0
-            while i < len(symbols) - 1:
-                if symbols[i] == a and symbols[i + 1] == b:
-                    symbols[i : i + 2] = [a + b]
-                i += 1
-    return _dedupe_keep_last(merges)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -633,8 +584,10 @@ class BPETokenizer:
     Attributes: ``merges`` (list of pairs, in the order learned), ``byte_level``,
     ``vocab`` (id -> token), ``token_to_id`` (token -> id), ``alphabet`` (classic only).
     ``BPETokenizer(tok.merges, tok.byte_level, tok.alphabet)`` rebuilds ``tok`` (e.g. from a
-    checkpoint), with the same ids.
+    checkpoint), with the same ids. ``special_tokens``: [PAD] [UNK] [BOS] [EOS] [MASK], ids 0..4.
     """
+
+    special_tokens: tuple[str, ...] = SPECIAL_TOKENS
 
     def __init__(self, merges: Sequence[tuple[str, str]], byte_level: bool = True,
                  alphabet: Sequence[str] = ()) -> None:

@@ -18,12 +18,12 @@ Two steps, the way BERT does them:
 [2, 5, 6, 7, 8, 3]
 
 The special tokens keep the vocabulary's own ids (BERT: [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102,
-[MASK]=103), not the project's first-five convention of core/vocab.py: the pretrained embedding
+[MASK]=103), not the project's first-five convention of vocab.py: the pretrained embedding
 rows are indexed by them. A special token typed in the text (``[MASK]``, exactly so spelled) stays
 one token, as Hugging Face's tokenizers do.
 
 Matches Hugging Face's ``BertTokenizerFast`` (the ``tokenizers`` BertNormalizer + BertPreTokenizer
-+ WordPiece) token for token; tests/core/test_pretrained.py checks it on awkward text. In
++ WordPiece) token for token; tests/core/loading/test_minilm.py checks it on awkward text. In
 particular lowercasing is per character (no Greek final sigma), as there.
 """
 
@@ -150,11 +150,12 @@ class WordPieceTokenizer:
 
     @classmethod
     def from_file(cls, path, **normalizer) -> WordPieceTokenizer:
-        """Read a BERT ``vocab.txt``: the token on line i has id i (``normalizer``: see __init__)."""
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return cls([line.rstrip("\r") for line in lines], **normalizer)
+        """Read a BERT ``vocab.txt`` (``normalizer``: see __init__)."""
+        return cls(vocab_txt_tokens(Path(path).read_text(encoding="utf-8")), **normalizer)
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        return SPECIALS
 
     def __len__(self) -> int:
         return len(self.itos)
@@ -177,10 +178,12 @@ class WordPieceTokenizer:
             start = end
         return pieces
 
-    def tokenize(self, text: str) -> list[str]:
-        """Text -> WordPiece tokens, without [CLS]/[SEP]."""
+    def tokenize(self, text: str, allow_special: bool = True) -> list[str]:
+        """Text -> WordPiece tokens, without [CLS]/[SEP]; ``allow_special=False``: a special token
+        written in the text is read as text (``[``, ``mask``, ``]``)."""
         tokens: list[str] = []
-        for chunk, special in self._split_specials(text):
+        chunks = self._split_specials(text) if allow_special else [(text, False)]
+        for chunk, special in chunks:
             if special:
                 tokens.append(chunk)
                 continue
@@ -205,10 +208,11 @@ class WordPieceTokenizer:
             parts.append((text[start:], False))
         return parts
 
-    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
-        """Text -> ids, ``[CLS] ... [SEP]`` around them unless ``add_special_tokens=False``."""
-        ids = [self.stoi[t] for t in self.tokenize(text)]
-        return [self.cls_id, *ids, self.sep_id] if add_special_tokens else ids
+    def encode(self, text: str, allow_special: bool = True) -> list[int]:
+        """Text -> ids, ``[CLS] ... [SEP]`` around them; ``allow_special=False``: the text's own ids
+        only, a special token written in it read as text."""
+        ids = [self.stoi[t] for t in self.tokenize(text, allow_special)]
+        return [self.cls_id, *ids, self.sep_id] if allow_special else ids
 
     def convert_ids_to_tokens(self, ids) -> list[str]:
         return [self.itos[i] for i in ids]
@@ -216,3 +220,15 @@ class WordPieceTokenizer:
     def decode(self, ids) -> str:
         """Ids -> text the BERT way: tokens joined by spaces, ``##`` continuations glued on."""
         return " ".join(self.convert_ids_to_tokens(ids)).replace(" ##", "")
+
+
+def vocab_txt_tokens(text: str) -> list[str]:
+    """A BERT ``vocab.txt``: the token on line i has id i.
+
+    >>> vocab_txt_tokens("[PAD]\\r\\n[UNK]\\n##ing\\n")
+    ['[PAD]', '[UNK]', '##ing']
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]

@@ -1,4 +1,4 @@
-"""A BERT folder through our own core (core/hf.py, core/pretrained.py, core/wordpiece.py) against
+"""A BERT folder through our own core (core/loading/bert.py, core/tokenizers/wordpiece.py) against
 transformers' BertModel and BertTokenizer, on tiny random models saved with save_pretrained into
 tmp_path, their WordPiece trained on the project's corpus by `tokenizers`. Nothing is downloaded.
 """
@@ -16,11 +16,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import transformers  # noqa: E402
 from tokenizers import BertWordPieceTokenizer  # noqa: E402
 
-from core.hf import load_folder  # noqa: E402
-from core.pretrained import bert_state_dict  # noqa: E402
-from core.wordpiece import normalize  # noqa: E402
+from core.loading.bert import bert_state_dict  # noqa: E402
+from core.loading.folder import load_folder  # noqa: E402
+from core.tokenizers.wordpiece import normalize  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 EMOJI = list("❤🤗😀👍🏽🇫🇷👩‍👧")  # single code points, so each is a word piece of its own
 ATOL = 1e-4
@@ -200,7 +200,7 @@ def test_every_layer_and_every_head_equal_transformers(pair):
 
 def test_minilm_is_one_of_them():
     """all-MiniLM-L6-v2's folder (the optional extra) through load_folder is load_minilm's model."""
-    from core.pretrained import load_minilm, minilm_directory
+    from core.loading.bert import load_minilm, minilm_directory
 
     model, tok, info = load_folder(minilm_directory())
     assert (info.family, info.architecture, info.weights_file) == ("bert", "BertModel", "model.safetensors")

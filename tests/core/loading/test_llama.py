@@ -1,4 +1,4 @@
-"""Llama and Qwen2 through our own core (core/hf.py: RMSNorm, SwiGLU, grouped-query attention, RoPE
+"""Llama and Qwen2 through our own core (core/loading/llama.py: RMSNorm, SwiGLU, grouped-query attention, RoPE
 with HF's rotate-half pairing) against transformers' LlamaForCausalLM and Qwen2ForCausalLM, on tiny
 random models saved with save_pretrained into tmp_path. The ids come from a byte-level BPE trained on
 the project's corpus by `tokenizers` and saved as tokenizer.json, read here, outside core (core does
@@ -12,7 +12,7 @@ from tokenizers import ByteLevelBPETokenizer, Tokenizer
 
 from core.config import ModelConfig
 from core.generate import greedy
-from core.hf import load_folder
+from core.loading.folder import load_folder
 from core.model import Transformer
 from core.positional import apply_rope
 from tests.modelfolders import CORPUS, EOT
