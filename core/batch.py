@@ -50,11 +50,6 @@ class BatchRun:
     layers: int | None = None  # the trace of the first ``layers`` layers only (run_batch); None: all
 
     @property
-    def decoder_only(self) -> bool:
-        """One causal stack (GPT-2, Llama): ``src_*`` and ``tgt_*`` are the same input."""
-        return self.trace.src_ids is None and bool(self.trace.decoder)
-
-    @property
     def src_lengths(self) -> list[int]:
         return [len(t) for t in self.src_tokens]
 
@@ -95,9 +90,9 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
         raise ValueError("run_batch needs at least one sentence")
     if layers is not None and layers >= pipe.config.num_layers:
         layers = None  # every layer: the whole model
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _encoder_batch(pipe, sentences, max_tokens, layers)
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _decoder_only_batch(pipe, sentences, max_tokens, layers)
     pad_id = pipe.config.pad_id
     limit = source_limit(pipe, max_tokens)

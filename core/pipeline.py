@@ -15,7 +15,7 @@ Which weights (``core.names.Weights``, one name everywhere):
 - "gpt": the small GPT trained here (assets/gpt.pt, core/lm.py), a decoder only reading its own
   byte-level BPE tokens; its sizes come from the checkpoint. Its heads include induction heads.
 - "minilm": the pretrained all-MiniLM-L6-v2, an encoder only
-  (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
+  (``config.stack == "encoder"``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
   target side (``Run.tgt_tokens == []``, ``trace.decoder == []``). An optional extra (see
   requirements-minilm.txt); its sizes are fixed, so the size settings are ignored.
 If the checkpoint (or the MiniLM package) is missing or unreadable, the pipeline falls back to random
@@ -125,11 +125,10 @@ class Pipeline:
         """The app's cache dropped this pipeline. Loaded weights cannot be made again: kept while
         anything holds the pipeline (``RandomPipeline`` lets its drawn weights go)."""
 
-    def src_tokenize(self, text: str) -> list[str]:
-        return self.src_encode(text)[0]
-
-    def tgt_tokenize(self, text: str) -> list[str]:
-        return self.tgt_encode(text)[0]
+    @property
+    def drawn(self) -> bool:
+        """Whether the weights exist yet: loaded weights are whole from the start."""
+        return True
 
 
 class RandomPipeline(Pipeline):
@@ -534,9 +533,9 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
     source and decoder tokens are both the sentence's, ``target`` is not read, and ``predicted`` is
     the most probable next token after each prefix.
     """
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _run_decoder_only(pipe, sentence, max_tokens)
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _run_encoder_only(pipe, *source_tokens(pipe, sentence), max_tokens)
     total, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     src = torch.tensor([src_ids], dtype=torch.long)  # (1, S)
@@ -585,9 +584,9 @@ def decoder_tokens(pipe: Pipeline, sentence: str, target: str = "", max_tokens: 
     they do not come from it (a target given; random weights read the sentence): for views that need
     only the tokens (the Overview's shapes). None: they are the model's own greedy output. An
     encoder-only model reads no target: []; a decoder-only model reads the sentence."""
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return []
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return cut(pipe, sentence, max_tokens).labels
     _, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     teacher = _teacher_input(pipe, src_labels, src_ids, target, limit)
@@ -613,7 +612,7 @@ def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun
     [SEP], its own cut). A decoder-only model's input is its one stack's: the same embedding, read by
     ``trace.tgt_*`` in the whole run, is shown as ``src_*`` here.
     """
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
         return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
     source = cut(pipe, sentence, max_tokens)  # an encoder-decoder's source, or a decoder-only's input
@@ -651,9 +650,9 @@ class Cut:
 def cut(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Cut:
     """The sentence's source tokens as ``run_pipeline`` reads them, without running anything.
     ``EmptyInput`` when there are none."""
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _cut_encoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _cut_decoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
     total, _, labels, ids = _cut_source(pipe, sentence, max_tokens)
     return Cut(list(labels), list(ids), total)
@@ -693,7 +692,7 @@ def greedy_sentence(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Deco
     """Greedy decoding of ``sentence``, its source cut as ``run_pipeline`` cuts it (for pages that
     decode on demand: random weights, or a target given). A decoder-only model continues the
     sentence by ``NEW_TOKENS`` tokens (:func:`generate`)."""
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return generate(pipe, sentence, max_tokens)
     _, limit, _, ids = _cut_source(pipe, sentence, max_tokens)
     return greedy(pipe, ids, limit)
@@ -706,11 +705,11 @@ def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64, norm: str
     ``norm``: that of ``with_norm(pipe, norm)`` (the same weights, the other residual arrangement);
     random weights not yet drawn draw only their source side for it too. A decoder-only model has no
     encoder: its whole run (in its own arrangement only)."""
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         if norm not in (None, pipe.config.norm):
             raise ValueError(f"{pipe.name or 'this model'} is loaded as it was trained: norm={norm!r} is not")
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     *_, ids = _cut_source(pipe, sentence, max_tokens)
     return _encoder_side(pipe, norm or pipe.config.norm).trace(torch.tensor([ids], dtype=torch.long), None)
@@ -722,7 +721,7 @@ def _encoder_side(pipe: Pipeline, norm: str) -> Transformer:
     beside the whole twins (which ``with_norm`` hands out: those must be whole)."""
     if norm == pipe.config.norm:
         return pipe.encoder_model
-    if getattr(pipe, "drawn", True):
+    if pipe.drawn:
         return with_norm(pipe, norm).model
     key = f"encoder-{norm}"
     twin = pipe.twins.get(key)

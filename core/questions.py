@@ -98,8 +98,8 @@ def run_identity(run) -> str:
         "task": pipe.task,
         "merges": pipe.merges,
         "sentence": run.sentence,
-        "target": getattr(run, "target", ""),
-        "max_tokens": getattr(run, "max_tokens", 64),
+        "target": run.target,
+        "max_tokens": run.max_tokens,
     }
     return stable_id("run", parts)
 
@@ -375,7 +375,7 @@ def questions_for(run, seed: int = 0) -> list[Question]:
 
 
 def _cross_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder or not run.has_encoder:
+    if run.config.stack == "encoder" or run.config.stack == "decoder":
         raise NoQuestion("no cross-attention: one stack only")
     position = rng.randrange(len(run.tgt_tokens))
     return cross_attention_question(
@@ -398,19 +398,19 @@ def _self_for(run, rng: random.Random, seed: int, identity: str, attn_kind: str)
 
 
 def _encoder_self_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_encoder:
+    if run.config.stack == "decoder":
         raise NoQuestion("decoder only")
     return _self_for(run, rng, seed, identity, "encoder")
 
 
 def _decoder_self_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder:
+    if run.config.stack == "encoder":
         raise NoQuestion("encoder only")
     return _self_for(run, rng, seed, identity, "decoder")
 
 
 def _next_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder:
+    if run.config.stack == "encoder":
         raise NoQuestion("encoder only")
     position = rng.randrange(len(run.tgt_tokens))
     return next_token_question(run.trace, run.pipe.tgt_labels, position, seed=seed, identity=identity)

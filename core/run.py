@@ -78,24 +78,15 @@ class LazyRun:
     def config(self):
         return self.pipe.config
 
-    @property
-    def has_decoder(self) -> bool:
-        return bool(getattr(self.pipe.config, "decoder", True))
-
-    @property
-    def has_encoder(self) -> bool:
-        """False for a decoder-only model (GPT-2, Llama): one causal stack, ``trace.decoder``."""
-        return bool(getattr(self.pipe.config, "encoder", True))
-
     # -- parts, cheapest first ------------------------------------------------------------------------
 
     @functools.cached_property
     def source(self):
         """The encoder's input (``SourceTrace``: ids, token embeddings, positions, their sum); a
         decoder-only model's: its one stack's input (the whole run holds it as ``tgt_*``)."""
-        if not self.has_encoder:
+        if self.config.stack == "decoder":
             return self.parts.source().trace
-        if "whole" in self.__dict__ or not self.has_decoder:
+        if "whole" in self.__dict__ or self.config.stack == "encoder":
             return self.whole.trace
         return self.parts.source().trace
 
@@ -105,7 +96,7 @@ class LazyRun:
         the same numbers). ``norm``: the other residual arrangement ("pre"/"post"), same weights."""
         if norm is not None and norm != self.config.norm:
             return self._other_norm(norm)
-        if "whole" in self.__dict__ or self.pipe.weights != Weights.RANDOM or not self.has_decoder:
+        if "whole" in self.__dict__ or self.pipe.weights != Weights.RANDOM or self.config.stack == "encoder":
             return self.whole.trace  # (a decoder-only model: its whole run, with no encoder layer)
         return self._encoder_alone
 
@@ -170,7 +161,7 @@ class LazyRun:
     @property
     def target_given(self) -> bool:
         """Whether the decoder reads a given target (not its own output, nor the sentence)."""
-        return self.has_decoder and bool(self.target.strip())
+        return self.config.stack != "encoder" and bool(self.target.strip())
 
     @property
     def decoded(self) -> DecodeResult | None:
@@ -183,9 +174,9 @@ class LazyRun:
         "sentence" (random weights read the sentence itself: their own output is noise), "own" (the
         model's own greedy output: ``decoded``) or "prompt" (a decoder-only model: its one stack reads
         the sentence, and ``decoding`` continues it); "" for an encoder only."""
-        if not self.has_decoder:
+        if self.config.stack == "encoder":
             return ""
-        if not self.has_encoder:
+        if self.config.stack == "decoder":
             return "prompt"
         if self.target_given:
             return "target"
@@ -196,7 +187,7 @@ class LazyRun:
         """Greedy decoding of the sentence, step by step: the run's own where it decodes (``decoded``),
         else made now (random weights read the sentence, a given target is teacher-forced; a
         decoder-only model continues the sentence); None for an encoder only."""
-        if not self.has_decoder:
+        if self.config.stack == "encoder":
             return None
         return self.whole.decoded if self.decoder_reads == "own" else self.parts.greedy()
 

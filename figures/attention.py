@@ -64,12 +64,11 @@ HEADS_WIDE_FROM = 24  # more tokens than this: small tick labels, two heatmaps a
 GRID_POOL_MAX = 32  # layers × heads: up to 6 × 16 small multiples
 
 
-def kinds_of(has_encoder: bool, has_decoder: bool) -> list[str]:
-    """The attentions a model has (keys of KINDS): the paper's model all three; an encoder only (BERT)
-    its self-attention; a decoder only (GPT-2, Llama) the masked self-attention of its one stack."""
-    if not has_encoder:
-        return ["decoder"]
-    return list(KINDS) if has_decoder else ["encoder"]
+def kinds_of(stack: str) -> list[str]:
+    """The attentions a model of ``stack`` (``ModelConfig.stack``) has (keys of KINDS): the paper's model
+    all three; an encoder only (BERT) its self-attention; a decoder only (GPT-2, Llama) the masked
+    self-attention of its one stack."""
+    return {"encoder": ["encoder"], "decoder": ["decoder"]}.get(stack, list(KINDS))
 
 
 def kind_label(attn_kind: str, lang: str = "en") -> str:

@@ -54,7 +54,7 @@ class EmbeddingArrays:
     embedded: np.ndarray  # what the encoder reads (trace.src_embedded): scaled + pe, or BERT's LayerNorm
     scale_embeddings: bool = True  # False: no × sqrt(d_model) (BERT)
     positions: str = "sinusoidal"  # "learned": trained position rows (BERT)
-    embed_norm: bool = True  # unscaled models: a LayerNorm on the sum (BERT); False: the sum itself (GPT-2)
+    embed_norm: bool = False  # unscaled models: a LayerNorm on the sum (BERT); False: the sum itself (GPT-2)
 
     @property
     def d_model(self) -> int:
@@ -82,7 +82,7 @@ def embedding_arrays(trace, config=None) -> EmbeddingArrays:
     ``config`` (a ``ModelConfig``; None = the paper's model) says whether the lookup was scaled and
     which positions were added.
     """
-    scaled_model = getattr(config, "scale_embeddings", True)
+    scaled_model = config is None or config.scale_embeddings
     lookup = trace.src_token_embedding[0].detach().double().numpy()  # (S, d)
     S, d = lookup.shape
     pe = trace.positional[:S].detach().double().numpy()  # (S, d)
@@ -93,8 +93,8 @@ def embedding_arrays(trace, config=None) -> EmbeddingArrays:
         pe=pe,
         embedded=trace.src_embedded[0].detach().double().numpy(),
         scale_embeddings=scaled_model,
-        positions=getattr(config, "positions", "sinusoidal"),
-        embed_norm=getattr(config, "embed_norm", True),
+        positions="sinusoidal" if config is None else config.positions,
+        embed_norm=config is not None and config.embed_norm,
     )
 
 

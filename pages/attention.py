@@ -79,7 +79,7 @@ class View:
 
     @property
     def where(self) -> str:  # where queries, keys and values come from: a decoder only reads the sentence
-        one_stack = self.attn_kind == "decoder" and not self.run.has_encoder
+        one_stack = self.attn_kind == "decoder" and self.run.config.stack == "decoder"
         return ui.t("attention.where.causal" if one_stack else f"attention.where.{self.attn_kind}")
 
     @property
@@ -99,7 +99,7 @@ def choose_view(
     column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``.
     With a ``probe`` each head's label names its role ("2 · induction (PM 0.71)")."""
     config = run.config
-    kinds = fa.kinds_of(run.has_encoder, run.has_decoder)  # a model with one stack: that stack's attention
+    kinds = fa.kinds_of(run.config.stack)  # a model with one stack: that stack's attention
     label, kind_name = ui.t("attention.widget.kind"), functools.partial(fa.kind_label, lang=lang)
     with columns[0]:
         attn_kind = ui.widgets.choose(
@@ -140,7 +140,7 @@ def noise_caption(run: LazyRun) -> None:
 def model_name(run: LazyRun) -> str:
     """The model's own name ("gpt2", "all-MiniLM-L6-v2"), else "This model"."""
     name = (getattr(run.pipe, "name", "") or "").removeprefix("hf:")
-    return name or ("all-MiniLM-L6-v2" if not run.has_decoder else ui.t("attention.this_model"))
+    return name or ("all-MiniLM-L6-v2" if run.config.stack == "encoder" else ui.t("attention.this_model"))
 
 
 def answer_beside(view: View, key: str) -> None:
@@ -165,9 +165,9 @@ if positions in SCALED_BY:  # what B or R is, in the page's language
 d_k = config.d_model // config.num_heads
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
 st.caption(ui.t("attention.dims_from_0"))
-if not run.has_decoder:
+if run.config.stack == "encoder":
     st.info(ui.t("attention.encoder_only", model=model_name(run)), icon=":material/info:")
-elif not run.has_encoder:
+elif run.config.stack == "decoder":
     one_stack = ui.t("attention.decoder_only", model=model_name(run), n=config.num_layers)
     st.info(one_stack, icon=":material/info:")
 sharing = fa.sharing_text(config.num_heads, getattr(config, "num_kv_heads", None), lang)
@@ -398,7 +398,7 @@ def all_heads(view: View) -> None:
         st.caption(ui.t("attention.loaded.compare", name=model_name(view.run)))
     elif pipe.task and view.attn_kind == "cross":
         learned_alignment(view)
-    elif pipe.task and not view.run.has_encoder:  # a language model: no cross-attention to point to
+    elif pipe.task and view.run.config.stack == "decoder":  # a language model: no cross-attention to point to
         st.caption(ui.t("attention.trained.one_stack"))
     elif pipe.task:
         st.caption(ui.t("attention.trained.other"))

@@ -179,12 +179,12 @@ class Context:
 
     @property
     def decoder(self) -> bool:
-        return self.run.has_decoder
+        return self.run.config.stack != "encoder"
 
     @property
     def encoder(self) -> bool:
         """False for a decoder-only model: its one stack is ``trace.decoder``."""
-        return self.run.has_encoder
+        return self.run.config.stack != "decoder"
 
     @property
     def one_stack(self) -> bool:

@@ -34,7 +34,7 @@ log = logging.getLogger("glassbox.ui")
 # old runs that still name the pipeline. ``grows``: random weights are drawn after the pipeline is
 # stored, part by part, by what reads them; measured again after each use until they are all drawn.
 @cached(max_entries=8, on_release=lambda pipe: pipe.release(),
-        grows=lambda pipe: not getattr(pipe, "drawn", True))
+        grows=lambda pipe: not pipe.drawn)
 def _load(key, _progress=None):
     """``_progress(fraction, what)``: hears of a model folder's load (``ui.hf_pipeline.load_model``)."""
     if key.weights == Weights.HF:
@@ -246,7 +246,7 @@ def get_sentence_pipeline(settings: Settings, needs_decoder: bool = False):
     pipe = get_pipeline(settings)
     if pipe is None:
         return None
-    if needs_decoder and not getattr(pipe.config, "decoder", True):
+    if needs_decoder and pipe.config.stack == "encoder":
         st.info(t("run.encoder_only", model=getattr(pipe, "name", "") or "This model"))
         return None
     return pipe
@@ -399,6 +399,6 @@ def batch_of(settings: Settings, pipe, sentences: list[str], attn_kind: str, max
     of ``attn_kind`` (layer 1) needs: the encoder's and the decoder's self-attention of the first layer
     read nothing past it, so only that layer is run; cross-attention reads the whole encoder's output.
     Raises what ``run_batch`` raises (``EmptyInput`` for a sentence with no token)."""
-    encoder_only = not getattr(pipe.config, "decoder", True)
+    encoder_only = pipe.config.stack == "encoder"
     layers = None if attn_kind == "cross" else 1
     return _batch(pipe, cache_key(settings), tuple(sentences), encoder_only, layers, max_tokens)

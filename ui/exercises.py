@@ -108,12 +108,12 @@ def _offered(run, step_name: str) -> bool:
     the sentence, the decoder's tokens (the decoder's row needs 3 keys, as core.exercises says)."""
     kinds = STEP_EXERCISES.get(step_name, ())
     if "pe_entry" in kinds:
-        return getattr(run.config, "positions", "sinusoidal") == "sinusoidal"
+        return run.config.positions == "sinusoidal"
     if "bpe_count" in kinds:
         return _mergeable(run.sentence)
     if step_name == "decoder":
-        return run.has_decoder and len(run.tgt_tokens) >= 3
-    if step_name in ("encoder", "residual") and not run.has_encoder:  # core gives these of the encoder only
+        return run.config.stack != "encoder" and len(run.tgt_tokens) >= 3
+    if step_name in ("encoder", "residual") and run.config.stack == "decoder":  # of an encoder only
         return False
     return bool(kinds)
 

@@ -124,7 +124,7 @@ def test_an_encoder_only_model_is_cut_as_run_pipeline_cuts_it():
         assert (run.src_tokens, run.total_tokens, run.truncated) == (
             eager.src_tokens, eager.total_tokens, eager.truncated)
         assert run.parts.asked == []
-        assert run.tgt_tokens == [] and run.decoding is None and not run.has_decoder
+        assert run.tgt_tokens == [] and run.decoding is None and run.config.stack == "encoder"
         assert same_trace(run.encoder_trace(), eager.trace) and run.src_tokens[-1] == "[SEP]"
 
 
