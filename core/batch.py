@@ -18,7 +18,7 @@ sentence's row is the same run every other page shows:
 - an encoder-only model (the pretrained all-MiniLM-L6-v2): no decoder input at all (T = 0); each
   sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it;
 - a decoder-only model (GPT-2, Llama, Qwen2): its one causal stack reads the sentences themselves
-  (``src_* is tgt_*``: one input, as ``core.run.LazyRun`` has it), padded on the right, with the
+  (``src_* is tgt_*``: one input, as ``core.run.SentenceRun`` has it), padded on the right, with the
   padding given as an ``attention_mask`` (GPT-2 has no pad token): see ``_decoder_only_batch``.
 """
 

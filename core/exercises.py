@@ -504,7 +504,7 @@ def exercises_for(run, seed: int = 0) -> list[Exercise]:
     layer (the model's own score: ALiBi's bias included), a softmax entry (a decoder self-attention
     row of 3–4 keys when there is one: the model's own weights; else 3–4 keys of an encoder row,
     renormalised), one LayerNorm entry of 6 numbers of the vector entering the first encoder layer's
-    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.LazyRun``."""
+    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.SentenceRun``."""
     identity = run_identity(run)
     rng = random.Random(f"exercises:{seed}")
     out = []

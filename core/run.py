@@ -1,6 +1,6 @@
 """One sentence through one pipeline, as every page reads it: each part computed the first time it is read.
 
-    run = LazyRun(pipe, "重庆很重要")
+    run = SentenceRun(pipe, "重庆很重要")
     run.src_tokens, run.truncated      # the tokenizer only
     run.source.src_embedded            # + the embedding and positions (random weights: only that table drawn)
     run.encoder[0].self_attn           # + the encoder's layers (random weights: the encoder alone)
@@ -11,7 +11,8 @@ Which computation is cheapest for what is read is decided here, from the weights
 drawn part by part, a loaded one is whole), never by a page. The parts are computed by ``parts``
 (:class:`DirectParts` by default: the ``core.pipeline`` functions); the app passes parts cached across
 sessions (``ui.cache``), so a part one page computed is there for the next page and the next student.
-A ``LazyRun`` itself holds nothing heavy and lives for one script run.
+A ``SentenceRun`` itself holds nothing heavy and lives for one script run. (The Masks page's padded
+batch of several sentences is ``core.batch.BatchRun``.)
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ import functools
 from typing import Protocol
 
 from core import pipeline
+from core.config import ModelConfig
 from core.names import Weights
-from core.pipeline import Pipeline, Run, SourceRun
-from core.trace import AttentionTrace, DecodeResult, ModelTrace
+from core.pipeline import Pipeline, WholeRun
+from core.trace import AttentionTrace, DecodeResult, ModelTrace, SourceTrace
 
 
 class Parts(Protocol):
-    """How a :class:`LazyRun` computes its parts (all of one sentence, target and token limit)."""
+    """How a :class:`SentenceRun` computes its parts (all of one sentence, target and token limit)."""
 
-    def whole(self) -> Run: ...  # core.pipeline.run_pipeline
+    def whole(self) -> WholeRun: ...  # core.pipeline.run_pipeline
 
-    def source(self) -> SourceRun: ...  # core.pipeline.source_run
+    def source(self) -> SourceTrace | ModelTrace: ...  # core.pipeline.source_trace
 
     def encoder(self, norm: str | None) -> ModelTrace: ...  # core.pipeline.encoder_trace
 
@@ -43,11 +45,11 @@ class DirectParts:
     def __init__(self, pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> None:
         self.pipe, self.sentence, self.target, self.max_tokens = pipe, sentence, target, max_tokens
 
-    def whole(self) -> Run:
+    def whole(self) -> WholeRun:
         return pipeline.run_pipeline(self.pipe, self.sentence, self.target, max_tokens=self.max_tokens)
 
-    def source(self) -> SourceRun:
-        return pipeline.source_run(self.pipe, self.sentence, max_tokens=self.max_tokens)
+    def source(self) -> SourceTrace | ModelTrace:
+        return pipeline.source_trace(self.pipe, self.sentence, max_tokens=self.max_tokens)
 
     def encoder(self, norm: str | None) -> ModelTrace:
         return pipeline.encoder_trace(self.pipe, self.sentence, max_tokens=self.max_tokens, norm=norm)
@@ -56,11 +58,11 @@ class DirectParts:
         return pipeline.greedy_sentence(self.pipe, self.sentence, max_tokens=self.max_tokens)
 
 
-class LazyRun:
+class SentenceRun:
     """The run of ``sentence`` (decoder input: ``target``, else as ``core.pipeline.run_pipeline`` says)
     through ``pipe``, at most ``max_tokens`` source tokens; ``EmptyInput`` if it has no token.
 
-    Every attribute a ``core.pipeline.Run`` has is here with the same value; the parts that need the
+    Every attribute a ``core.pipeline.WholeRun`` has is here with the same value; the parts that need the
     model are computed on first read and kept on this object.
     """
 
@@ -75,7 +77,7 @@ class LazyRun:
         self._norms: dict[str, ModelTrace] = {}
 
     @property
-    def config(self):
+    def config(self) -> ModelConfig:
         return self.pipe.config
 
     # -- parts, cheapest first ------------------------------------------------------------------------
@@ -85,10 +87,10 @@ class LazyRun:
         """The encoder's input (``SourceTrace``: ids, token embeddings, positions, their sum); a
         decoder-only model's: its one stack's input (the whole run holds it as ``tgt_*``)."""
         if self.config.stack == "decoder":
-            return self.parts.source().trace
+            return self.parts.source()
         if "whole" in self.__dict__ or self.config.stack == "encoder":
             return self.whole.trace
-        return self.parts.source().trace
+        return self.parts.source()
 
     def encoder_trace(self, norm: str | None = None) -> ModelTrace:
         """A trace with (at least) the encoder's layers: the whole run's when there is one or the weights
@@ -115,8 +117,8 @@ class LazyRun:
         return self.encoder_trace().encoder
 
     @functools.cached_property
-    def whole(self) -> Run:
-        """The whole run: encoder, decoder, logits (``core.pipeline.Run``)."""
+    def whole(self) -> WholeRun:
+        """The whole run: encoder, decoder, logits (``core.pipeline.WholeRun``)."""
         return self.parts.whole()
 
     @property
@@ -197,5 +199,5 @@ class LazyRun:
 
     @property
     def answer_kind(self) -> str:
-        """``core.pipeline.Run.answer_kind``, known without running the model."""
+        """``core.pipeline.WholeRun.answer_kind``, known without running the model."""
         return {"own": "greedy", "target": "teacher", "prompt": "next"}.get(self.decoder_reads, "sentence")

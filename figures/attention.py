@@ -187,7 +187,7 @@ def attention_module(model, attn_kind: str, layer: int):
 
 def head_weights(model, attn_kind: str, layer: int, head: int) -> HeadWeights:
     mha = attention_module(model, attn_kind, layer)
-    group = kv_group_of(head, mha.h, getattr(mha, "kv_heads", mha.h))
+    group = kv_group_of(head, mha.h, mha.kv_heads)
     kv = head if group is None else group[0]  # W_K, W_V hold one block of rows per key/value head
 
     def part(linear, j: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -246,7 +246,7 @@ def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
     d_k = attn.q.shape[-1]
     scores = as_numpy(attn.scores[row, head])
     heads = as_numpy(attn.heads[row])  # (h, L_q, d_k)
-    bias = getattr(attn, "bias", None)
+    bias = attn.bias
     if bias is not None:  # ALiBi: scores = Q Kᵀ / √d_k + bias, so Q Kᵀ is what is left times √d_k
         bias = np.broadcast_to(as_numpy(bias), attn.scores.shape)[row, head]
     return HeadSteps(

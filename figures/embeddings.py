@@ -1,20 +1,17 @@
 """Embeddings: the lookup table, the ``× sqrt(d_model)`` scaling, and how similar the tokens' vectors are.
 
-Pure functions, no Streamlit: a trace (or numpy arrays) and tokens in, ``go.Figure`` or plain data out.
-The numbers the page shows are computed here, so the page never touches a tensor. Every text comes
-from ``i18n`` in the language ``lang``.
+Pure functions: a trace (or numpy arrays) and tokens in, ``go.Figure`` or plain data out; the page never
+touches a tensor. Every text comes from ``i18n`` in the language ``lang``.
 
     arrays = embedding_arrays(run.trace, pipe.config)    # lookup, scaled, pe, embedded: (S, d) each
     fig = embedding_heatmap(arrays.lookup, run.src_tokens, lang="zh")
 
 BERT (all-MiniLM-L6-v2, ``config.scale_embeddings=False``) does not scale: ``scaled`` is then the
 lookup itself, ``pe`` its learned position rows, and ``embedded`` LayerNorm(E[id] + P[pos] + T[0]).
-RoPE and ALiBi add no position row (``pe`` is zeros, ``embedded == scaled``): the figures then show
-no position series, since the position acts inside attention, not here.
+RoPE and ALiBi add no position row (``pe`` is zeros): no position series is drawn.
 
-Up to 512 tokens: token axes are categories ``token·i`` (the hover names the token without a
-per-cell customdata array), tick labels are thinned by plotly beyond TOKEN_TICKS_MAX tokens, and
-the PCA points lose their text labels beyond it (the hover keeps them).
+Token axes are categories ``token·i``; beyond TOKEN_TICKS_MAX tokens plotly thins the tick labels and
+the PCA points lose their text labels (the hover keeps them).
 """
 
 from __future__ import annotations

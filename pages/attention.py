@@ -24,7 +24,7 @@ from ui.components.head_view import show_head_view
 from ui.tables import show_table
 
 if TYPE_CHECKING:
-    from core.run import LazyRun
+    from core.run import SentenceRun
 
 EXPLORE_VIEWS = ("head_view", "neuron_view")  # the upper tabs: ?attn_explore=<view>, the head view by default
 VIEWS = ("heads", "grid", "query")  # the lower tabs: ?attn_view=<view>, every head by default
@@ -48,7 +48,7 @@ SCALED_BY = {
 class View:
     """One head of one attention block, as a section draws it (``layer`` and ``head`` from 0)."""
 
-    run: LazyRun
+    run: SentenceRun
     attn_kind: str
     layer: int
     head: int
@@ -92,7 +92,7 @@ class View:
 
 
 def choose_view(
-    run: LazyRun, lang: str, prefix: str, columns, found: list[str],
+    run: SentenceRun, lang: str, prefix: str, columns, found: list[str],
     probe: ui.induction.HeadProbe | None = None,
 ) -> View:
     """The attention a section shows, chosen in ``columns``: its kind, its layer and (given a third
@@ -132,12 +132,12 @@ def choose_number(what: str, prefix: str, n: int, found: list[str], fmt=str) -> 
     )
 
 
-def noise_caption(run: LazyRun) -> None:
+def noise_caption(run: SentenceRun) -> None:
     if run.pipe.weights == Weights.RANDOM:  # untrained: every pattern on this page is noise
         st.caption(ui.t("attention.noise"))
 
 
-def model_name(run: LazyRun) -> str:
+def model_name(run: SentenceRun) -> str:
     """The model's own name ("gpt2", "all-MiniLM-L6-v2"), else "This model"."""
     name = (getattr(run.pipe, "name", "") or "").removeprefix("hf:")
     return name or ("all-MiniLM-L6-v2" if run.config.stack == "encoder" else ui.t("attention.this_model"))
@@ -180,7 +180,7 @@ notice_box = st.container()
 
 
 # -- induction heads: what each head of a decoder-only model does ------------------------------------------
-def induction_heads(run: LazyRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
+def induction_heads(run: SentenceRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
     """A decoder-only model: its heads' roles and scores, and the button that repeats a sequence.
     Any other model: one line, and the button that shows the small GPT. -> the heads, measured."""
     probe = ui.induction.head_probe(run.pipe, settings)
@@ -202,7 +202,7 @@ probe = induction_heads(run, settings)
 
 # -- head view and neuron view ----------------------------------------------------------------------------
 @st.fragment
-def head_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def head_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: another layer or kind redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.hv.title"))
@@ -226,7 +226,7 @@ def head_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> 
 
 
 @st.fragment
-def neuron_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def neuron_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: choosing a pair of tokens redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.nv.title"))

@@ -40,7 +40,7 @@ import streamlit as st
 import figures.positional as fp
 import ui
 from core.names import Weights
-from core.run import LazyRun
+from core.run import SentenceRun
 from figures.attention import groups_text, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
@@ -173,7 +173,7 @@ class Context:
     """What every slide reads: the run (each part computed when a slide first reads it), the
     sentence as typed and the page's language."""
 
-    run: LazyRun
+    run: SentenceRun
     sentence: str
     lang: str
 

@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 import ui.widgets
 from core.names import Weights
-from core.run import LazyRun
+from core.run import SentenceRun
 from figures.model import (
     cross_attention_figure,
     decoded_ids,
@@ -62,7 +62,7 @@ class Model:
     page's language and the seed of random weights (said under their stream); ``settings`` for the
     parts cached by the sidebar's values (a generation)."""
 
-    run: LazyRun
+    run: SentenceRun
     lang: str
     seed: int
     settings: Settings | None = None
@@ -109,7 +109,7 @@ class Model:
 
     @property
     def reads(self) -> str:
-        """What the decoder reads: "target", "sentence" or "own" (``LazyRun.decoder_reads``)."""
+        """What the decoder reads: "target", "sentence" or "own" (``SentenceRun.decoder_reads``)."""
         return self.run.decoder_reads
 
 

@@ -37,6 +37,7 @@ import streamlit as st
 from core.exercises import MAX_TYPED, Exercise, Verdict, check, exercises_for
 from core.questions import bpe_merges_possible, run_identity
 from figures.text import literal
+from ui.budget import cached
 from ui.figure import key_class
 from ui.lang import t
 from ui.tables import show_table
@@ -72,7 +73,7 @@ SELF_STYLE = """<style>
 # -- which exercises -----------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(max_entries=64)
 def _exercises(identity: str, seed: int, _run) -> list[Exercise]:
     """Every exercise of the run ``identity`` names (``_run``: that run, not part of the key)."""
     return exercises_for(_run, seed)

@@ -54,7 +54,7 @@ class HeadProbe:
 
 
 # Keyed by the model's settings, the weights on screen and a session model's tag: the probe reads the
-# weights only (~0.1 s for the small GPT, seconds for a 12-layer model folder), never the sentence.
+# weights only (a 12-layer model folder takes seconds), never the sentence.
 @cached(max_entries=8)
 def _probe(_pipe, key, weights: str, tag: str) -> HeadProbe:
     import torch
