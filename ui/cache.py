@@ -247,7 +247,7 @@ def get_sentence_pipeline(settings: Settings, needs_decoder: bool = False):
     if pipe is None:
         return None
     if needs_decoder and pipe.config.stack == "encoder":
-        st.info(t("run.encoder_only", model=getattr(pipe, "name", "") or "This model"))
+        st.info(t("run.encoder_only", model=pipe.name or "This model"))
         return None
     return pipe
 
