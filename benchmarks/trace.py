@@ -20,6 +20,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.config import ModelConfig  # noqa: E402
 from core.model import Transformer  # noqa: E402
+from tests.torch_reference import load_torch_stack  # noqa: E402
 
 SIZES = [  # d_model, heads, layers, d_ff, batch, length
     (64, 4, 2, 256, 1, 16),
@@ -56,7 +57,7 @@ def main() -> None:
         ours = Transformer(
             ModelConfig(1000, 1000, d_model=d, num_heads=h, num_layers=n, d_ff=d_ff, dropout=0.0)
         ).eval()
-        ours.load_torch_stack(ref)
+        load_torch_stack(ours, ref)
         src = torch.randint(5, 1000, (b, length))
         tgt = torch.randint(5, 1000, (b, length))
         x_src, x_tgt = ours.src_embed(src)[0], ours.tgt_embed(tgt)[0]

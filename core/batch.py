@@ -18,7 +18,7 @@ sentence's row is the same run every other page shows:
 - an encoder-only model (the pretrained all-MiniLM-L6-v2): no decoder input at all (T = 0); each
   sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it;
 - a decoder-only model (GPT-2, Llama, Qwen2): its one causal stack reads the sentences themselves
-  (``src_* is tgt_*``: one input, as ``core.run.LazyRun`` has it), padded on the right, with the
+  (``src_* is tgt_*``: one input, as ``core.run.SentenceRun`` has it), padded on the right, with the
   padding given as an ``attention_mask`` (GPT-2 has no pad token): see ``_decoder_only_batch``.
 """
 
@@ -48,11 +48,6 @@ class BatchRun:
     truncated: list[bool]  # per sentence: cut at max_tokens
     pad_id: int
     layers: int | None = None  # the trace of the first ``layers`` layers only (run_batch); None: all
-
-    @property
-    def decoder_only(self) -> bool:
-        """One causal stack (GPT-2, Llama): ``src_*`` and ``tgt_*`` are the same input."""
-        return self.trace.src_ids is None and bool(self.trace.decoder)
 
     @property
     def src_lengths(self) -> list[int]:
@@ -95,9 +90,9 @@ def run_batch(pipe: Pipeline, sentences: list[str], max_tokens: int = 32,
         raise ValueError("run_batch needs at least one sentence")
     if layers is not None and layers >= pipe.config.num_layers:
         layers = None  # every layer: the whole model
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _encoder_batch(pipe, sentences, max_tokens, layers)
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _decoder_only_batch(pipe, sentences, max_tokens, layers)
     pad_id = pipe.config.pad_id
     limit = source_limit(pipe, max_tokens)

@@ -504,7 +504,7 @@ def exercises_for(run, seed: int = 0) -> list[Exercise]:
     layer (the model's own score: ALiBi's bias included), a softmax entry (a decoder self-attention
     row of 3–4 keys when there is one: the model's own weights; else 3–4 keys of an encoder row,
     renormalised), one LayerNorm entry of 6 numbers of the vector entering the first encoder layer's
-    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.LazyRun``."""
+    first LayerNorm, the BPE count of the sentence after a merge. ``run``: a ``core.run.SentenceRun``."""
     identity = run_identity(run)
     rng = random.Random(f"exercises:{seed}")
     out = []
@@ -529,7 +529,7 @@ def _pe_for(run, rng: random.Random, identity: str) -> Exercise:
 
 
 def _score_for(run, rng: random.Random, identity: str) -> Exercise:
-    if not run.has_encoder:
+    if run.config.stack == "decoder":
         raise NoExercise("decoder only: no encoder layer")
     attn = run.encoder[0].self_attn
     allowed = attn.mask[0, 0].nonzero().tolist()  # (query, key) pairs head 0 may attend
@@ -555,11 +555,11 @@ def _score_for(run, rng: random.Random, identity: str) -> Exercise:
 
 
 def _softmax_for(run, rng: random.Random, identity: str) -> Exercise:
-    if run.has_decoder and len(run.tgt_tokens) >= 3:
+    if run.config.stack != "encoder" and len(run.tgt_tokens) >= 3:
         attn, kind, tokens = run.trace.decoder[0].self_attn, "decoder", run.tgt_tokens
         query = rng.choice([p for p in (2, 3) if p < len(tokens)])
         keys = list(range(query + 1))  # causal: exactly the keys it may attend
-    elif not run.has_encoder:
+    elif run.config.stack == "decoder":
         raise NoExercise("decoder only: a row needs 3 keys")
     else:
         attn, kind, tokens = run.encoder[0].self_attn, "encoder", run.src_tokens
@@ -584,7 +584,7 @@ def _softmax_for(run, rng: random.Random, identity: str) -> Exercise:
 
 
 def _layernorm_for(run, rng: random.Random, identity: str) -> Exercise:
-    if not run.has_encoder:
+    if run.config.stack == "decoder":
         raise NoExercise("decoder only: no encoder layer")
     layer = run.encoder[0]
     # post-norm: LayerNorm(x + Sublayer(x)); pre-norm: x + Sublayer(LayerNorm(x))

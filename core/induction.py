@@ -106,7 +106,7 @@ def copying(model: Transformer) -> torch.Tensor:
     weights alone: W_E the token embedding, W_U the output matrix, per head its rows of W_V (shared by
     the query heads of one key/value head) and its columns of W_O."""
     c = model.config
-    if c.encoder or not c.decoder:
+    if c.stack != "decoder":
         raise ValueError("copying scores are for a decoder-only model")
     w_e = model.tgt_embed.lookup.weight  # (vocab, d_model)
     w_u = model.generator.weight.T  # (d_model, vocab): logits = h W_Uᵀ as nn.Linear stores it

@@ -193,7 +193,7 @@ class Decoder(nn.Module):
                 c.activation,
                 c.layer_norm_eps,
                 c.positions,
-                cross=c.encoder,  # a decoder-only model has no memory to read
+                cross=c.stack == "encoder_decoder",  # a decoder-only model has no memory to read
                 **_decoder_options(c),
             )
             for _ in range(c.num_layers)
@@ -232,14 +232,14 @@ class Transformer(nn.Module):
         # (core.modules' Linear and LayerNorm, and embedding_table, skip torch's init on "meta".)
         with torch.device("meta"):
             # (registration order = the order _init_weights draws in: keep it, or seeds change weights)
-            self.src_embed = Embedding(c.src_vocab_size, c) if c.encoder else None
-            self.tgt_embed = Embedding(c.tgt_vocab_size, c) if c.decoder else None
-            self.encoder = Encoder(c) if c.encoder else None
-            self.decoder = Decoder(c) if c.decoder else None
+            self.src_embed = Embedding(c.src_vocab_size, c) if c.stack != "decoder" else None
+            self.tgt_embed = Embedding(c.tgt_vocab_size, c) if c.stack != "encoder" else None
+            self.encoder = Encoder(c) if c.stack != "decoder" else None
+            self.decoder = Decoder(c) if c.stack != "encoder" else None
             # d_model -> logits over the vocabulary
             tied = c.tie_embeddings
             bias = c.generator_bias and not tied
-            self.generator = Linear(c.d_model, c.tgt_vocab_size, bias=bias) if c.decoder else None
+            self.generator = Linear(c.d_model, c.tgt_vocab_size, bias=bias) if c.stack != "encoder" else None
             if c.tie_embeddings:  # one tensor in two places (materialize_on_cpu keeps it shared)
                 self.generator.weight = self.tgt_embed.lookup.weight
         if not _materialize:  # shapes only: sharing_weights hands it another model's tensors
@@ -338,48 +338,6 @@ class Transformer(nn.Module):
                 mine.layers = nn.ModuleList(theirs.layers[:n])
                 mine.norm = theirs.norm
         return view.train(self.training)
-
-    @torch.no_grad()
-    def load_torch_stack(self, ref: nn.Transformer) -> None:
-        """Copy the encoder/decoder weights of ``torch.nn.Transformer(d_model, nhead, N, N, d_ff,
-        dropout=0, batch_first=True)`` (post-norm, ReLU) into this model's stack: the proof against
-        torch (tests/core/test_model_vs_torch.py).
-
-        Embeddings and the output projection are not part of nn.Transformer and stay as they are.
-        """
-        c = self.config
-        self._need_decoder()
-        if len(ref.encoder.layers) != c.num_layers or len(ref.decoder.layers) != c.num_layers:
-            raise ValueError("reference has a different number of layers")
-        if ref.d_model != c.d_model or ref.nhead != c.num_heads:
-            raise ValueError(
-                f"reference has d_model={ref.d_model}, nhead={ref.nhead}; ours {c.d_model}, {c.num_heads}"
-            )
-
-        def attention(ours, theirs: nn.MultiheadAttention) -> None:
-            # torch stacks W_Q, W_K, W_V as one (3·d_model, d_model) in_proj matrix
-            stacked = zip(theirs.in_proj_weight.chunk(3), theirs.in_proj_bias.chunk(3), strict=True)
-            for ours_linear, (w, b) in zip((ours.w_q, ours.w_k, ours.w_v), stacked, strict=True):
-                ours_linear.weight.copy_(w)
-                ours_linear.bias.copy_(b)
-            ours.w_o.weight.copy_(theirs.out_proj.weight)
-            ours.w_o.bias.copy_(theirs.out_proj.bias)
-
-        def ffn_and_norms(ours, theirs, n_norms: int) -> None:
-            ours.ffn.linear1.load_state_dict(theirs.linear1.state_dict())
-            ours.ffn.linear2.load_state_dict(theirs.linear2.state_dict())
-            for i in range(1, n_norms + 1):  # our sublayer{i}.norm is torch's norm{i}
-                getattr(ours, f"sublayer{i}").norm.load_state_dict(getattr(theirs, f"norm{i}").state_dict())
-
-        for ours, theirs in zip(self.encoder.layers, ref.encoder.layers, strict=True):
-            attention(ours.self_attn, theirs.self_attn)
-            ffn_and_norms(ours, theirs, 2)
-        for ours, theirs in zip(self.decoder.layers, ref.decoder.layers, strict=True):
-            attention(ours.self_attn, theirs.self_attn)
-            attention(ours.cross_attn, theirs.multihead_attn)
-            ffn_and_norms(ours, theirs, 3)
-        self.encoder.norm.load_state_dict(ref.encoder.norm.state_dict())
-        self.decoder.norm.load_state_dict(ref.decoder.norm.state_dict())
 
     # -- the three stages --------------------------------------------------------------------------
 

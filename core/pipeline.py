@@ -5,21 +5,13 @@
     run = run_pipeline(pipe, "注意力就是一切 Attention is all you need", target="")
     run.src_tokens, run.trace.encoder[0].self_attn.weights
 
-Which weights (``core.names.Weights``, one name everywhere):
-- "trained": the shipped 汉字→拼音 checkpoint (assets/pinyin.pt). Source tokens are characters,
-  target tokens pinyin syllables; sizes come from the checkpoint. Its attention means something.
-- "random": a freshly initialised model of the chosen sizes over a byte-level BPE vocabulary
-  learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
-  attention is noise, and every view says so.
-- "session": a model trained in the app (``pipeline_from_model``), on the task it names.
-- "gpt": the small GPT trained here (assets/gpt.pt, core/lm.py), a decoder only reading its own
-  byte-level BPE tokens; its sizes come from the checkpoint. Its heads include induction heads.
-- "minilm": the pretrained all-MiniLM-L6-v2, an encoder only
-  (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
-  target side (``Run.tgt_tokens == []``, ``trace.decoder == []``). An optional extra (see
-  requirements-minilm.txt); its sizes are fixed, so the size settings are ignored.
-If the checkpoint (or the MiniLM package) is missing or unreadable, the pipeline falls back to random
-weights and ``Pipeline.warning`` says why.
+Weights (``core.names.Weights``): "trained" (the 汉字→拼音 checkpoint, assets/pinyin.pt), "random" (the
+chosen sizes over a byte-level BPE of the shipped corpus: any text has tokens, the attention is noise),
+"session" (trained in the app, ``pipeline_from_model``), "gpt" (the small GPT, assets/gpt.pt, a decoder
+only), "minilm" (all-MiniLM-L6-v2, an encoder only reading WordPiece tokens, an optional extra), and
+"hf" (a model folder, ``folder_pipeline``). Missing or unreadable weights fall back to random ones and
+``Pipeline.warning`` says why. ``load_pipeline`` reads the weights on every call: the app keeps
+pipelines in ``ui.cache``, under its byte budget.
 """
 
 from __future__ import annotations
@@ -107,7 +99,7 @@ class Pipeline:
     @property
     def src_embedding(self):
         """The ``Embedding`` (lookup, scaling, positions) of the first stack's input: all that
-        ``source_run`` needs. A decoder-only model's input is its target side."""
+        ``source_trace`` needs. A decoder-only model's input is its target side."""
         model = self.model
         return model.src_embed if model.src_embed is not None else model.tgt_embed
 
@@ -125,19 +117,18 @@ class Pipeline:
         """The app's cache dropped this pipeline. Loaded weights cannot be made again: kept while
         anything holds the pipeline (``RandomPipeline`` lets its drawn weights go)."""
 
-    def src_tokenize(self, text: str) -> list[str]:
-        return self.src_encode(text)[0]
-
-    def tgt_tokenize(self, text: str) -> list[str]:
-        return self.tgt_encode(text)[0]
+    @property
+    def drawn(self) -> bool:
+        """Whether the weights exist yet: loaded weights are whole from the start."""
+        return True
 
 
 class RandomPipeline(Pipeline):
     """A pipeline of random weights drawn on first use of ``model``, not when it is made.
 
     Its label, weights, tokenizers and ``config`` need no weights: the sidebar (on every page) and the
-    Tokenization page use only those, so a new seed or size there no longer waits for 46M numbers to
-    be drawn (d_model 512, 6 layers: ~0.25 s, with the browser competing for the same two cores).
+    Tokenization page use only those, so a new seed or size there never waits for every weight to be
+    drawn (46M numbers at d_model 512, 6 layers).
     Made with the model's ``ModelConfig`` where a Pipeline takes the model. One model, made undrawn
     (``Transformer.undrawn``): ``src_embedding``, ``encoder_model`` and ``first_layers_model`` draw the
     parts they read, ``model`` whatever is left, each number once and the same as ``Transformer(config)``
@@ -161,8 +152,8 @@ class RandomPipeline(Pipeline):
 
     @property
     def src_embedding(self):
-        """The model's source embedding, drawn alone if nothing else is yet (the same numbers): ~20 ms
-        instead of the whole model."""
+        """The model's source embedding, drawn alone if nothing else is yet (the same numbers): a table,
+        not the whole model."""
         built = self.__dict__["_built"]
         return (built if built is not None else self._drawn(lambda m: [m.src_embed])).src_embed
 
@@ -220,7 +211,10 @@ class RandomPipeline(Pipeline):
 
 
 @dataclass
-class Run:
+class WholeRun:
+    """One sentence through the whole model (``run_pipeline``): what a ``core.run.SentenceRun`` reads
+    once a page needs more than the tokens, the encoder's input or the encoder."""
+
     src_tokens: list[str]  # labels of the encoder's input, one per source position
     tgt_tokens: list[str]  # labels of the decoder's input, starting with [BOS]
     predicted: list[str]  # the most probable next token at each decoder position
@@ -351,8 +345,8 @@ def _random_pipeline(s: PipelineSettings) -> Pipeline:
 
 def with_norm(pipe: Pipeline, norm: str) -> Pipeline:
     """The same pipeline with the other residual arrangement ("post" / "pre") and the very same
-    weights: what ``load_pipeline`` gives for random weights with that ``norm``, built in ~10 ms
-    instead of drawing every weight again, and no second copy of them in memory.
+    weights: what ``load_pipeline`` gives for random weights with that ``norm``, built without drawing
+    any weight again, and no second copy of them in memory.
 
     Kept in ``pipe.twins``: whoever caches ``pipe`` caches its twin for exactly as long (a cache of
     its own would keep the weights of pipelines already dropped alive).
@@ -371,12 +365,6 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
     if task != "pinyin":
         raise CheckpointError(f"{path}: trained on task {task!r}, the app needs a 'pinyin' checkpoint")
     return pipeline_from_model(model, src_vocab, tgt_vocab, task, metrics, settings=s)
-
-
-@functools.lru_cache(maxsize=2)
-def load_gpt_cached(path: Path = GPT_PATH):
-    """(model, tokenizer, metrics) of the small GPT, read once per process (the sizes are its own)."""
-    return load_lm_checkpoint(path)
 
 
 def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenizer, metrics: dict,
@@ -403,16 +391,15 @@ def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenize
 
 
 def _gpt_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
-    model, tokenizer, metrics = load_gpt_cached(path)
+    model, tokenizer, metrics = load_lm_checkpoint(path)
     return gpt_pipeline(s, model, tokenizer, metrics)
 
 
-@functools.lru_cache(maxsize=1)
-def load_minilm_cached():
-    """(model, WordPiece tokenizer) of all-MiniLM-L6-v2, read once per process (~90 MB of weights).
+def read_minilm():
+    """(model, WordPiece tokenizer) of all-MiniLM-L6-v2 (~90 MB of weights), read from its files.
 
     MinilmUnavailable (with core.loading.bert.MINILM_MISSING) when the package is absent or its files
-    cannot be read. Cached here too, so pipelines built for different settings share one model.
+    cannot be read.
     """
     from core.loading.bert import MINILM_MISSING, load_minilm
 
@@ -425,7 +412,7 @@ def load_minilm_cached():
 
 
 def _minilm_pipeline(s: PipelineSettings) -> Pipeline:
-    model, tok = load_minilm_cached()
+    model, tok = read_minilm()
 
     def encode(text: str) -> tuple[list[str], list[int]]:
         ids = tok.encode(text)  # [CLS] ... [SEP]
@@ -527,16 +514,16 @@ def pipeline_from_model(
 # -- running ---------------------------------------------------------------------------------------
 
 
-def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> Run:
+def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> WholeRun:
     """Tokenize, encode, decode (teacher-forced on ``target``, or greedily when it is empty) and trace.
 
     A decoder-only model (GPT-2, Llama) reads the sentence through its one causal stack: the run's
     source and decoder tokens are both the sentence's, ``target`` is not read, and ``predicted`` is
     the most probable next token after each prefix.
     """
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _run_decoder_only(pipe, sentence, max_tokens)
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _run_encoder_only(pipe, *source_tokens(pipe, sentence), max_tokens)
     total, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     src = torch.tensor([src_ids], dtype=torch.long)  # (1, S)
@@ -554,7 +541,7 @@ def run_pipeline(pipe: Pipeline, sentence: str, target: str = "", max_tokens: in
         trace = decoded.steps[-1]  # the prefix that produced the last token: every decoder position
         labels = [pipe.tgt_labels[i] for i in trace.tgt_ids[0].tolist()]
     predicted_ids = trace.logits[0].argmax(-1).tolist()
-    return Run(
+    return WholeRun(
         src_tokens=list(src_labels),
         tgt_tokens=labels,
         predicted=[pipe.tgt_labels[i] for i in predicted_ids],
@@ -585,27 +572,18 @@ def decoder_tokens(pipe: Pipeline, sentence: str, target: str = "", max_tokens: 
     they do not come from it (a target given; random weights read the sentence): for views that need
     only the tokens (the Overview's shapes). None: they are the model's own greedy output. An
     encoder-only model reads no target: []; a decoder-only model reads the sentence."""
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return []
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return cut(pipe, sentence, max_tokens).labels
     _, limit, src_labels, src_ids = _cut_source(pipe, sentence, max_tokens)
     teacher = _teacher_input(pipe, src_labels, src_ids, target, limit)
     return None if teacher is None else teacher[0]
 
 
-@dataclass(frozen=True)
-class SourceRun:
-    """The sentence's tokens and the encoder's input: what the Embeddings and Positional pages show."""
-
-    src_tokens: list[str]
-    trace: SourceTrace | ModelTrace  # ModelTrace: an encoder-only model (run_pipeline's own run)
-    truncated: bool
-    total_tokens: int
-
-
-def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun:
-    """``run_pipeline``'s tokens and ``src_*`` tensors (same cut, same numbers) without running a layer.
+def source_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceTrace | ModelTrace:
+    """``run_pipeline``'s ``src_*`` tensors (same cut, same numbers) without running a layer: the encoder's
+    input, which the Embeddings and Positional pages show (the tokens are ``cut``'s).
 
     With random weights not yet drawn only the embedding table is (``Pipeline.src_embedding``): a new
     seed or size on the pages that show the encoder's input no longer waits for the whole model
@@ -613,18 +591,15 @@ def source_run(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> SourceRun
     [SEP], its own cut). A decoder-only model's input is its one stack's: the same embedding, read by
     ``trace.tgt_*`` in the whole run, is shown as ``src_*`` here.
     """
-    if not pipe.config.decoder:
-        run = run_pipeline(pipe, sentence, max_tokens=max_tokens)
-        return SourceRun(run.src_tokens, run.trace, run.truncated, run.total_tokens)
+    if pipe.config.stack == "encoder":  # run_pipeline's own run: a ModelTrace
+        return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     source = cut(pipe, sentence, max_tokens)  # an encoder-decoder's source, or a decoder-only's input
     src = torch.tensor([source.ids], dtype=torch.long)  # (1, S)
     embed = pipe.src_embedding
     with torch.no_grad():
         embedded, lookup = embed(src)
-    trace = SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
-                        positional=embed.positional(len(source.ids)).detach())  # fmt: skip
-    truncated = source.total > len(source.ids)
-    return SourceRun(source.labels, trace, truncated=truncated, total_tokens=source.total)
+    return SourceTrace(src_ids=src, src_token_embedding=lookup, src_embedded=embedded,
+                       positional=embed.positional(len(source.ids)).detach())  # fmt: skip
 
 
 def source_limit(pipe: Pipeline, max_tokens: int) -> int:
@@ -651,9 +626,9 @@ class Cut:
 def cut(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Cut:
     """The sentence's source tokens as ``run_pipeline`` reads them, without running anything.
     ``EmptyInput`` when there are none."""
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return _cut_encoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return _cut_decoder_only(*source_tokens(pipe, sentence), pipe.config.max_len, max_tokens)
     total, _, labels, ids = _cut_source(pipe, sentence, max_tokens)
     return Cut(list(labels), list(ids), total)
@@ -693,7 +668,7 @@ def greedy_sentence(pipe: Pipeline, sentence: str, max_tokens: int = 64) -> Deco
     """Greedy decoding of ``sentence``, its source cut as ``run_pipeline`` cuts it (for pages that
     decode on demand: random weights, or a target given). A decoder-only model continues the
     sentence by ``NEW_TOKENS`` tokens (:func:`generate`)."""
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         return generate(pipe, sentence, max_tokens)
     _, limit, _, ids = _cut_source(pipe, sentence, max_tokens)
     return greedy(pipe, ids, limit)
@@ -706,11 +681,11 @@ def encoder_trace(pipe: Pipeline, sentence: str, max_tokens: int = 64, norm: str
     ``norm``: that of ``with_norm(pipe, norm)`` (the same weights, the other residual arrangement);
     random weights not yet drawn draw only their source side for it too. A decoder-only model has no
     encoder: its whole run (in its own arrangement only)."""
-    if not pipe.config.encoder:
+    if pipe.config.stack == "decoder":
         if norm not in (None, pipe.config.norm):
             raise ValueError(f"{pipe.name or 'this model'} is loaded as it was trained: norm={norm!r} is not")
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
-    if not pipe.config.decoder:
+    if pipe.config.stack == "encoder":
         return run_pipeline(pipe, sentence, max_tokens=max_tokens).trace
     *_, ids = _cut_source(pipe, sentence, max_tokens)
     return _encoder_side(pipe, norm or pipe.config.norm).trace(torch.tensor([ids], dtype=torch.long), None)
@@ -722,7 +697,7 @@ def _encoder_side(pipe: Pipeline, norm: str) -> Transformer:
     beside the whole twins (which ``with_norm`` hands out: those must be whole)."""
     if norm == pipe.config.norm:
         return pipe.encoder_model
-    if getattr(pipe, "drawn", True):
+    if pipe.drawn:
         return with_norm(pipe, norm).model
     key = f"encoder-{norm}"
     twin = pipe.twins.get(key)
@@ -731,11 +706,11 @@ def _encoder_side(pipe: Pipeline, norm: str) -> Transformer:
     return twin
 
 
-def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> Run:
+def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tokens: int) -> WholeRun:
     """An encoder-only model (BERT): [CLS] sentence [SEP] through the encoder; no target side."""
     source = _cut_encoder_only(labels, ids, pipe.config.max_len, max_tokens)
     trace = pipe.model.trace(torch.tensor([source.ids], dtype=torch.long), None)  # (1, S): encoder only
-    return Run(
+    return WholeRun(
         src_tokens=source.labels,
         tgt_tokens=[],
         predicted=[],
@@ -747,12 +722,12 @@ def _run_encoder_only(pipe: Pipeline, labels: list[str], ids: list[int], max_tok
     )
 
 
-def _run_decoder_only(pipe: Pipeline, sentence: str, max_tokens: int) -> Run:
+def _run_decoder_only(pipe: Pipeline, sentence: str, max_tokens: int) -> WholeRun:
     """The sentence through a decoder-only model's one causal stack: logits at every position."""
     source = cut(pipe, sentence, max_tokens)
     trace = pipe.model.trace(torch.tensor([source.ids], dtype=torch.long))  # (1, L): decoder only
     predicted = trace.logits[0].argmax(-1).tolist()
-    return Run(
+    return WholeRun(
         src_tokens=source.labels,
         tgt_tokens=list(source.labels),  # the one stack reads the sentence
         predicted=[pipe.tgt_labels[i] for i in predicted],

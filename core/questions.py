@@ -5,7 +5,7 @@ logits, a BPE training on the sentence) and returns a :class:`Question` whose ri
 the model does, with plausible wrong options beside it: the runners-up, then others drawn with a
 seeded RNG, the lot shuffled by the same RNG, so a seed gives the same question everywhere.
 
-    run = LazyRun(pipe, "重庆很重要")
+    run = SentenceRun(pipe, "重庆很重要")
     for question in questions_for(run, seed=3):
         question.kind, question.params, question.options, question.answer, question.value
 
@@ -86,7 +86,7 @@ def stable_id(kind: str, params: dict, identity: str = "") -> str:
 def run_identity(run) -> str:
     """What makes two runs the same run, as one short string: the weights on screen (their kind, the
     model's sizes and seed, a session model's tag, the model's name and task), the sentence, the
-    target and the token limit. ``run``: a ``core.run.LazyRun`` (anything with ``pipe``, ``sentence``,
+    target and the token limit. ``run``: a ``core.run.SentenceRun`` (anything with ``pipe``, ``sentence``,
     ``target`` and ``max_tokens``)."""
     pipe = run.pipe
     config = {k: str(v) for k, v in dataclasses.asdict(pipe.config).items()}
@@ -98,8 +98,8 @@ def run_identity(run) -> str:
         "task": pipe.task,
         "merges": pipe.merges,
         "sentence": run.sentence,
-        "target": getattr(run, "target", ""),
-        "max_tokens": getattr(run, "max_tokens", 64),
+        "target": run.target,
+        "max_tokens": run.max_tokens,
     }
     return stable_id("run", parts)
 
@@ -361,7 +361,7 @@ def questions_for(run, seed: int = 0) -> list[Question]:
     (last layer, mean of heads) and the next token at a decoder position, encoder and decoder
     self-attention (a layer, head and query), the BPE count of the sentence after a merge. An
     encoder-only model asks no cross-attention or next-token question; a question the run cannot ask
-    (a sentence of two tokens: three options are needed) is left out. ``run``: a ``core.run.LazyRun``."""
+    (a sentence of two tokens: three options are needed) is left out. ``run``: a ``core.run.SentenceRun``."""
     identity = run_identity(run)
     rng = random.Random(f"questions:{seed}")
     makers = (_cross_for, _encoder_self_for, _decoder_self_for, _next_for, _bpe_for)
@@ -375,7 +375,7 @@ def questions_for(run, seed: int = 0) -> list[Question]:
 
 
 def _cross_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder or not run.has_encoder:
+    if run.config.stack == "encoder" or run.config.stack == "decoder":
         raise NoQuestion("no cross-attention: one stack only")
     position = rng.randrange(len(run.tgt_tokens))
     return cross_attention_question(
@@ -398,19 +398,19 @@ def _self_for(run, rng: random.Random, seed: int, identity: str, attn_kind: str)
 
 
 def _encoder_self_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_encoder:
+    if run.config.stack == "decoder":
         raise NoQuestion("decoder only")
     return _self_for(run, rng, seed, identity, "encoder")
 
 
 def _decoder_self_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder:
+    if run.config.stack == "encoder":
         raise NoQuestion("encoder only")
     return _self_for(run, rng, seed, identity, "decoder")
 
 
 def _next_for(run, rng: random.Random, seed: int, identity: str) -> Question:
-    if not run.has_decoder:
+    if run.config.stack == "encoder":
         raise NoQuestion("encoder only")
     position = rng.randrange(len(run.tgt_tokens))
     return next_token_question(run.trace, run.pipe.tgt_labels, position, seed=seed, identity=identity)

@@ -1,6 +1,6 @@
 """One sentence through one pipeline, as every page reads it: each part computed the first time it is read.
 
-    run = LazyRun(pipe, "重庆很重要")
+    run = SentenceRun(pipe, "重庆很重要")
     run.src_tokens, run.truncated      # the tokenizer only
     run.source.src_embedded            # + the embedding and positions (random weights: only that table drawn)
     run.encoder[0].self_attn           # + the encoder's layers (random weights: the encoder alone)
@@ -11,7 +11,8 @@ Which computation is cheapest for what is read is decided here, from the weights
 drawn part by part, a loaded one is whole), never by a page. The parts are computed by ``parts``
 (:class:`DirectParts` by default: the ``core.pipeline`` functions); the app passes parts cached across
 sessions (``ui.cache``), so a part one page computed is there for the next page and the next student.
-A ``LazyRun`` itself holds nothing heavy and lives for one script run.
+A ``SentenceRun`` itself holds nothing heavy and lives for one script run. (The Masks page's padded
+batch of several sentences is ``core.batch.BatchRun``.)
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ import functools
 from typing import Protocol
 
 from core import pipeline
+from core.config import ModelConfig
 from core.names import Weights
-from core.pipeline import Pipeline, Run, SourceRun
-from core.trace import AttentionTrace, DecodeResult, ModelTrace
+from core.pipeline import Pipeline, WholeRun
+from core.trace import AttentionTrace, DecodeResult, ModelTrace, SourceTrace
 
 
 class Parts(Protocol):
-    """How a :class:`LazyRun` computes its parts (all of one sentence, target and token limit)."""
+    """How a :class:`SentenceRun` computes its parts (all of one sentence, target and token limit)."""
 
-    def whole(self) -> Run: ...  # core.pipeline.run_pipeline
+    def whole(self) -> WholeRun: ...  # core.pipeline.run_pipeline
 
-    def source(self) -> SourceRun: ...  # core.pipeline.source_run
+    def source(self) -> SourceTrace | ModelTrace: ...  # core.pipeline.source_trace
 
     def encoder(self, norm: str | None) -> ModelTrace: ...  # core.pipeline.encoder_trace
 
@@ -43,11 +45,11 @@ class DirectParts:
     def __init__(self, pipe: Pipeline, sentence: str, target: str = "", max_tokens: int = 64) -> None:
         self.pipe, self.sentence, self.target, self.max_tokens = pipe, sentence, target, max_tokens
 
-    def whole(self) -> Run:
+    def whole(self) -> WholeRun:
         return pipeline.run_pipeline(self.pipe, self.sentence, self.target, max_tokens=self.max_tokens)
 
-    def source(self) -> SourceRun:
-        return pipeline.source_run(self.pipe, self.sentence, max_tokens=self.max_tokens)
+    def source(self) -> SourceTrace | ModelTrace:
+        return pipeline.source_trace(self.pipe, self.sentence, max_tokens=self.max_tokens)
 
     def encoder(self, norm: str | None) -> ModelTrace:
         return pipeline.encoder_trace(self.pipe, self.sentence, max_tokens=self.max_tokens, norm=norm)
@@ -56,11 +58,11 @@ class DirectParts:
         return pipeline.greedy_sentence(self.pipe, self.sentence, max_tokens=self.max_tokens)
 
 
-class LazyRun:
+class SentenceRun:
     """The run of ``sentence`` (decoder input: ``target``, else as ``core.pipeline.run_pipeline`` says)
     through ``pipe``, at most ``max_tokens`` source tokens; ``EmptyInput`` if it has no token.
 
-    Every attribute a ``core.pipeline.Run`` has is here with the same value; the parts that need the
+    Every attribute a ``core.pipeline.WholeRun`` has is here with the same value; the parts that need the
     model are computed on first read and kept on this object.
     """
 
@@ -75,17 +77,8 @@ class LazyRun:
         self._norms: dict[str, ModelTrace] = {}
 
     @property
-    def config(self):
+    def config(self) -> ModelConfig:
         return self.pipe.config
-
-    @property
-    def has_decoder(self) -> bool:
-        return bool(getattr(self.pipe.config, "decoder", True))
-
-    @property
-    def has_encoder(self) -> bool:
-        """False for a decoder-only model (GPT-2, Llama): one causal stack, ``trace.decoder``."""
-        return bool(getattr(self.pipe.config, "encoder", True))
 
     # -- parts, cheapest first ------------------------------------------------------------------------
 
@@ -93,11 +86,11 @@ class LazyRun:
     def source(self):
         """The encoder's input (``SourceTrace``: ids, token embeddings, positions, their sum); a
         decoder-only model's: its one stack's input (the whole run holds it as ``tgt_*``)."""
-        if not self.has_encoder:
-            return self.parts.source().trace
-        if "whole" in self.__dict__ or not self.has_decoder:
+        if self.config.stack == "decoder":
+            return self.parts.source()
+        if "whole" in self.__dict__ or self.config.stack == "encoder":
             return self.whole.trace
-        return self.parts.source().trace
+        return self.parts.source()
 
     def encoder_trace(self, norm: str | None = None) -> ModelTrace:
         """A trace with (at least) the encoder's layers: the whole run's when there is one or the weights
@@ -105,7 +98,7 @@ class LazyRun:
         the same numbers). ``norm``: the other residual arrangement ("pre"/"post"), same weights."""
         if norm is not None and norm != self.config.norm:
             return self._other_norm(norm)
-        if "whole" in self.__dict__ or self.pipe.weights != Weights.RANDOM or not self.has_decoder:
+        if "whole" in self.__dict__ or self.pipe.weights != Weights.RANDOM or self.config.stack == "encoder":
             return self.whole.trace  # (a decoder-only model: its whole run, with no encoder layer)
         return self._encoder_alone
 
@@ -124,8 +117,8 @@ class LazyRun:
         return self.encoder_trace().encoder
 
     @functools.cached_property
-    def whole(self) -> Run:
-        """The whole run: encoder, decoder, logits (``core.pipeline.Run``)."""
+    def whole(self) -> WholeRun:
+        """The whole run: encoder, decoder, logits (``core.pipeline.WholeRun``)."""
         return self.parts.whole()
 
     @property
@@ -170,7 +163,7 @@ class LazyRun:
     @property
     def target_given(self) -> bool:
         """Whether the decoder reads a given target (not its own output, nor the sentence)."""
-        return self.has_decoder and bool(self.target.strip())
+        return self.config.stack != "encoder" and bool(self.target.strip())
 
     @property
     def decoded(self) -> DecodeResult | None:
@@ -183,9 +176,9 @@ class LazyRun:
         "sentence" (random weights read the sentence itself: their own output is noise), "own" (the
         model's own greedy output: ``decoded``) or "prompt" (a decoder-only model: its one stack reads
         the sentence, and ``decoding`` continues it); "" for an encoder only."""
-        if not self.has_decoder:
+        if self.config.stack == "encoder":
             return ""
-        if not self.has_encoder:
+        if self.config.stack == "decoder":
             return "prompt"
         if self.target_given:
             return "target"
@@ -196,7 +189,7 @@ class LazyRun:
         """Greedy decoding of the sentence, step by step: the run's own where it decodes (``decoded``),
         else made now (random weights read the sentence, a given target is teacher-forced; a
         decoder-only model continues the sentence); None for an encoder only."""
-        if not self.has_decoder:
+        if self.config.stack == "encoder":
             return None
         return self.whole.decoded if self.decoder_reads == "own" else self.parts.greedy()
 
@@ -206,5 +199,5 @@ class LazyRun:
 
     @property
     def answer_kind(self) -> str:
-        """``core.pipeline.Run.answer_kind``, known without running the model."""
+        """``core.pipeline.WholeRun.answer_kind``, known without running the model."""
         return {"own": "greedy", "target": "teacher", "prompt": "next"}.get(self.decoder_reads, "sentence")

@@ -64,12 +64,11 @@ HEADS_WIDE_FROM = 24  # more tokens than this: small tick labels, two heatmaps a
 GRID_POOL_MAX = 32  # layers × heads: up to 6 × 16 small multiples
 
 
-def kinds_of(has_encoder: bool, has_decoder: bool) -> list[str]:
-    """The attentions a model has (keys of KINDS): the paper's model all three; an encoder only (BERT)
-    its self-attention; a decoder only (GPT-2, Llama) the masked self-attention of its one stack."""
-    if not has_encoder:
-        return ["decoder"]
-    return list(KINDS) if has_decoder else ["encoder"]
+def kinds_of(stack: str) -> list[str]:
+    """The attentions a model of ``stack`` (``ModelConfig.stack``) has (keys of KINDS): the paper's model
+    all three; an encoder only (BERT) its self-attention; a decoder only (GPT-2, Llama) the masked
+    self-attention of its one stack."""
+    return {"encoder": ["encoder"], "decoder": ["decoder"]}.get(stack, list(KINDS))
 
 
 def kind_label(attn_kind: str, lang: str = "en") -> str:
@@ -188,7 +187,7 @@ def attention_module(model, attn_kind: str, layer: int):
 
 def head_weights(model, attn_kind: str, layer: int, head: int) -> HeadWeights:
     mha = attention_module(model, attn_kind, layer)
-    group = kv_group_of(head, mha.h, getattr(mha, "kv_heads", mha.h))
+    group = kv_group_of(head, mha.h, mha.kv_heads)
     kv = head if group is None else group[0]  # W_K, W_V hold one block of rows per key/value head
 
     def part(linear, j: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -247,7 +246,7 @@ def head_steps(attn, head: int, row: int = 0) -> HeadSteps:
     d_k = attn.q.shape[-1]
     scores = as_numpy(attn.scores[row, head])
     heads = as_numpy(attn.heads[row])  # (h, L_q, d_k)
-    bias = getattr(attn, "bias", None)
+    bias = attn.bias
     if bias is not None:  # ALiBi: scores = Q Kᵀ / √d_k + bias, so Q Kᵀ is what is left times √d_k
         bias = np.broadcast_to(as_numpy(bias), attn.scores.shape)[row, head]
     return HeadSteps(

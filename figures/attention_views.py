@@ -193,7 +193,7 @@ def neuron_numbers(
     product = q * k
     dot = float(product.astype(np.float64).sum())
     d_k = q.shape[-1]
-    added = getattr(attn, "bias", None)
+    added = attn.bias
     alibi = {}
     if added is not None:  # ALiBi self-attention: scores = q·k/√d_k + bias
         plane = np.broadcast_to(as_numpy(added), attn.scores.shape)[row, head]

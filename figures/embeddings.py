@@ -1,20 +1,17 @@
 """Embeddings: the lookup table, the ``× sqrt(d_model)`` scaling, and how similar the tokens' vectors are.
 
-Pure functions, no Streamlit: a trace (or numpy arrays) and tokens in, ``go.Figure`` or plain data out.
-The numbers the page shows are computed here, so the page never touches a tensor. Every text comes
-from ``i18n`` in the language ``lang``.
+Pure functions: a trace (or numpy arrays) and tokens in, ``go.Figure`` or plain data out; the page never
+touches a tensor. Every text comes from ``i18n`` in the language ``lang``.
 
     arrays = embedding_arrays(run.trace, pipe.config)    # lookup, scaled, pe, embedded: (S, d) each
     fig = embedding_heatmap(arrays.lookup, run.src_tokens, lang="zh")
 
 BERT (all-MiniLM-L6-v2, ``config.scale_embeddings=False``) does not scale: ``scaled`` is then the
 lookup itself, ``pe`` its learned position rows, and ``embedded`` LayerNorm(E[id] + P[pos] + T[0]).
-RoPE and ALiBi add no position row (``pe`` is zeros, ``embedded == scaled``): the figures then show
-no position series, since the position acts inside attention, not here.
+RoPE and ALiBi add no position row (``pe`` is zeros): no position series is drawn.
 
-Up to 512 tokens: token axes are categories ``token·i`` (the hover names the token without a
-per-cell customdata array), tick labels are thinned by plotly beyond TOKEN_TICKS_MAX tokens, and
-the PCA points lose their text labels beyond it (the hover keeps them).
+Token axes are categories ``token·i``; beyond TOKEN_TICKS_MAX tokens plotly thins the tick labels and
+the PCA points lose their text labels (the hover keeps them).
 """
 
 from __future__ import annotations
@@ -54,7 +51,7 @@ class EmbeddingArrays:
     embedded: np.ndarray  # what the encoder reads (trace.src_embedded): scaled + pe, or BERT's LayerNorm
     scale_embeddings: bool = True  # False: no × sqrt(d_model) (BERT)
     positions: str = "sinusoidal"  # "learned": trained position rows (BERT)
-    embed_norm: bool = True  # unscaled models: a LayerNorm on the sum (BERT); False: the sum itself (GPT-2)
+    embed_norm: bool = False  # unscaled models: a LayerNorm on the sum (BERT); False: the sum itself (GPT-2)
 
     @property
     def d_model(self) -> int:
@@ -82,7 +79,7 @@ def embedding_arrays(trace, config=None) -> EmbeddingArrays:
     ``config`` (a ``ModelConfig``; None = the paper's model) says whether the lookup was scaled and
     which positions were added.
     """
-    scaled_model = getattr(config, "scale_embeddings", True)
+    scaled_model = config is None or config.scale_embeddings
     lookup = trace.src_token_embedding[0].detach().double().numpy()  # (S, d)
     S, d = lookup.shape
     pe = trace.positional[:S].detach().double().numpy()  # (S, d)
@@ -93,8 +90,8 @@ def embedding_arrays(trace, config=None) -> EmbeddingArrays:
         pe=pe,
         embedded=trace.src_embedded[0].detach().double().numpy(),
         scale_embeddings=scaled_model,
-        positions=getattr(config, "positions", "sinusoidal"),
-        embed_norm=getattr(config, "embed_norm", True),
+        positions="sinusoidal" if config is None else config.positions,
+        embed_norm=config is not None and config.embed_norm,
     )
 
 

@@ -3,9 +3,9 @@
 A plotly figure of shapes and annotations (no graphviz: it needs no binary and no network, and
 shares the projector font). Pure: sizes in, ``go.Figure`` out; texts from ``i18n`` (``lang``).
 
-An encoder-only model (all-MiniLM-L6-v2, ``decoder=False``) is drawn as what it is: the encoder
+An encoder-only model (all-MiniLM-L6-v2, ``stack="encoder"``) is drawn as what it is: the encoder
 row, its output vectors, and a note that there is no decoder. A decoder-only model (GPT-2, Llama,
-``encoder=False``) is one row: the sentence through one causal stack to the next-token probabilities,
+``stack="decoder"``) is one row: the sentence through one causal stack to the next-token probabilities,
 with no encoder box and no cross-attention, its norm, activation and key/value heads from its config.
 
 Every label that says how positions enter follows ``positions``: sinusoidal and learned add a row
@@ -34,7 +34,7 @@ ROW_ENCODER, ROW_DECODER = 31.0, 9.0
 def has_output_bias(config) -> bool:
     """Does the model's output layer add a bias (logits = h W + b)? The model builds it so: an untied
     matrix with ``generator_bias``; a tied one (W = Eᵀ) has none."""
-    return config.decoder and config.generator_bias and not config.tie_embeddings
+    return config.stack != "encoder" and config.generator_bias and not config.tie_embeddings
 
 
 def output_latex(bias: bool, h: str = "h_t", w: str = "W") -> str:
@@ -55,13 +55,13 @@ class DiagramSizes:
     src_vocab: int | None = None
     tgt_vocab: int | None = None
     target_source: str = "greedy"  # what the decoder reads: "given", "greedy", "sentence" (or free text)
-    decoder: bool = True  # False: an encoder only (BERT); no target side is drawn
+    stack: str = "encoder_decoder"  # ModelConfig.stack: "encoder" (BERT) draws no target side, "decoder"
+    # (GPT-2, Llama) one causal stack reading the sentence
     scale_embeddings: bool = True  # the lookup × √d_model (the paper); BERT does not scale
     positions: str = "sinusoidal"  # "learned": a trained position table; "rope", "alibi": in attention
     token_types: bool = False  # a token-type (segment) row is added (BERT)
     embed_norm: bool = False  # a LayerNorm on the embedding sum (BERT)
     final_norm: bool = False  # a LayerNorm after each stack (torch.nn.Transformer's; not the paper's)
-    encoder: bool = True  # False: a decoder only (GPT-2, Llama); one causal stack reads the sentence
     norm: str = "post"  # where the norm sits: after each sublayer ("post", the paper) or before ("pre")
     norm_kind: str = "layer"  # "layer" (LayerNorm) | "rms" (RMSNorm)
     activation: str = "relu"  # the FFN's: "relu" | "gelu" | "gelu_tanh" | "swiglu"
@@ -86,18 +86,17 @@ class DiagramSizes:
             src_vocab=config.src_vocab_size,
             tgt_vocab=config.tgt_vocab_size,
             target_source=target_source,
-            decoder=getattr(config, "decoder", True),
-            scale_embeddings=getattr(config, "scale_embeddings", True),
-            positions=getattr(config, "positions", "sinusoidal"),
-            token_types=bool(getattr(config, "type_vocab_size", 0)),
-            embed_norm=getattr(config, "embed_norm", False),
-            final_norm=getattr(config, "final_norm", False),
-            encoder=getattr(config, "encoder", True),
-            norm=getattr(config, "norm", "post"),
-            norm_kind=getattr(config, "norm_kind", "layer"),
-            activation=getattr(config, "activation", "relu"),
-            num_kv_heads=getattr(config, "num_kv_heads", None),
-            tie_embeddings=getattr(config, "tie_embeddings", False),
+            stack=config.stack,
+            scale_embeddings=config.scale_embeddings,
+            positions=config.positions,
+            token_types=bool(config.type_vocab_size),
+            embed_norm=config.embed_norm,
+            final_norm=config.final_norm,
+            norm=config.norm,
+            norm_kind=config.norm_kind,
+            activation=config.activation,
+            num_kv_heads=config.num_kv_heads,
+            tie_embeddings=config.tie_embeddings,
             output_bias=has_output_bias(config),
         )
 
@@ -236,11 +235,12 @@ def pipeline_diagram(s: DiagramSizes, *, lang: str = "en") -> go.Figure:
     """sentence → tokens → embeddings + PE → N× encoder → (memory) → N× decoder → probabilities."""
     shp = shapes_text(s)
     fig = go.Figure()
-    if not s.encoder:
+    if s.stack == "decoder":
         key = _one_stack(fig, s, shp, lang)
     else:
         _encoder_row(fig, s, shp, lang)
-        key = _decoder_row(fig, s, shp, lang) if s.decoder else _encoder_output(fig, s, shp, lang)
+        paper = s.stack == "encoder_decoder"
+        key = _decoder_row(fig, s, shp, lang) if paper else _encoder_output(fig, s, shp, lang)
     # right-aligned to the edge: long sizes (d_model = 384, h = 12) never run into the encoder box
     fig.add_annotation(x=99.5, y=ROW_ENCODER, text=key, showarrow=False, xanchor="right", align="left",
                        font={"size": 16})

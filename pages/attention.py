@@ -24,7 +24,7 @@ from ui.components.head_view import show_head_view
 from ui.tables import show_table
 
 if TYPE_CHECKING:
-    from core.run import LazyRun
+    from core.run import SentenceRun
 
 EXPLORE_VIEWS = ("head_view", "neuron_view")  # the upper tabs: ?attn_explore=<view>, the head view by default
 VIEWS = ("heads", "grid", "query")  # the lower tabs: ?attn_view=<view>, every head by default
@@ -48,7 +48,7 @@ SCALED_BY = {
 class View:
     """One head of one attention block, as a section draws it (``layer`` and ``head`` from 0)."""
 
-    run: LazyRun
+    run: SentenceRun
     attn_kind: str
     layer: int
     head: int
@@ -79,7 +79,7 @@ class View:
 
     @property
     def where(self) -> str:  # where queries, keys and values come from: a decoder only reads the sentence
-        one_stack = self.attn_kind == "decoder" and not self.run.has_encoder
+        one_stack = self.attn_kind == "decoder" and self.run.config.stack == "decoder"
         return ui.t("attention.where.causal" if one_stack else f"attention.where.{self.attn_kind}")
 
     @property
@@ -92,14 +92,14 @@ class View:
 
 
 def choose_view(
-    run: LazyRun, lang: str, prefix: str, columns, found: list[str],
+    run: SentenceRun, lang: str, prefix: str, columns, found: list[str],
     probe: ui.induction.HeadProbe | None = None,
 ) -> View:
     """The attention a section shows, chosen in ``columns``: its kind, its layer and (given a third
     column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``.
     With a ``probe`` each head's label names its role ("2 · induction (PM 0.71)")."""
     config = run.config
-    kinds = fa.kinds_of(run.has_encoder, run.has_decoder)  # a model with one stack: that stack's attention
+    kinds = fa.kinds_of(run.config.stack)  # a model with one stack: that stack's attention
     label, kind_name = ui.t("attention.widget.kind"), functools.partial(fa.kind_label, lang=lang)
     with columns[0]:
         attn_kind = ui.widgets.choose(
@@ -132,15 +132,15 @@ def choose_number(what: str, prefix: str, n: int, found: list[str], fmt=str) -> 
     )
 
 
-def noise_caption(run: LazyRun) -> None:
+def noise_caption(run: SentenceRun) -> None:
     if run.pipe.weights == Weights.RANDOM:  # untrained: every pattern on this page is noise
         st.caption(ui.t("attention.noise"))
 
 
-def model_name(run: LazyRun) -> str:
+def model_name(run: SentenceRun) -> str:
     """The model's own name ("gpt2", "all-MiniLM-L6-v2"), else "This model"."""
     name = (getattr(run.pipe, "name", "") or "").removeprefix("hf:")
-    return name or ("all-MiniLM-L6-v2" if not run.has_decoder else ui.t("attention.this_model"))
+    return name or ("all-MiniLM-L6-v2" if run.config.stack == "encoder" else ui.t("attention.this_model"))
 
 
 def answer_beside(view: View, key: str) -> None:
@@ -165,9 +165,9 @@ if positions in SCALED_BY:  # what B or R is, in the page's language
 d_k = config.d_model // config.num_heads
 st.markdown(ui.t("attention.intro", h=config.num_heads, d_model=config.d_model, d_k=d_k))
 st.caption(ui.t("attention.dims_from_0"))
-if not run.has_decoder:
+if run.config.stack == "encoder":
     st.info(ui.t("attention.encoder_only", model=model_name(run)), icon=":material/info:")
-elif not run.has_encoder:
+elif run.config.stack == "decoder":
     one_stack = ui.t("attention.decoder_only", model=model_name(run), n=config.num_layers)
     st.info(one_stack, icon=":material/info:")
 sharing = fa.sharing_text(config.num_heads, getattr(config, "num_kv_heads", None), lang)
@@ -180,7 +180,7 @@ notice_box = st.container()
 
 
 # -- induction heads: what each head of a decoder-only model does ------------------------------------------
-def induction_heads(run: LazyRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
+def induction_heads(run: SentenceRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
     """A decoder-only model: its heads' roles and scores, and the button that repeats a sequence.
     Any other model: one line, and the button that shows the small GPT. -> the heads, measured."""
     probe = ui.induction.head_probe(run.pipe, settings)
@@ -202,7 +202,7 @@ probe = induction_heads(run, settings)
 
 # -- head view and neuron view ----------------------------------------------------------------------------
 @st.fragment
-def head_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def head_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: another layer or kind redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.hv.title"))
@@ -226,7 +226,7 @@ def head_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> 
 
 
 @st.fragment
-def neuron_view(run: LazyRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def neuron_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
     """Its own fragment: choosing a pair of tokens redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.nv.title"))
@@ -398,7 +398,7 @@ def all_heads(view: View) -> None:
         st.caption(ui.t("attention.loaded.compare", name=model_name(view.run)))
     elif pipe.task and view.attn_kind == "cross":
         learned_alignment(view)
-    elif pipe.task and not view.run.has_encoder:  # a language model: no cross-attention to point to
+    elif pipe.task and view.run.config.stack == "decoder":  # a language model: no cross-attention to point to
         st.caption(ui.t("attention.trained.one_stack"))
     elif pipe.task:
         st.caption(ui.t("attention.trained.other"))

@@ -42,7 +42,7 @@ import streamlit as st
 import figures.positional as fp
 import ui
 from core.names import Weights
-from core.run import LazyRun
+from core.run import SentenceRun
 from figures.attention import groups_text, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
@@ -177,18 +177,18 @@ class Context:
     """What every slide reads: the run (each part computed when a slide first reads it), the
     sentence as typed and the page's language."""
 
-    run: LazyRun
+    run: SentenceRun
     sentence: str
     lang: str
 
     @property
     def decoder(self) -> bool:
-        return self.run.has_decoder
+        return self.run.config.stack != "encoder"
 
     @property
     def encoder(self) -> bool:
         """False for a decoder-only model: its one stack is ``trace.decoder``."""
-        return self.run.has_encoder
+        return self.run.config.stack != "decoder"
 
     @property
     def one_stack(self) -> bool:

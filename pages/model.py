@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 import ui.widgets
 from core.names import Weights
-from core.run import LazyRun
+from core.run import SentenceRun
 from figures.model import (
     cross_attention_figure,
     decoded_ids,
@@ -62,7 +62,7 @@ class Model:
     page's language and the seed of random weights (said under their stream); ``settings`` for the
     parts cached by the sidebar's values (a generation)."""
 
-    run: LazyRun
+    run: SentenceRun
     lang: str
     seed: int
     settings: Settings | None = None
@@ -74,7 +74,7 @@ class Model:
     @property
     def one_stack(self) -> bool:
         """A decoder-only model: one causal stack (``trace.decoder``), no encoder, no cross-attention."""
-        return not self.run.has_encoder
+        return self.run.config.stack == "decoder"
 
     @property
     def layers(self) -> list:
@@ -109,7 +109,7 @@ class Model:
 
     @property
     def reads(self) -> str:
-        """What the decoder reads: "target", "sentence" or "own" (``LazyRun.decoder_reads``)."""
+        """What the decoder reads: "target", "sentence" or "own" (``SentenceRun.decoder_reads``)."""
         return self.run.decoder_reads
 
 
@@ -561,10 +561,10 @@ if run is None:
     st.stop()
 model = Model(run, settings.lang, settings.seed, settings)
 st.caption(ui.t(model.key("model.intro"), kind=model.norm_name))
-names = list(VIEWS if run.has_decoder else VIEWS[:2])
+names = list(VIEWS if run.config.stack != "encoder" else VIEWS[:2])
 labels = [ui.t(model.key(f"model.tab.{name}")) for name in names]
-open_old_decode_link(labels[-1] if run.has_decoder else None)
-if not run.has_decoder:  # an encoder-only model (all-MiniLM-L6-v2, a BERT folder): said above its two tabs
+open_old_decode_link(labels[-1] if run.config.stack != "encoder" else None)
+if run.config.stack == "encoder":  # all-MiniLM-L6-v2, a BERT folder: said above its two tabs
     st.info(
         ui.t("model.encoder_only", model=getattr(run.pipe, "name", "") or "all-MiniLM-L6-v2"),
         icon=":material/info:",

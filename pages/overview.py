@@ -41,7 +41,7 @@ class Shown:
     @property
     def one_stack(self) -> bool:
         """A decoder-only model: one causal stack reads the sentence."""
-        return not self.sizes.encoder
+        return self.sizes.stack == "decoder"
 
 
 def target(settings, pipe, has_decoder: bool) -> tuple[str, str]:
@@ -60,10 +60,10 @@ def target(settings, pipe, has_decoder: bool) -> tuple[str, str]:
 def of_run(settings, run) -> Shown:
     """The model's sizes and the run's lengths."""
     config = run.config
-    target_source, target_note = target(settings, run.pipe, run.has_decoder)
+    target_source, target_note = target(settings, run.pipe, run.config.stack != "encoder")
     src_tokens, tgt_tokens = list(run.src_tokens), list(run.tgt_tokens)
     sizes = DiagramSizes.of_model(config, len(src_tokens), len(tgt_tokens), target_source)
-    return Shown(sizes, config.norm, run.has_decoder, target_note, src_tokens, tgt_tokens)
+    return Shown(sizes, config.norm, run.config.stack != "encoder", target_note, src_tokens, tgt_tokens)
 
 
 def of_settings(settings, known_config) -> Shown:

@@ -1,32 +1,18 @@
-"""One memory budget, in bytes, for every cache of the server: the oldest entry goes first.
+"""One memory budget, in bytes, for every cache of the server: the entry used longest ago goes first.
 
-A cache bounded by entries is not bounded in memory: one run of 512 tokens through a d_model=512,
-6-layer model holds ~475 MB of tensors, a run of 16 tokens a few hundred kB, and sixteen of either
-count as sixteen. Ten such models opened on two pages took one server from 0.4 to 8 GB (issue 25).
-Here every cached value is measured when it is stored (:func:`nbytes`: the distinct tensor storages
-and arrays it reaches, each once, plus its Python containers), and the caches share one
-least-recently-used list and one limit: storing a value that takes the total past the limit drops the
-entries used longest ago, from whichever cache holds them, until the total fits again.
+A cache bounded by entries is not bounded in memory (a 512-token run of a d_model=512, 6-layer model
+holds ~475 MB of tensors, a 16-token run a few hundred kB). Here every value is measured when it is
+stored (:func:`nbytes`: the distinct tensor storages and arrays it reaches, each once, plus its Python
+containers), and every cache shares one least-recently-used list and one limit; the newest entry is
+kept even when it alone is over the limit. Caches made with ``grows`` (a random model drawn after it
+was stored) are measured again after each use until whole.
 
     BUDGET = Budget(limit_from_env())        # GLASSBOX_CACHE_MB, default DEFAULT_MB
-
     @cached(max_entries=16)                  # shared by every session; a hit is a dict look-up
     def run_of(_pipe, key, sentence: str): ...
 
-The budget bounds what the caches hold, not the process: the server's own code and libraries
-(~0.5 GB with every page visited), ``core.weight_init.SLABS``' spare memory (at most 400 MB), the value
-being computed (it is measured once it exists) and what sessions still hold come on top
-(docs/deploy.md). The newest entry is kept even when it alone is over the limit (it is what the page
-asked for, and the next rerun asks again); everything older goes.
-
-A cached value is shared by every session and read, never changed (tests/app/conftest.py checks).
-Sizes are measured once, when a value is stored, except in caches made with ``grows``: a random
-model's weights are drawn on first use, after it was stored, so such an entry is measured again at the
-next store after each use, until it is whole.
-
-No Streamlit here: a cache is a plain thread-safe object (the tests use it without a server);
-``st.cache_resource`` could drop only all of a function's entries or one by its arguments, and kept
-its own count beside ours.
+The budget bounds what the caches hold, not the process (docs/deploy.md). A cached value is read,
+never changed (tests/app/conftest.py checks). No Streamlit: a cache is a plain thread-safe object.
 """
 
 from __future__ import annotations
@@ -510,8 +496,8 @@ def _malloc_trim() -> Callable[[], None]:
 
 class Reclaimer:
     """Called after evictions: once at least ``threshold`` bytes were dropped since the last time, a
-    full collection and ``malloc_trim``, so dropped entries leave the process's memory (~0.1-0.3 s,
-    after a computation large enough to evict that much)."""
+    full collection and ``malloc_trim``, so dropped entries leave the process's memory (worth its cost
+    only after a computation large enough to evict that much)."""
 
     def __init__(self, threshold: int = RECLAIM_BYTES) -> None:
         self.threshold = threshold

@@ -1,16 +1,15 @@
-"""Cached model and runs: the model per configuration, a run per (configuration, input).
+"""The server's models and runs, kept for every session under one byte budget (``ui.budget``).
 
-Each cache (``ui.budget.cached``) keeps one object per key, shared between sessions: one model per
-``PipelineSettings`` (frozen, hashable), one run per input. Every cache of the server is bounded by one
-budget in bytes (``GLASSBOX_CACHE_MB``, ``ui.budget``): storing a new entry drops the least recently used
-ones, from any cache, until the total fits; each cache also keeps at most ``max_entries``. A run is read,
-never changed: ``st.cache_data`` would hand every rerun its own copy, at the price of pickling the run
-once and unpickling it on every rerun of every page (d_model=512, 6 layers: ~10 MB, 20-50 ms for a new
-run and 6-15 ms a rerun in the app). tests/app/conftest.py checks after every app test that no cached
-run was changed. A parameter whose name starts with ``_`` is not part of a cache key: ``_pipe`` is
-found again from ``key``.
+Each cache (``ui.budget.cached``) keeps one object per key, shared between sessions: one pipeline (its
+model) per ``PipelineSettings`` (frozen, hashable), one run part per input, the Tokenization page's
+tokenizers and texts. Storing a new entry drops the least recently used ones, from any cache, until the
+total fits ``GLASSBOX_CACHE_MB``; each cache also keeps at most ``max_entries``. ``core`` caches no model
+or run of its own: this is the one place they are kept. A run is read, never changed (one object, not
+a copy per rerun as ``st.cache_data`` would hand out; tests/app/conftest.py checks that no page changed
+one). A parameter whose name starts with ``_`` is not part of a cache key: ``_pipe`` is found again
+from ``key``.
 
-The pretrained all-MiniLM-L6-v2 (~90 MB) has fixed sizes: its key drops the sidebar's sizes
+Models with fixed sizes (all-MiniLM-L6-v2, the small GPT) are keyed without the sidebar's sizes
 (:func:`cache_key`), so moving a size slider never loads a second copy.
 
 Nothing here raises into a page: a failure becomes a message and ``None``, never a traceback.
@@ -19,6 +18,7 @@ Nothing here raises into a page: a failure becomes a message and ``None``, never
 from __future__ import annotations
 
 import logging
+import threading
 
 import streamlit as st
 
@@ -34,7 +34,7 @@ log = logging.getLogger("glassbox.ui")
 # old runs that still name the pipeline. ``grows``: random weights are drawn after the pipeline is
 # stored, part by part, by what reads them; measured again after each use until they are all drawn.
 @cached(max_entries=8, on_release=lambda pipe: pipe.release(),
-        grows=lambda pipe: not getattr(pipe, "drawn", True))
+        grows=lambda pipe: not pipe.drawn)
 def _load(key, _progress=None):
     """``_progress(fraction, what)``: hears of a model folder's load (``ui.hf_pipeline.load_model``)."""
     if key.weights == Weights.HF:
@@ -62,11 +62,11 @@ def _run(_pipe, key, weights: str, sentence: str, target: str, max_tokens: int):
 
 
 @cached(max_entries=16)
-def _source_run(_pipe, key, weights: str, sentence: str, max_tokens: int):
-    """The encoder's input alone (``core.pipeline.source_run``); keyed like ``_run``."""
-    from core.pipeline import source_run
+def _source_trace(_pipe, key, weights: str, sentence: str, max_tokens: int):
+    """The encoder's input alone (``core.pipeline.source_trace``); keyed like ``_run``."""
+    from core.pipeline import source_trace
 
-    return source_run(_pipe, sentence, max_tokens=max_tokens)
+    return source_trace(_pipe, sentence, max_tokens=max_tokens)
 
 
 @cached(max_entries=16)
@@ -88,7 +88,7 @@ def _greedy(_pipe, key, weights: str, sentence: str, max_tokens: int):
 
 
 class CachedParts:
-    """The parts of a ``core.run.LazyRun``, each from the caches above (shared by every session). A
+    """The parts of a ``core.run.SentenceRun``, each from the caches above (shared by every session). A
     part that fails shows one message and stops the script: never a traceback on the page."""
 
     def __init__(self, settings: Settings, pipe) -> None:
@@ -113,7 +113,7 @@ class CachedParts:
         return self._computed("run_pipeline", _run, target, max_tokens)
 
     def source(self):
-        return self._computed("source_run", _source_run, self.settings.max_tokens)
+        return self._computed("source_trace", _source_trace, self.settings.max_tokens)
 
     def encoder(self, norm: str | None):
         return self._computed("encoder_trace", _encoder_trace, self.settings.max_tokens, norm)
@@ -246,8 +246,8 @@ def get_sentence_pipeline(settings: Settings, needs_decoder: bool = False):
     pipe = get_pipeline(settings)
     if pipe is None:
         return None
-    if needs_decoder and not getattr(pipe.config, "decoder", True):
-        st.info(t("run.encoder_only", model=getattr(pipe, "name", "") or "This model"))
+    if needs_decoder and pipe.config.stack == "encoder":
+        st.info(t("run.encoder_only", model=pipe.name or "This model"))
         return None
     return pipe
 
@@ -265,7 +265,7 @@ def run_target(settings: Settings) -> str:
 
 
 def get_run(settings: Settings, needs_decoder: bool = False):
-    """The run of the sidebar's sentence and target (a ``core.run.LazyRun``: each part is computed when a
+    """The run of the sidebar's sentence and target (a ``core.run.SentenceRun``: each part is computed when a
     view first reads it, from caches shared by every session), or None with a message saying why.
 
     A page that draws the decoder passes ``needs_decoder=True``: with an encoder-only model
@@ -275,10 +275,10 @@ def get_run(settings: Settings, needs_decoder: bool = False):
     if pipe is None:
         return None
     from core.pipeline import EmptyInput
-    from core.run import LazyRun
+    from core.run import SentenceRun
 
     try:
-        run = LazyRun(pipe, settings.sentence, run_target(settings), settings.max_tokens,
+        run = SentenceRun(pipe, settings.sentence, run_target(settings), settings.max_tokens,
                       parts=CachedParts(settings, pipe))
     except EmptyInput:
         st.info(t("run.no_tokens"))
@@ -298,7 +298,10 @@ def get_run(settings: Settings, needs_decoder: bool = False):
 # with merges × the length of each word): the page plans each training first (``plan_bpe``, within a
 # budget of ``core.tokenizers.bpe.training_work`` units) and trains as the plan says (``trained_bpe``).
 
-BIG_TEXT = 100_000  # characters: a training on more waits for big_training_slot (the shipped files: 80 KB)
+BIG_TEXT = 100_000  # characters: a training on more waits for BIG_TRAINING (the shipped files: 80 KB)
+# One big training at a time per server process: a training holds the GIL for its duration, so two at
+# once would halve what every other session's page gets.
+BIG_TRAINING = threading.Lock()
 
 
 def _digest(text: str) -> str:
@@ -318,7 +321,7 @@ def _bpe(text_hash: str, merges: int, kind: str, chars: int, max_word: int | Non
 
     if chars <= BIG_TEXT:
         return train()
-    with big_training_slot():
+    with BIG_TRAINING:
         return train()
 
 
@@ -330,13 +333,6 @@ def trained_bpe(text: str, merges: int, kind: str, work=None):
         return _bpe(_digest(text), merges, kind, chars, max_word, text)
 
 
-@st.cache_resource(show_spinner=False)
-def big_training_slot():
-    """One lock per server process: a training holds the GIL for its duration, so two at once would
-    halve what every other session's page gets."""
-    import threading
-
-    return threading.Lock()
 
 
 @cached(max_entries=32)
@@ -351,7 +347,7 @@ def plan_bpe(text: str, merges: int, kind: str, budget: int):
     return _plan(_digest(text), merges, kind, budget, text)
 
 
-@st.cache_data(show_spinner=False)
+@cached(max_entries=2)
 def corpus_text(everything: bool = False) -> str:
     """en_zh.txt (English paragraphs and their Chinese versions), or every shipped corpus file."""
     from pathlib import Path
@@ -361,7 +357,7 @@ def corpus_text(everything: bool = False) -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in paths)
 
 
-@st.cache_resource(show_spinner=False)
+@cached(max_entries=1)
 def wordpiece_tokenizer():
     """all-MiniLM-L6-v2's WordPiece (30,522 tokens), or None without the package."""
     from core.loading.bert import minilm_tokenizer
@@ -372,9 +368,9 @@ def wordpiece_tokenizer():
         return None
 
 
-@st.cache_resource(show_spinner=False)
 def model_bpe():
-    """Our byte-level BPE as the random-weights model reads it (1,000 merges on the shipped corpus)."""
+    """Our byte-level BPE as the random-weights model reads it (1,000 merges on the shipped corpus,
+    learned once per process by ``core.pipeline.corpus_tokenizer``)."""
     from core.pipeline import corpus_tokenizer
 
     return corpus_tokenizer()
@@ -398,6 +394,6 @@ def batch_of(settings: Settings, pipe, sentences: list[str], attn_kind: str, max
     of ``attn_kind`` (layer 1) needs: the encoder's and the decoder's self-attention of the first layer
     read nothing past it, so only that layer is run; cross-attention reads the whole encoder's output.
     Raises what ``run_batch`` raises (``EmptyInput`` for a sentence with no token)."""
-    encoder_only = not getattr(pipe.config, "decoder", True)
+    encoder_only = pipe.config.stack == "encoder"
     layers = None if attn_kind == "cross" else 1
     return _batch(pipe, cache_key(settings), tuple(sentences), encoder_only, layers, max_tokens)

@@ -37,6 +37,7 @@ import streamlit as st
 from core.exercises import MAX_TYPED, Exercise, Verdict, check, exercises_for
 from core.questions import bpe_merges_possible, run_identity
 from figures.text import literal
+from ui.budget import cached
 from ui.figure import key_class
 from ui.lang import t
 from ui.tables import show_table
@@ -72,7 +73,7 @@ SELF_STYLE = """<style>
 # -- which exercises -----------------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cached(max_entries=64)
 def _exercises(identity: str, seed: int, _run) -> list[Exercise]:
     """Every exercise of the run ``identity`` names (``_run``: that run, not part of the key)."""
     return exercises_for(_run, seed)
@@ -108,12 +109,12 @@ def _offered(run, step_name: str) -> bool:
     the sentence, the decoder's tokens (the decoder's row needs 3 keys, as core.exercises says)."""
     kinds = STEP_EXERCISES.get(step_name, ())
     if "pe_entry" in kinds:
-        return getattr(run.config, "positions", "sinusoidal") == "sinusoidal"
+        return run.config.positions == "sinusoidal"
     if "bpe_count" in kinds:
         return _mergeable(run.sentence)
     if step_name == "decoder":
-        return run.has_decoder and len(run.tgt_tokens) >= 3
-    if step_name in ("encoder", "residual") and not run.has_encoder:  # core gives these of the encoder only
+        return run.config.stack != "encoder" and len(run.tgt_tokens) >= 3
+    if step_name in ("encoder", "residual") and run.config.stack == "decoder":  # of an encoder only
         return False
     return bool(kinds)
 

@@ -76,7 +76,7 @@ def load_model(value: str, progress: Progress | None = None) -> Pipeline:
             f"{found.name} has no tokenizer files (vocab.json + merges.txt, vocab.txt or tokenizer.json)",
         )
     labels = list(tokenizer.labels)
-    vocab = model.config.tgt_vocab_size if model.config.decoder else model.config.src_vocab_size
+    vocab = model.config.tgt_vocab_size if model.config.stack != "encoder" else model.config.src_vocab_size
     labels += [f"⟨id {i}⟩" for i in range(len(labels), vocab)]  # rows the tokenizer never gives (Qwen pads)
     return folder_pipeline(
         settings_of(value),

@@ -53,12 +53,8 @@ class HeadProbe:
         return sorted(found, key=lambda lh: -self.prefix_matching[lh[0]][lh[1]])
 
 
-def is_decoder_only(pipe) -> bool:
-    return getattr(pipe.config, "stack", "") == "decoder"
-
-
 # Keyed by the model's settings, the weights on screen and a session model's tag: the probe reads the
-# weights only (~0.1 s for the small GPT, seconds for a 12-layer model folder), never the sentence.
+# weights only (a 12-layer model folder takes seconds), never the sentence.
 @cached(max_entries=8)
 def _probe(_pipe, key, weights: str, tag: str) -> HeadProbe:
     import torch
@@ -83,7 +79,7 @@ def _probe(_pipe, key, weights: str, tag: str) -> HeadProbe:
 def head_probe(pipe, settings: Settings) -> HeadProbe | None:
     """The heads of the model on screen, measured (a spinner the first time); None unless decoder-only,
     or (with a message) when the probe fails: a page shows no traceback."""
-    if not is_decoder_only(pipe):
+    if pipe.config.stack != "decoder":
         return None
     args = (pipe, cache_key(settings), str(pipe.weights), settings.session_tag)
     try:

@@ -129,9 +129,9 @@ def _slide_question(run, step_name: str, seed: int) -> ModelQuestion | None:
     """The self-attention slides draw layer 1: their question is about layer 1 too (a head and a
     query drawn from ``seed``), so the answer is on the projector for whoever reads the heatmap."""
     attn_kind = {"encoder": "encoder", "decoder": "decoder", "masks": "decoder"}.get(step_name)
-    if attn_kind is None or (attn_kind == "decoder" and not run.has_decoder):
+    if attn_kind is None or (attn_kind == "decoder" and run.config.stack == "encoder"):
         return None
-    if attn_kind == "encoder" and not run.has_encoder:  # a decoder only (GPT-2, Llama)
+    if attn_kind == "encoder" and run.config.stack == "decoder":  # a decoder only (GPT-2, Llama)
         return None
     tokens = run.src_tokens if attn_kind == "encoder" else run.tgt_tokens
     first = 0 if attn_kind == "encoder" else MIN_OPTIONS - 1  # a decoder query sees itself and before

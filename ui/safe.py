@@ -27,10 +27,10 @@ def show_tokens(tokens: list[str], label: str | None = None) -> None:
 
 
 def show_answer(run, key: str) -> None:
-    """The model's output for the sentence (``core.pipeline.Run.answer``), labelled by where it comes
+    """The model's output for the sentence (``core.pipeline.WholeRun.answer``), labelled by where it comes
     from: the pinyin it wrote, or the next token it expects after each decoder position. In a container
-    keyed ``key``. Nothing for a run without a decoder (an encoder has no answer)."""
-    if not getattr(run, "trace", None) or not run.trace.decoder:
+    keyed ``key``. Nothing for no run (None) or a run without a decoder (an encoder has no answer)."""
+    if run is None or not run.trace.decoder:
         return
     with st.container(key=key):
         kind = run.answer_kind

@@ -130,22 +130,22 @@ def badge_text(pipe, settings: Settings) -> str:
     ``core`` (no i18n there) labels its pipelines in English; the texts here say the same from the
     pipeline's weights and metrics, so the badge follows the language switch.
     """
-    lang, m = settings.lang, getattr(pipe, "metrics", {}) or {}
+    lang, m = settings.lang, pipe.metrics or {}
     acc = m.get("test_token_acc")
     acc = f"{acc:.1%}" if isinstance(acc, float) else "?"
-    if settings.weights == Weights.SESSION and getattr(pipe, "task", "") == "lm":
+    if settings.weights == Weights.SESSION and pipe.task == "lm":
         ppl = (m.get("test") or {}).get("perplexity")
         return _t("training.badge.session_lm", lang, steps=m.get("steps", "?"),
                   ppl=f"{ppl:.1f}" if isinstance(ppl, float) else "?")
     if settings.weights == Weights.SESSION:
         return _t(
-            "weights.label.session", lang, task=getattr(pipe, "task", "?"), steps=m.get("steps", "?"), acc=acc
+            "weights.label.session", lang, task=pipe.task, steps=m.get("steps", "?"), acc=acc
         )
-    weights = getattr(pipe, "weights", settings.weights)
+    weights = pipe.weights
     if weights == Weights.HF:
         return folder_label(pipe, lang)
     if weights == Weights.RANDOM:
-        return _t("weights.label.random", lang, seed=settings.seed, merges=getattr(pipe, "merges", "?"))
+        return _t("weights.label.random", lang, seed=settings.seed, merges=pipe.merges)
     if weights == Weights.TRAINED:
         return _t("weights.label.trained", lang, acc=acc)
     if weights == Weights.GPT:
@@ -182,7 +182,7 @@ def paper_differences(config, name: str, lang: str) -> str:
     values = {"h": config.num_heads, "kv": kv}
     parts += ["models.paper.gqa"] if kv != config.num_heads else []
     # the paper shares the embedding matrix with the pre-softmax linear layer (its section 3.4)
-    parts += ["models.paper.untied"] if config.decoder and not config.tie_embeddings else []
+    parts += ["models.paper.untied"] if config.stack != "encoder" and not config.tie_embeddings else []
     parts += ["models.paper.no_ffn_bias"] if not config.ffn_bias else []  # its equation (2): b₁, b₂
     joined = _t("models.paper.and", lang).join(_t(key, lang, **values) for key in parts)
     return _t("models.paper", lang, name=name, parts=joined)
@@ -426,23 +426,23 @@ def _on_screen(settings: Settings, pipe) -> tuple[Settings, object]:
 def _weights_badge(pipe, settings: Settings) -> None:
     """Which weights are on screen, on every page: a short badge, its details in a caption under it
     (the badge is cut at one line), and why the weights asked for could not be used."""
-    text = badge_text(pipe, settings) if getattr(pipe, "label", None) else weights_caption(settings)
+    text = badge_text(pipe, settings) if pipe is not None and pipe.label else weights_caption(settings)
     text = text.replace("[", "(").replace("]", ")")  # the badge is Markdown
     badge, _, details = text.replace("；", "; ").partition("; ")
-    if getattr(pipe, "weights", settings.weights) != Weights.RANDOM:
+    if (settings.weights if pipe is None else pipe.weights) != Weights.RANDOM:
         st.badge(badge, icon=":material/school:", color="green")
     else:
         st.badge(badge, icon=":material/casino:", color="orange")
     if details:
         st.caption(details[:1].upper() + details[1:] + ("。" if settings.lang == "zh" else "."))
-    if getattr(pipe, "weights", None) == Weights.HF:  # what it lacks of the paper's model
+    if pipe is not None and pipe.weights == Weights.HF:  # what it lacks of the paper's model
         st.caption(paper_differences(pipe.config, pipe.name.removeprefix("hf:"), settings.lang))
-    if pipe is not None and getattr(pipe, "warning", None):
+    if pipe is not None and pipe.warning:
         st.warning(
             t(
                 {Weights.MINILM: "minilm.fallback", Weights.GPT: "gpt.fallback"}.get(settings.weights,
                                                                                        "weights.fallback"),
-                detail=getattr(pipe, "problem", "") or pipe.warning,
+                detail=pipe.problem or pipe.warning,
             ),
             icon=":material/warning:",
         )

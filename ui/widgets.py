@@ -181,14 +181,6 @@ def _write_url(key: str, value, default) -> None:
         params[key] = str(value)
 
 
-def open_tab(labels: Sequence[str], key: str, ids: Sequence[str] | None = None,
-             aliases: Mapping[str, str] | None = None) -> str:
-    """The label of the tab that :func:`tabs` will open in this run, known before it is drawn (so a
-    page can skip work only the other tabs need): the tab the browser shows (or one set in session
-    state), else the one the URL names, else the first."""
-    return labels[_open_index(labels, key, ids, aliases)[0]]
-
-
 def _open_index(labels: Sequence[str], key: str, ids: Sequence[str] | None,
                 aliases: Mapping[str, str] | None) -> tuple[int, str | None]:
     """(index of the tab to open, notice): the value in session state (a label, in any language after

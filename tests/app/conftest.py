@@ -1,6 +1,6 @@
 """Every app test also checks that no page changed a shared result.
 
-The app keeps runs, traces, decodings and batches in ``st.cache_resource``: one object per input,
+The app keeps runs, traces, decodings and batches in ``ui.budget.cached`` caches: one object per input,
 handed to every rerun of every session, so a page that changed one in place (a tensor written to,
 a list appended to) would change what every other student sees. Here every such result is
 recorded with a copy when ``core`` makes it, and after each test each one still alive must equal
@@ -22,7 +22,7 @@ import core.pipeline
 # the core functions whose results the app caches and shares (ui/cache.py, pages/*.py)
 SHARED = [
     (core.pipeline, "run_pipeline"),
-    (core.pipeline, "source_run"),
+    (core.pipeline, "source_trace"),
     (core.pipeline, "encoder_trace"),
     (core.pipeline, "greedy_sentence"),
     (core.batch, "run_batch"),

@@ -4,6 +4,8 @@ of the model on screen; the roles in the head selector, above the heatmaps and i
 grid; the "repeat a sequence" button that fills the sentence with a sequence written twice; and, for
 an encoder-decoder, the button that switches to the small GPT. Both languages."""
 
+import functools
+
 import apphelpers
 import pytest
 from apphelpers import assert_clean, messages
@@ -18,6 +20,12 @@ from ui.settings import gpt_available
 
 LANGS = ("en", "zh")
 needs_gpt = pytest.mark.skipif(not gpt_available(), reason="no small GPT at assets/gpt.pt")
+
+
+@functools.cache
+def shipped_gpt():
+    """The small GPT's pipeline, read once for this module (core keeps no model between calls)."""
+    return load_pipeline(PipelineSettings(weights="gpt"))
 
 
 def open_attention(weights: str, lang: str = "en", **query: str) -> AppTest:
@@ -58,7 +66,7 @@ def head_options(at: AppTest, key: str = "attn_head") -> list[str]:
 def test_the_small_gpt_shows_every_heads_role_and_scores(lang):
     at = open_attention("gpt", lang)
     assert_clean(at)
-    pipe = load_pipeline(PipelineSettings(weights="gpt"))
+    pipe = shipped_gpt()
     assert_table_is_the_probe(at, pipe.model, lang)
     assert tr("induction.title", lang) in [h.value for h in at.subheader]
     # how the scores were measured, said in the page's language
@@ -108,7 +116,7 @@ def test_the_layers_by_heads_grid_names_every_head_with_a_role(lang, thresholds,
         request.getfixturevalue("low_thresholds")
     at = open_attention("gpt", lang, attn_view="grid")
     assert_clean(at)
-    p = induction_probe(load_pipeline(PipelineSettings(weights="gpt")).model)
+    p = induction_probe(shipped_gpt().model)
     roles = head_roles(p["prefix_matching"], p["previous_token"], p["copying"])
     named = sorted(tr(f"induction.role.{r}", lang) for row in roles for r in row if r != "other")
     (grid,) = [
@@ -122,7 +130,7 @@ def test_the_layers_by_heads_grid_names_every_head_with_a_role(lang, thresholds,
     assert sorted(notes) == named
     if thresholds == "low":  # every head named, in the table too
         assert len(notes) == len(roles) * len(roles[0])
-        assert_table_is_the_probe(at, load_pipeline(PipelineSettings(weights="gpt")).model, lang)
+        assert_table_is_the_probe(at, shipped_gpt().model, lang)
 
 
 @needs_gpt
@@ -134,7 +142,7 @@ def test_repeat_a_sequence_fills_the_sentence_with_two_equal_halves(lang):
     assert_clean(at)
     sentence = param(at, "sentence")
     assert sentence and sentence != before
-    pipe = load_pipeline(PipelineSettings(weights="gpt"))
+    pipe = shipped_gpt()
     _, ids = pipe.src_encode(sentence)
     n = len(ids) // 2
     assert 12 <= n <= 20 and ids[:n] == ids[n:]
@@ -158,7 +166,7 @@ def test_an_encoder_decoder_offers_the_small_gpt_instead(lang):
     assert_clean(at)
     assert param(at, "weights") == "gpt"
     assert "repeat_sequence" in [b.key for b in at.button]
-    assert_table_is_the_probe(at, load_pipeline(PipelineSettings(weights="gpt")).model, lang)
+    assert_table_is_the_probe(at, shipped_gpt().model, lang)
 
 
 @pytest.mark.usefixtures("model_folders")

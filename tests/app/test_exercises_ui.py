@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 import ui.exercises as ux
 from core.exercises import exercises_for
 from core.pipeline import PipelineSettings, load_pipeline
-from core.run import LazyRun
+from core.run import SentenceRun
 from i18n import t
 from ui.settings import validate
 
@@ -37,16 +37,16 @@ NAME_OF = {"2": "tokens", "4": "positional", "5": "encoder", "6": "decoder", "9"
 # -- helpers -------------------------------------------------------------------------------------------
 
 
-def reference_run(query: dict[str, str] | None = None) -> LazyRun:
+def reference_run(query: dict[str, str] | None = None) -> SentenceRun:
     """The run the Lecture page shows for ``query`` (random weights, as apphelpers opens pages), built
     here without the app's caches."""
     settings = validate({"weights": "random", **(query or {})}).settings
-    return LazyRun(
+    return SentenceRun(
         load_pipeline(settings.pipeline_settings()), settings.sentence, settings.target, settings.max_tokens
     )
 
 
-def expected(run: LazyRun, kind: str, seed: int = 0):
+def expected(run: SentenceRun, kind: str, seed: int = 0):
     (exercise,) = [e for e in exercises_for(run, seed) if e.kind == kind]
     return exercise
 
@@ -364,7 +364,7 @@ def test_several_exercises_at_one_step_get_a_pick_list():
 
 def test_exercises_at_find_and_titles():
     pipe = load_pipeline(PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=1, seed=3))
-    run = LazyRun(pipe, "the cat sat on the mat")
+    run = SentenceRun(pipe, "the cat sat on the mat")
     everything = exercises_for(run, 5)
     at = {step: [e.kind for e in ux.exercises_at(run, step, 5)] for step in ux.STEP_EXERCISES}
     assert at == {
@@ -382,11 +382,11 @@ def test_exercises_at_find_and_titles():
     n, k = len(by_kind["softmax_entry"].given["scores"]), by_kind["bpe_count"].given["k"]
     assert ux.exercise_title(by_kind["softmax_entry"]) == f"Softmax: one weight of a row of {n} scores"
     assert ux.exercise_title(by_kind["bpe_count"]) == f"BPE: the token count after merge {k}"
-    short = LazyRun(pipe, "the cat sat", target="x")
+    short = SentenceRun(pipe, "the cat sat", target="x")
     kinds = {step: [e.kind for e in ux.exercises_at(short, step, 0)] for step in ("encoder", "decoder")}
     assert kinds == {"encoder": ["attention_score", "softmax_entry"], "decoder": []}
     assert not ux._offered(short, "decoder") and ux._offered(run, "decoder")
-    learned = LazyRun(
+    learned = SentenceRun(
         load_pipeline(
             PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=1, positions="learned")
         ),

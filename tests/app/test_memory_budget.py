@@ -22,10 +22,10 @@ from ui.cache import _load
 
 LIMIT = 6 * MB
 # The lecture's step 6 (the decoder's self-attention) reads the whole run: a page computes only what it
-# shows (core.run.LazyRun), and the first slides show the tokens and the encoder's input alone.
+# shows (core.run.SentenceRun), and the first slides show the tokens and the encoder's input alone.
 WHOLE_RUN = {"step": "6"}
 # the core functions whose results the caches keep (tests/app/conftest.py records them too)
-MADE_BY = [(core.pipeline, "run_pipeline"), (core.pipeline, "source_run"), (core.pipeline, "encoder_trace"),
+MADE_BY = [(core.pipeline, "run_pipeline"), (core.pipeline, "source_trace"), (core.pipeline, "encoder_trace"),
            (core.pipeline, "greedy_sentence"), (core.pipeline, "load_pipeline"), (core.batch, "run_batch")]
 
 
@@ -99,7 +99,7 @@ def test_the_accounted_sizes_are_what_the_entries_hold(made):
         assert_clean(at)
     entries = BUDGET.entries()
     names = {name.split("@")[0] for name, _, _ in entries}
-    assert {"_load", "_run", "_source_run", "_encoder_trace", "_memo"} <= names
+    assert {"_load", "_run", "_source_trace", "_encoder_trace", "_memo"} <= names
     caches = {c.name: c for c in BUDGET._caches.values()}
     for name, key, size in entries:
         assert size == nbytes(caches[name]._values[key]), (name, key)

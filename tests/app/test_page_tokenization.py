@@ -13,7 +13,6 @@ import os
 
 import apphelpers
 import pytest
-import streamlit as st
 from apphelpers import ROOT, assert_clean, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
@@ -22,6 +21,7 @@ from core.pipeline import corpus_tokenizer
 from core.tokenizers.bpe import BPETokenizer
 from figures.tokenization import TEXTBOOK_CORPUS, box_label, display_text
 from i18n import t
+from ui.cache import wordpiece_tokenizer
 from ui.settings import DEFAULT_SENTENCE, MAX_CHARS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the reference tokenizer reads local files only
@@ -374,9 +374,9 @@ def test_other_weights_show_wordpiece_as_a_comparison(bert_tokenizer):
 def no_minilm(monkeypatch):
     """The optional package is not installed (find_spec finds nothing); page caches cleared around."""
     apphelpers.hide_minilm(monkeypatch)
-    st.cache_resource.clear()  # the page cached the vocabulary
+    wordpiece_tokenizer.clear()  # the page cached the vocabulary
     yield
-    st.cache_resource.clear()
+    wordpiece_tokenizer.clear()
 
 
 def test_without_the_package_the_comparison_says_how_to_install_it(no_minilm):

@@ -11,9 +11,10 @@ from apphelpers import assert_clean, badges, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
+from core.checkpoint import load_lm_checkpoint
 from core.generate import greedy
-from core.pipeline import GPT_PATH, PipelineSettings, load_gpt_cached, load_pipeline
-from core.run import LazyRun
+from core.pipeline import GPT_PATH, PipelineSettings, gpt_pipeline
+from core.run import SentenceRun
 from figures.model import decoded_ids, labels_text
 from figures.positional import MAX_TABLE_ROWS
 from i18n import t
@@ -28,10 +29,10 @@ ONE_STACK = ["overview", "tokens", "embeddings", "positional", "decoder", "masks
 
 @pytest.fixture(scope="module")
 def gpt():
-    """(model, tokenizer, metrics) as the app loads them, and the pipeline around them."""
+    """(model, tokenizer, metrics) as the app loads them, and the pipeline around them (read once)."""
     torch.set_num_threads(1)
-    model, tokenizer, metrics = load_gpt_cached(GPT_PATH)
-    return model, tokenizer, metrics, load_pipeline(PipelineSettings(weights="gpt"))
+    model, tokenizer, metrics = load_lm_checkpoint(GPT_PATH)
+    return model, tokenizer, metrics, gpt_pipeline(PipelineSettings(weights="gpt"), model, tokenizer, metrics)
 
 
 def open_page(page: str, lang: str, **query: str) -> AppTest:
@@ -273,7 +274,7 @@ def test_quiz_and_exercises_ask_only_of_the_one_stack(gpt):
     from core.exercises import exercises_for
     from core.questions import questions_for
 
-    run = LazyRun(gpt[3], SENTENCE)
+    run = SentenceRun(gpt[3], SENTENCE)
     questions = questions_for(run, 0)
     assert {q.kind for q in questions} >= {"self_attention", "next_token"}
     assert {q.params.get("attn_kind") for q in questions if q.kind == "self_attention"} == {"decoder"}

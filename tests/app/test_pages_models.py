@@ -13,7 +13,7 @@ from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.batch import run_batch
-from core.run import LazyRun
+from core.run import SentenceRun
 from figures.attention import groups_text
 from i18n import t
 from ui.hf_pipeline import load_model
@@ -232,7 +232,7 @@ def test_quiz_and_exercises_ask_only_of_attentions_the_model_has():
     from ui import exercises, quiz
 
     for weights in MODELS:
-        run = LazyRun(load_model(weights), SENTENCE)
+        run = SentenceRun(load_model(weights), SENTENCE)
         questions = questions_for(run, 0)
         assert questions and {q.kind for q in questions} >= {"self_attention", "next_token"}
         assert "cross_attention" not in {q.kind for q in questions}

@@ -6,7 +6,7 @@ import os
 import pytest
 
 import core.pipeline as P
-from core.run import LazyRun
+from core.run import SentenceRun
 
 TRAINED_SENTENCE = "重庆很重要"  # 重 read two ways: chóng, then zhòng
 MIXED_SENTENCE = "注意力就是一切 Attention is all you need"
@@ -45,10 +45,10 @@ def small_random_pipe():
 @pytest.fixture(scope="session")
 def trained(trained_pipe):
     """The checkpoint's run of 重庆很重要 (the questions' and exercises' tests read it)."""
-    return LazyRun(trained_pipe, TRAINED_SENTENCE)
+    return SentenceRun(trained_pipe, TRAINED_SENTENCE)
 
 
 @pytest.fixture(scope="session")
 def mixed_random(small_random_pipe):
     """Random weights with d_k = 8 (a query and a key are shown whole) on Chinese and English."""
-    return LazyRun(small_random_pipe, MIXED_SENTENCE)
+    return SentenceRun(small_random_pipe, MIXED_SENTENCE)

@@ -47,7 +47,7 @@ def test_the_model_is_one_causal_stack_without_a_pad_token(pipes, name):
 def test_sentences_are_padded_on_the_right_with_a_filler_no_real_token_uses(pipes, batches, name):
     pipe, batch = pipes[name], batches[name]
     lengths = [len(pipe.src_encode(s)[1]) for s in SENTENCES]
-    assert batch.decoder_only
+    assert batch.trace.src_ids is None and batch.trace.decoder  # one causal stack: src_* is tgt_*
     assert batch.src_lengths == batch.tgt_lengths == lengths
     assert batch.src_ids is batch.tgt_ids and batch.src_tokens == batch.tgt_tokens
     assert batch.src_ids.shape == (len(SENTENCES), max(lengths))

@@ -9,12 +9,12 @@ import pytest
 import core.pipeline as P
 from core.exercises import exercises_for
 from core.positional import POSITIONS, alibi_slopes
-from core.run import LazyRun
+from core.run import SentenceRun
 
 MIXED = "注意力就是一切 Attention is all you need"
 
 
-def score_exercise(run: LazyRun, seed: int):
+def score_exercise(run: SentenceRun, seed: int):
     (exercise,) = [e for e in exercises_for(run, seed) if e.kind == "attention_score"]
     return exercise
 
@@ -22,7 +22,7 @@ def score_exercise(run: LazyRun, seed: int):
 @pytest.fixture(scope="module", params=POSITIONS)
 def run(request):
     settings = P.PipelineSettings(weights="random", positions=request.param)
-    return LazyRun(P.load_pipeline(settings), MIXED)
+    return SentenceRun(P.load_pipeline(settings), MIXED)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -40,7 +40,7 @@ def test_the_exercise_computes_the_models_own_score(run, seed):
 
 def test_under_alibi_the_bias_is_given_and_is_minus_slope_times_distance():
     """The issue's case: random weights with ALiBi, the mixed sentence, layer 1 head 1."""
-    run = LazyRun(P.load_pipeline(P.PipelineSettings(weights="random", positions="alibi")), MIXED)
+    run = SentenceRun(P.load_pipeline(P.PipelineSettings(weights="random", positions="alibi")), MIXED)
     slope = float(alibi_slopes(run.config.num_heads)[0])
     biased = 0
     for seed in range(8):
@@ -58,7 +58,7 @@ def test_under_alibi_the_bias_is_given_and_is_minus_slope_times_distance():
 
 def test_without_alibi_no_bias_is_given():
     for positions in ("sinusoidal", "learned", "rope"):
-        run = LazyRun(P.load_pipeline(P.PipelineSettings(weights="random", positions=positions)), MIXED)
+        run = SentenceRun(P.load_pipeline(P.PipelineSettings(weights="random", positions=positions)), MIXED)
         e = score_exercise(run, 0)
         assert "bias" not in e.given and "bias" not in {s["name"] for s in e.solution}
         assert e.params["source"].get("positions") == (positions if positions == "rope" else None)

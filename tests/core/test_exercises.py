@@ -28,7 +28,7 @@ from core.exercises import (
     softmax_entry,
 )
 from core.positional import sinusoidal_encoding
-from core.run import LazyRun
+from core.run import SentenceRun
 from core.tokenizers.bpe import BPETokenizer
 
 SENTENCE = "重庆很重要"
@@ -37,7 +37,7 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 @pytest.fixture(scope="module")
 def minilm(minilm_pipe):
-    return LazyRun(minilm_pipe, 'The cat sat on the mat')
+    return SentenceRun(minilm_pipe, 'The cat sat on the mat')
 
 
 def rounded(xs, decimals=2):
@@ -398,11 +398,11 @@ def test_exercises_for_random_weights_and_minilm(mixed_random, minilm):
 
 
 def test_exercises_are_deterministic_and_ids_stable(trained):
-    again = LazyRun(P.load_pipeline(P.PipelineSettings(weights="trained")), SENTENCE)
+    again = SentenceRun(P.load_pipeline(P.PipelineSettings(weights="trained")), SENTENCE)
     assert exercises_for(trained, 4) == exercises_for(again, 4)
     ids = [e.id for e in exercises_for(trained, 4)]
     assert len(set(ids)) == len(ids)
-    assert set(ids).isdisjoint(e.id for e in exercises_for(LazyRun(trained.pipe, "重要"), 4))
+    assert set(ids).isdisjoint(e.id for e in exercises_for(SentenceRun(trained.pipe, "重要"), 4))
 
 
 def test_bare_exercises_on_other_numbers_have_other_ids():

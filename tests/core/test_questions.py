@@ -28,7 +28,7 @@ from core.questions import (
     run_identity,
     self_attention_question,
 )
-from core.run import LazyRun
+from core.run import SentenceRun
 from core.tokenizers.bpe import BPETokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ MIXED = "注意力就是一切 Attention is all you need"
 
 @pytest.fixture(scope="module")
 def minilm(minilm_pipe):
-    return LazyRun(minilm_pipe, 'The cat sat on the mat with the other cat')
+    return SentenceRun(minilm_pipe, 'The cat sat on the mat with the other cat')
 
 
 @pytest.fixture(params=["trained", "mixed_random"])
@@ -263,13 +263,13 @@ def test_bpe_count_of_an_empty_text_is_no_question():
 
 
 def test_questions_are_deterministic_for_a_seed_and_ids_are_stable(trained):
-    again = LazyRun(P.load_pipeline(P.PipelineSettings(weights="trained")), SENTENCE)  # another server
+    again = SentenceRun(P.load_pipeline(P.PipelineSettings(weights="trained")), SENTENCE)  # another server
     first, second = questions_for(trained, 7), questions_for(again, 7)
     assert first == second
     assert [q.id for q in first] == [q.id for q in second]
     other_seed = questions_for(trained, 8)
     assert {q.id for q in first}.isdisjoint(q.id for q in other_seed)
-    other_sentence = questions_for(LazyRun(trained.pipe, "重庆很重要。"), 7)
+    other_sentence = questions_for(SentenceRun(trained.pipe, "重庆很重要。"), 7)
     assert {q.id for q in first}.isdisjoint(q.id for q in other_sentence)
     assert len({q.id for q in first}) == len(first)
     assert len(set(first)) == len(first)  # hashable (by id): usable as a key
@@ -286,9 +286,10 @@ def test_the_same_question_under_other_seeds_differs_only_in_its_shuffle(trained
 def test_ids_do_not_depend_on_the_process(mixed_random, tmp_path):
     """Another Python process (another hash salt) gives the same ids: what several servers need."""
     script = (
-        "import core.pipeline as P; from core.run import LazyRun; from core.questions import questions_for\n"
+        "import core.pipeline as P; from core.run import SentenceRun\n"
+        "from core.questions import questions_for\n"
         "s = P.PipelineSettings(weights='random', d_model=32, num_heads=4, num_layers=2, d_ff=64, seed=5)\n"
-        f"print(' '.join(q.id for q in questions_for(LazyRun(P.load_pipeline(s), {MIXED!r}), 11)))"
+        f"print(' '.join(q.id for q in questions_for(SentenceRun(P.load_pipeline(s), {MIXED!r}), 11)))"
     )
     env = os.environ | {"PYTHONHASHSEED": "12345"}
     out = subprocess.run(
@@ -304,11 +305,11 @@ def test_ids_do_not_depend_on_the_process(mixed_random, tmp_path):
 
 
 def test_run_identity_tells_weights_and_sentences_apart(trained, mixed_random):
-    assert run_identity(trained) == run_identity(LazyRun(trained.pipe, SENTENCE))
-    assert run_identity(trained) != run_identity(LazyRun(trained.pipe, "重要"))
-    assert run_identity(trained) != run_identity(LazyRun(trained.pipe, SENTENCE, target="chong qing"))
+    assert run_identity(trained) == run_identity(SentenceRun(trained.pipe, SENTENCE))
+    assert run_identity(trained) != run_identity(SentenceRun(trained.pipe, "重要"))
+    assert run_identity(trained) != run_identity(SentenceRun(trained.pipe, SENTENCE, target="chong qing"))
     reseeded = P.load_pipeline(dataclasses.replace(mixed_random.pipe.settings, seed=6))
-    assert run_identity(mixed_random) != run_identity(LazyRun(reseeded, MIXED))
+    assert run_identity(mixed_random) != run_identity(SentenceRun(reseeded, MIXED))
 
 
 # -- what a run asks ----------------------------------------------------------------------------------
@@ -343,7 +344,7 @@ def test_questions_for_minilm_has_no_cross_attention_or_next_token(minilm, seed)
 
 
 def test_a_two_token_sentence_asks_what_it_can(trained):
-    run = LazyRun(trained.pipe, "重庆")  # two source tokens: three options cannot be found
+    run = SentenceRun(trained.pipe, "重庆")  # two source tokens: three options cannot be found
     questions = questions_for(run, 0)
     assert "cross_attention" not in [q.kind for q in questions]
     assert "next_token" in [q.kind for q in questions]

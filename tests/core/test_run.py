@@ -1,11 +1,11 @@
-"""core.run.LazyRun: the object every page reads. Each attribute equals run_pipeline's, and a part the
+"""core.run.SentenceRun: the object every page reads. Each attribute equals run_pipeline's, and a part the
 reader does not ask for is never computed (random weights: never drawn)."""
 
 import pytest
 import torch
 
 import core.pipeline as P
-from core.run import DirectParts, LazyRun
+from core.run import DirectParts, SentenceRun
 
 SENTENCE = "注意力就是一切 Attention is all you need 🙂"
 
@@ -39,8 +39,8 @@ class Counting(DirectParts):
         return super().greedy()
 
 
-def lazy(pipe, sentence=SENTENCE, target="", max_tokens=64) -> LazyRun:
-    return LazyRun(pipe, sentence, target, max_tokens, parts=Counting(pipe, sentence, target, max_tokens))
+def lazy(pipe, sentence=SENTENCE, target="", max_tokens=64) -> SentenceRun:
+    return SentenceRun(pipe, sentence, target, max_tokens, parts=Counting(pipe, sentence, target, max_tokens))
 
 
 def same_trace(a, b) -> bool:
@@ -114,8 +114,8 @@ def test_no_tokens_is_said_when_the_run_is_made(sentence):
         lazy(random_pipe(), sentence)
 
 
-def test_an_encoder_only_model_is_cut_as_run_pipeline_cuts_it():
-    pipe = P.load_pipeline(P.PipelineSettings(weights="minilm"))
+def test_an_encoder_only_model_is_cut_as_run_pipeline_cuts_it(minilm_pipe):
+    pipe = minilm_pipe
     assert pipe.weights == "minilm", pipe.warning  # the optional package is installed in CI
     long = "attention is all you need " * 20
     for max_tokens in (5, 64):
@@ -124,7 +124,7 @@ def test_an_encoder_only_model_is_cut_as_run_pipeline_cuts_it():
         assert (run.src_tokens, run.total_tokens, run.truncated) == (
             eager.src_tokens, eager.total_tokens, eager.truncated)
         assert run.parts.asked == []
-        assert run.tgt_tokens == [] and run.decoding is None and not run.has_decoder
+        assert run.tgt_tokens == [] and run.decoding is None and run.config.stack == "encoder"
         assert same_trace(run.encoder_trace(), eager.trace) and run.src_tokens[-1] == "[SEP]"
 
 

@@ -246,3 +246,25 @@ def test_rope_and_alibi_add_no_position_row_so_no_position_series_is_drawn(posit
     np.testing.assert_allclose(bars[1].y, trace.src_embedded[0].double().norm(dim=-1).numpy(), rtol=1e-5)
     assert [h.name for h in entry_histogram(a, lang="zh").data] == [
         t("embeddings.hist.lookup", "zh"), t("embeddings.hist.scaled", "zh", d=16)]
+
+
+@pytest.mark.parametrize(("embed_norm", "name"), [
+    (True, "LayerNorm(E + P + T), the encoder's input"), (False, "what the first layer reads (no √d_model)")])
+def test_an_unscaled_model_names_its_input_by_its_own_embed_norm(embed_norm, name):
+    """What the first layer reads is called a LayerNorm output only when the config has that LayerNorm."""
+    config = ModelConfig(32, 32, d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0,
+                         positions="learned", scale_embeddings=False, embed_norm=embed_norm)
+    trace = Transformer(config).eval().trace(torch.tensor([IDS]), None)
+    a = embedding_arrays(trace, config)
+    assert a.embed_norm is embed_norm
+    assert [b.name for b in norm_bars(a, TOKENS).data] == [
+        "E[id], the table row", name, "P[pos], the learned position"]
+    if not embed_norm:  # the sum itself: E[id] + P[pos]
+        np.testing.assert_allclose(a.embedded, a.lookup + a.pe, atol=1e-6)
+
+
+def test_without_a_config_the_arrays_are_the_papers_model(arrays):
+    """No config: ModelConfig's defaults (scaled, sinusoidal, no LayerNorm on the sum)."""
+    paper = ModelConfig(32, 32)
+    assert (arrays.scale_embeddings, arrays.positions, arrays.embed_norm) == (
+        paper.scale_embeddings, paper.positions, paper.embed_norm)

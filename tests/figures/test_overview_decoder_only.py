@@ -59,7 +59,7 @@ def annotations(fig) -> str:
 @pytest.mark.parametrize("options", [GPT2, LLAMA], ids=["gpt2", "llama"])
 def test_one_row_without_encoder_or_cross_attention(options, lang):
     sizes = DiagramSizes.of_model(config(**options), 7, 7, "sentence")
-    assert not sizes.encoder
+    assert sizes.stack == "decoder"
     fig = pipeline_diagram(sizes, lang=lang)
     texts = annotations(fig)
     assert len([s for s in fig.layout.shapes if s.type == "rect"]) == 5  # five boxes, one row
