@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from core import lm
-from core.bpe import BPETokenizer
+from core.tokenizers.bpe import BPETokenizer
 from core.checkpoint import load_lm_checkpoint
 from core.lm_data import corpus, token_stream
 from core.pipeline import GPT_PATH
