@@ -12,7 +12,7 @@ Which weights (``core.names.Weights``, one name everywhere):
   learned from the shipped corpus, so any text (English, 中文, emoji, code) has tokens. Its
   attention is noise, and every view says so.
 - "session": a model trained in the app (``pipeline_from_model``), on the task it names.
-- "gpt": the small GPT trained here (assets/gpt.pt, core/lm.py), a decoder only reading its own
+- "gpt": the small GPT trained here (assets/gpt.pt, core/training/language.py), a decoder only reading its own
   byte-level BPE tokens; its sizes come from the checkpoint. Its heads include induction heads.
 - "minilm": the pretrained all-MiniLM-L6-v2, an encoder only
   (``config.decoder is False``) reading WordPiece tokens between [CLS] and [SEP]; its runs have no
@@ -33,12 +33,12 @@ from pathlib import Path
 import torch
 
 from core.bpe import BPETokenizer, token_bytes
-from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint
 from core.config import ModelConfig
-from core.data import encode_source
 from core.model import Transformer
 from core.names import Weights
 from core.trace import DecodeResult, ModelTrace, SourceTrace
+from core.training.checkpoint import CheckpointError, load_checkpoint
+from core.training.pairs import encode_source
 from core.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -376,13 +376,17 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
 @functools.lru_cache(maxsize=2)
 def load_gpt_cached(path: Path = GPT_PATH):
     """(model, tokenizer, metrics) of the small GPT, read once per process (the sizes are its own)."""
-    return load_lm_checkpoint(path)
+    model, tokenizer, task, metrics = load_checkpoint(path)
+    if task != "lm":
+        raise CheckpointError(f"{path}: task {task!r}, not a language model (task lm)")
+    return model, tokenizer, metrics
 
 
 def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenizer, metrics: dict,
                  weights: Weights = Weights.GPT, label: str | None = None) -> Pipeline:
-    """A pipeline around a language model of core/lm.py: the shipped one (GPT) or one trained in the
-    app (SESSION). Text is read as it was in training: byte-level BPE, a typed "[EOS]" stays text."""
+    """A pipeline around a language model of core/training/language.py: the shipped one (GPT) or one
+    trained in the app (SESSION). Text is read as it was in training: byte-level BPE, a typed "[EOS]"
+    stays text."""
     labels = [display_token(tokenizer, tokenizer.vocab[i]) for i in range(len(tokenizer))]
 
     def encode(text: str) -> tuple[list[str], list[int]]:

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from core.config import ModelConfig
-from core.data import encode_source, load_pinyin_pairs, load_task, make_batch
 from core.model import Transformer
-from core.train import evaluate, predict
+from core.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from core.training.pairs import encode_source, load_pinyin_pairs, load_task, make_batch
+from core.training.seq2seq import evaluate, predict
 from core.vocab import Vocab
 
 ASSET = Path(__file__).resolve().parents[2] / "assets" / "pinyin.pt"
@@ -142,7 +142,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def evaluated(shipped):
-    """``python -m core.train --evaluate``'s measure (greedy decoding) on each part of the slice."""
+    """``python -m core.training --evaluate``'s measure (greedy decoding) on each part of the slice."""
     model, data = shipped
     return {part: evaluate(model, data, part) for part in data.splits}
 

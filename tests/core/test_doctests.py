@@ -1,20 +1,22 @@
 """The examples in core/'s docstrings run with the suite: a docstring that shows a wrong result fails.
 
-One test per docstring with examples, found in every module of ``core`` (a new module is searched
-without being listed here). A test file rather than ``--doctest-modules``: pytest would then import
-every file under tests/ a second time as a doctest module, and the examples run once, in the
-non-browser pass, as part of tests/core.
+One test per docstring with examples, found in every module of ``core`` and its subpackages (a
+new module is searched without being listed here). A test file rather than ``--doctest-modules``:
+pytest would then import every file under tests/ a second time as a doctest module, and the
+examples run once, in the non-browser pass, as part of tests/core.
 """
 
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 import core
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(core.__path__, "core."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.")
+                 if not m.name.endswith("__main__"))
 EXAMPLES = sorted(
     (test for name in MODULES for test in doctest.DocTestFinder().find(importlib.import_module(name))
      if test.examples),
@@ -34,6 +36,6 @@ def test_docstring_examples_give_what_they_show(example):
 
 
 def test_the_modules_with_examples_are_all_searched():
-    found = {e.name.split(".")[1] for e in EXAMPLES}
-    assert found >= {"bpe", "data", "masks", "positional", "vocab", "wordpiece"}, found
+    found = {Path(e.filename).stem for e in EXAMPLES}
+    assert found >= {"bpe", "pairs", "masks", "positional", "vocab", "wordpiece"}, found
     assert len(EXAMPLES) >= 24  # when written; fewer means examples were lost, not moved

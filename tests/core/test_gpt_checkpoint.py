@@ -1,24 +1,25 @@
 """The shipped small GPT (assets/gpt.pt): the numbers the README reports are the ones it has (issue 30).
 
 Measured again here on the test part of the fortune files (.ci/run installs them), with the evaluation
-command ``python -m core.train --evaluate assets/gpt.pt``."""
+command ``python -m core.training --evaluate assets/gpt.pt``."""
 
 import math
 
 import pytest
 import torch
 
-from core.checkpoint import load_lm_checkpoint
-from core.lm import evaluate_lm
-from core.lm_data import corpus, token_stream
 from core.pipeline import GPT_PATH
-from core.train import main
+from core.training.__main__ import main
+from core.training.checkpoint import load_checkpoint
+from core.training.language import evaluate
+from core.training.text import corpus, token_stream
 
 
 @pytest.fixture(scope="module")
 def shipped():
-    model, tokenizer, recorded = load_lm_checkpoint(GPT_PATH)
-    measured = evaluate_lm(model, tokenizer, corpus(), recorded["context"])
+    model, tokenizer, task, recorded = load_checkpoint(GPT_PATH)
+    assert task == "lm"
+    measured = evaluate(model, tokenizer, corpus(), recorded["context"])
     return model, tokenizer, recorded, measured
 
 

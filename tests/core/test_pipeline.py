@@ -4,9 +4,9 @@ import pytest
 import torch
 
 import core.pipeline as P
-from core.checkpoint import save_checkpoint
 from core.config import ModelConfig
 from core.model import Transformer
+from core.training.checkpoint import save_checkpoint
 from core.vocab import Vocab
 
 

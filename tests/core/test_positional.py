@@ -9,7 +9,6 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.checkpoint import load_checkpoint, save_checkpoint
 from core.config import ModelConfig
 from core.model import Transformer
 from core.positional import (
@@ -21,6 +20,7 @@ from core.positional import (
     sinusoidal_encoding,
 )
 from core.trace import AttentionTrace, ModelTrace
+from core.training.checkpoint import load_checkpoint, save_checkpoint
 from core.vocab import Vocab
 
 
