@@ -41,14 +41,14 @@ TIMEOUT_S = 900  # one mutation's tests; a mutation that makes a test hang count
 TORCH = "tests/core/test_model_vs_torch.py"
 ATTENTION = "tests/core/test_attention.py"
 POSITIONAL = "tests/core/test_positional.py"
-TRAIN = "tests/core/test_train.py"
+TRAIN = "tests/core/training/test_seq2seq.py"
 PIPELINE = "tests/core/test_pipeline.py"
-DATA = "tests/core/test_data.py"
+DATA = "tests/core/training/test_pairs.py"
 BPE = "tests/core/test_bpe.py"
 BPE_TEXTBOOK = "tests/core/test_bpe_textbook.py"
 PRETRAINED = "tests/core/test_pretrained.py"
 GREEDY = "tests/core/test_greedy.py"
-CHECKPOINT = "tests/core/test_checkpoint.py"
+CHECKPOINT = "tests/core/training/test_checkpoint.py"
 DOCTESTS = "tests/core/test_doctests.py"  # the docstrings' examples in core/
 EMBEDDINGS = "tests/figures/test_embeddings.py"
 

@@ -112,14 +112,6 @@ def greedy_predict(model: Transformer, src: torch.Tensor, max_new_tokens: int) -
     return out
 
 
-def predict(model: Transformer, tgt_vocab: Vocab, src_ids: list[int]) -> list[str]:
-    """Target tokens for one encoded source (e.g. ``encode_source(text, src_vocab).ids``)."""
-    if not src_ids:
-        return []
-    model.eval()
-    return tgt_vocab.decode(greedy_predict(model, torch.tensor([src_ids]), len(src_ids) + 2)[0])
-
-
 @torch.no_grad()
 def evaluate(model: Transformer, data: TaskData, split: str = "test", limit: int | None = None,
              batch_size: int = 256, alignment: bool = True) -> dict:

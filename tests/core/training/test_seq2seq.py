@@ -11,7 +11,7 @@ from core.model import Transformer
 from core.training.loop import Progress, train
 from core.training.pairs import load_task, make_batch
 from core.training.schedule import noam_lr
-from core.training.seq2seq import evaluate, predict
+from core.training.seq2seq import evaluate
 from core.training.settings import RECIPES
 from core.vocab import BOS_ID, EOS_ID, PAD_ID
 
@@ -136,7 +136,7 @@ def test_minutes_budget_stops():
     assert result.history[-1]["fraction"] == 1.0 and result.history[-1]["elapsed"] >= 1.2
 
 
-def test_evaluate_on_pinyin_counts_what_decoding_and_cross_attention_give_and_predict_decodes():
+def test_evaluate_on_pinyin_counts_what_decoding_and_cross_attention_give_and_predict_decodes(predict):
     data = small("pinyin", 20)  # vocabularies still from the whole training split
     result = train("pinyin", TINY, steps=2, batch_size=4, eval_limit=5, data=data)
     model = result.model
