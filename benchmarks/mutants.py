@@ -41,14 +41,14 @@ TIMEOUT_S = 900  # one mutation's tests; a mutation that makes a test hang count
 TORCH = "tests/core/test_model_vs_torch.py"
 ATTENTION = "tests/core/test_attention.py"
 POSITIONAL = "tests/core/test_positional.py"
-TRAIN = "tests/core/test_train.py"
+TRAIN = "tests/core/training/test_seq2seq.py"
 PIPELINE = "tests/core/test_pipeline.py"
-DATA = "tests/core/test_data.py"
+DATA = "tests/core/training/test_pairs.py"
 BPE = "tests/core/tokenizers/test_bpe.py"
 BPE_TEXTBOOK = "tests/core/tokenizers/test_bpe_textbook.py"
 PRETRAINED = "tests/core/loading/test_minilm.py"
 GREEDY = "tests/core/test_greedy.py"
-CHECKPOINT = "tests/core/test_checkpoint.py"
+CHECKPOINT = "tests/core/training/test_checkpoint.py"
 DOCTESTS = "tests/core/test_doctests.py"  # the docstrings' examples in core/
 EMBEDDINGS = "tests/figures/test_embeddings.py"
 
@@ -82,13 +82,13 @@ MUTATIONS = [
              "            x, t = layer(x, memory, src_mask, tgt_mask)\n            traces.append(t)\n"
              "        return x, traces",
              (TORCH,), "the logits read the last decoder layer without the final LayerNorm"),
-    Mutation("label_smoothing_off", "core/train.py",
-             "    label_smoothing: float = 0.1,", "    label_smoothing: float = 0.0,",
+    Mutation("label_smoothing_off", "core/training/settings.py",
+             "    label_smoothing: float = 0.1  #", "    label_smoothing: float = 0.0  #",
              (TRAIN,), "training without the paper's label smoothing 0.1"),
-    Mutation("loss_counts_padding", "core/train.py",
+    Mutation("loss_counts_padding", "core/training/seq2seq.py",
              "ignore_index=PAD_ID, label_smoothing=epsilon)", "label_smoothing=epsilon)",
              (TRAIN,), "the loss also rewards predicting [PAD] after the end of every shorter sequence"),
-    Mutation("decoder_reads_tgt_shifted_left", "core/train.py",
+    Mutation("decoder_reads_tgt_shifted_left", "core/training/seq2seq.py",
              "logits = model(src, tgt[:, :-1])", "logits = model(src, tgt[:, 1:])",
              (TRAIN,), "teacher forcing feeds the very tokens to predict: the decoder learns to copy"),
     Mutation("source_cut_at_max_len", "core/pipeline.py",
@@ -159,13 +159,13 @@ MUTATIONS = [
     Mutation("greedy_ignores_eos", "core/model.py",
              "done |= next_id == eos_id", "done |= next_id == -1",
              (TORCH, GREEDY), "greedy decoding writes on after [EOS]"),
-    Mutation("noam_max_instead_of_min", "core/train.py",
+    Mutation("noam_max_instead_of_min", "core/training/schedule.py",
              "min(step**-0.5, step * warmup**-1.5)", "max(step**-0.5, step * warmup**-1.5)",
              (TRAIN,), "the learning rate never warms up and grows without bound"),
-    Mutation("alignment_counted_one_position_late", "core/train.py",
+    Mutation("alignment_counted_one_position_late", "core/training/seq2seq.py",
              "    j = torch.arange(T)\n", "    j = torch.arange(1, T + 1)\n",
              (TRAIN, CHECKPOINT), "the alignment metric checks the next character"),
-    Mutation("target_without_eos", "core/data.py",
+    Mutation("target_without_eos", "core/training/pairs.py",
              "tgt_ids = [[BOS_ID, *tgt_vocab.encode(y), EOS_ID] for _, y in pairs]",
              "tgt_ids = [[BOS_ID, *tgt_vocab.encode(y)] for _, y in pairs]",
              (DATA, TRAIN), "the model is never taught to stop"),

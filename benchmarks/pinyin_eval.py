@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.checkpoint import load_checkpoint  # noqa: E402
-from core.data import load_task  # noqa: E402
-from core.train import evaluate, format_metrics, train  # noqa: E402
+from core.training.checkpoint import load_checkpoint  # noqa: E402
+from core.training.loop import train  # noqa: E402
+from core.training.pairs import load_task  # noqa: E402
+from core.training.seq2seq import evaluate, report  # noqa: E402
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
     print(f"{args.checkpoint}: task {task}, {sum(p.numel() for p in model.parameters()):,} parameters, "
           f"{Path(args.checkpoint).stat().st_size / 2**20:.2f} MB, trained {stored.get('steps')} steps "
           f"in {stored.get('seconds')} s")
-    print(format_metrics(metrics))
+    print(report(metrics))
     print(f"(evaluated in {time.perf_counter() - t0:.1f} s)")
 
     if args.reverse_minutes:

@@ -148,7 +148,8 @@ ROLES = ("induction", "previous-token", "other")
 
 def head_roles(prefix_matching: list[list[float]], previous_token: list[list[float]],
                copying: list[list[float]]) -> list[list[str]]:
-    """The role of every head (layers × heads lists, as ``core.lm.induction_probe`` gives them):
+    """The role of every head (layers × heads lists, as ``core.training.language.induction_probe``
+    gives them):
     "induction" when PM ≥ INDUCTION_MIN_PM and the copying score > INDUCTION_MIN_COPYING, else
     "previous-token" when PT ≥ PREVIOUS_MIN_PT, else "other".
 

@@ -16,7 +16,8 @@ class Weights(StrEnum):
     TRAINED = "trained"  # the shipped 汉字→拼音 checkpoint (assets/pinyin.pt): task "pinyin"
     RANDOM = "random"  # freshly drawn from a seed: attention is noise, and every view says so
     SESSION = "session"  # trained on the Training page in this browser session: its task is chosen there
-    # the small GPT trained here on English and Chinese text (assets/gpt.pt, core/lm.py): task "lm"
+    # the small GPT trained here on English and Chinese text (assets/gpt.pt, core/training/language.py):
+    # task "lm"
     GPT = "gpt"
     MINILM = "minilm"  # the pretrained all-MiniLM-L6-v2 encoder (sentence-transformers), optional extra
     # a model folder from disk (GPT-2, BERT or Llama family, core/loading); the sidebar's value is

@@ -24,14 +24,14 @@ from pathlib import Path
 
 import torch
 
-from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint
 from core.config import ModelConfig
-from core.data import encode_source
 from core.model import Transformer
 from core.names import Weights
 from core.tokenizers.bpe import BPETokenizer, token_bytes
 from core.tokenizers.vocab import BOS, BOS_ID, EOS, EOS_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocab
 from core.trace import DecodeResult, ModelTrace, SourceTrace
+from core.training.checkpoint import CheckpointError, load_checkpoint
+from core.training.pairs import encode_source
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_PATH = ROOT / "assets" / "corpus" / "en_zh.txt"
@@ -369,8 +369,9 @@ def _trained_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
 
 def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenizer, metrics: dict,
                  weights: Weights = Weights.GPT, label: str | None = None) -> Pipeline:
-    """A pipeline around a language model of core/lm.py: the shipped one (GPT) or one trained in the
-    app (SESSION). Text is read as it was in training: byte-level BPE, a typed "[EOS]" stays text."""
+    """A pipeline around a language model of core/training/language.py: the shipped one (GPT) or one
+    trained in the app (SESSION). Text is read as it was in training: byte-level BPE, a typed "[EOS]"
+    stays text."""
     labels = [display_token(tokenizer, tokenizer.vocab[i]) for i in range(len(tokenizer))]
 
     def encode(text: str) -> tuple[list[str], list[int]]:
@@ -390,9 +391,17 @@ def gpt_pipeline(s: PipelineSettings, model: Transformer, tokenizer: BPETokenize
                     eos_id=EOS_ID)
 
 
+def read_gpt(path: Path = GPT_PATH) -> tuple[Transformer, BPETokenizer, dict]:
+    """(model, tokenizer, metrics) of a language model's checkpoint (the sizes are its own);
+    CheckpointError for a checkpoint of another task."""
+    model, tokenizer, task, metrics = load_checkpoint(path)
+    if task != "lm":
+        raise CheckpointError(f"{path}: task {task!r}, not a language model (task lm)")
+    return model, tokenizer, metrics
+
+
 def _gpt_pipeline(s: PipelineSettings, path: Path) -> Pipeline:
-    model, tokenizer, metrics = load_lm_checkpoint(path)
-    return gpt_pipeline(s, model, tokenizer, metrics)
+    return gpt_pipeline(s, *read_gpt(path))
 
 
 def read_minilm():

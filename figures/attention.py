@@ -275,7 +275,8 @@ def argmax_keys(weights: np.ndarray) -> list[int]:
 
 def aligned_share(weights: np.ndarray, expected: Sequence[int | None]) -> float | None:
     """Fraction of the query rows that have an expected key (``expected[t]``; None: none) whose
-    strongest key is that one; None when no row has one. ``core.data.aligned_source`` gives a task's.
+    strongest key is that one; None when no row has one. ``core.training.pairs.aligned_source`` gives
+    a task's.
 
     >>> aligned_share(np.array([[0.1, 0.9], [0.8, 0.2], [0.5, 0.5]]), [1, 1, None])
     0.5

@@ -633,9 +633,10 @@ def training_length(task: str, metrics: dict | None = None) -> int | None:
     no task ("": random weights, or a pretrained encoder whose training is not ours to know).
 
     A checkpoint may record it in its metrics (``max_src_len`` / ``max_tgt_len``; a language model of
-    core/lm.py its ``context``, the window of tokens it was trained on); otherwise its task's
-    limit is used: the pinyin phrases' (core.data.PINYIN_MAX_LEN characters) or the toy digit
-    sequences' (TOY_MAX_LEN digits); the decoder reads [BOS] + one token per input token, one more.
+    core/training/language.py its ``context``, the window of tokens it was trained on); otherwise its
+    task's limit is used: the pinyin phrases' (core.training.pairs.PINYIN_MAX_LEN characters) or the
+    toy digit sequences' (TOY_MAX_LEN digits); the decoder reads [BOS] + one token per input token,
+    one more.
     """
     if not task:
         return None
@@ -644,7 +645,7 @@ def training_length(task: str, metrics: dict | None = None) -> int | None:
     known = [int(v) for v in known if isinstance(v, int | float) and v > 0]
     if known:
         return max(known)
-    from core.data import PINYIN_MAX_LEN, TOY_MAX_LEN
+    from core.training.pairs import PINYIN_MAX_LEN, TOY_MAX_LEN
 
     return (TOY_MAX_LEN if task in ("copy", "reverse") else PINYIN_MAX_LEN) + 1
 

@@ -21,7 +21,7 @@ def _tr(key: str, lang: str, **values: object) -> str:
 
 
 def curves(history: list[dict], *, lang: str = "en") -> go.Figure:
-    """Loss and accuracy against the step, from ``core.train`` progress reports (live or final)."""
+    """Loss and accuracy against the step, from ``core.training.loop.Progress`` reports (live or final)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(_tr("loss_title", lang), _tr("acc_title", lang)),
                         horizontal_spacing=0.12)
     steps = [h["step"] for h in history]
@@ -41,9 +41,9 @@ def curves(history: list[dict], *, lang: str = "en") -> go.Figure:
 
 
 def lm_curves(history: list[dict], *, lang: str = "en") -> go.Figure:
-    """A language model's training (``core.lm.LMProgress`` reports): the loss, the best prefix-matching
-    score of any head and the validation perplexity against the step. The last two are measured at the
-    evaluation steps only (the reports whose ``val`` / ``heads`` are set)."""
+    """A language model's training (``core.training.loop.Progress`` reports): the loss, the best
+    prefix-matching score of any head and the validation perplexity against the step. The last two are
+    measured at the evaluation steps only (the reports whose ``val`` / ``heads`` are set)."""
     titles = (_tr("loss_title", lang), _tr("pm_title", lang), _tr("ppl_title", lang))
     fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.09)
     steps = [h["step"] for h in history]
@@ -73,22 +73,18 @@ def lm_curves(history: list[dict], *, lang: str = "en") -> go.Figure:
 def planned_rate(
     step: int, steps: int, d_model: int, warmup: int, cooldown: float, factor: float = 1.0
 ) -> float:
-    """The rate ``core.train`` uses at ``step`` of a ``steps`` budget when the steps run out first:
-    the paper's warm-up schedule, lowered linearly to 0 over the last ``cooldown`` of the budget."""
-    from core.train import noam_lr
+    """The rate a seq2seq task trains with at ``step`` of a ``steps`` budget when the steps run out
+    first: the paper's warm-up schedule, lowered linearly to 0 over the last ``cooldown`` of the budget."""
+    from core.training.schedule import cooled, noam_lr
 
-    rate = noam_lr(step, d_model, warmup, factor)
-    if cooldown:
-        spent = (step - 1) / steps
-        rate *= min(1.0, max(0.0, 1.0 - spent) / cooldown)
-    return rate
+    return cooled(noam_lr(step, d_model, warmup, factor), (step - 1) / steps, cooldown)
 
 
 def task_warmup(task: str) -> int:
-    """The warm-up steps ``core.train`` uses for ``task`` (its default)."""
-    from core.train import DEFAULT_TRAIN
+    """The warm-up steps ``task`` trains with (its recipe's)."""
+    from core.training.settings import RECIPES
 
-    return int(DEFAULT_TRAIN[task]["warmup"])
+    return RECIPES[task].warmup
 
 
 def lr_schedule(
@@ -107,19 +103,22 @@ def lr_schedule(
     return _schedule_figure(xs, rates, steps, warmup, history, lang)
 
 
-def planned_lm_rate(step: int, steps: int, train: dict) -> float:
-    """The rate ``core.lm.train_lm`` uses at ``step`` of a ``steps`` budget when the steps run out first
-    (``train``: its lr and warmup): a linear warm-up, then a cosine from lr to lr/10."""
-    from core.lm import _rate  # the one definition of the schedule, so the curve cannot drift from it
+def planned_lm_rate(step: int, steps: int, train) -> float:
+    """The rate the language model trains with at ``step`` of a ``steps`` budget when the steps run out
+    first (``train``: its TrainingSettings, lr and warmup): a linear warm-up, then a cosine from lr to
+    lr/10."""
+    # the one definition of the schedule, so the curve cannot drift from it
+    from core.training.schedule import warmup_cosine
 
-    # train_lm reads the budget's fraction as it stood after the previous step
-    return _rate(step, (step - 1) / steps, train)
+    # the loop reads the budget's share as it stood before the step
+    return warmup_cosine(step, (step - 1) / steps, train.lr, train.warmup)
 
 
-def lm_lr_schedule(steps: int, train: dict, history: list[dict] | None = None, *,
+def lm_lr_schedule(steps: int, train, history: list[dict] | None = None, *,
                    lang: str = "en") -> go.Figure:
-    """:func:`lr_schedule` for the language model: warm-up, then cosine to lr/10 (``train``: lr, warmup)."""
-    warmup = int(train["warmup"])
+    """:func:`lr_schedule` for the language model: warm-up, then cosine to lr/10 (``train``: its
+    TrainingSettings, lr and warmup)."""
+    warmup = train.warmup
     xs = _schedule_steps(steps, warmup)
     rates = [planned_lm_rate(int(s), steps, train) for s in xs]
     return _schedule_figure(xs, rates, steps, warmup, history, lang)

@@ -17,8 +17,8 @@ import figures.toolbox as toolbox
 import ui
 import ui.induction
 import ui.widgets
-from core.data import aligned_source
 from core.names import Weights
+from core.training.pairs import aligned_source
 from i18n import t
 from ui.components.head_view import show_head_view
 from ui.tables import show_table

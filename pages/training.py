@@ -109,7 +109,7 @@ with left:
         st.latex(r"q_t(w) = (1-\varepsilon)\,[\,w = y_t\,] + \frac{\varepsilon}{V},\qquad \varepsilon = 0.1")
 with right:
     if lm:
-        st.markdown(ui.t("training.loss.text.lm", share=f"{LM_LIVE['train']['repeat']:.0%}"))
+        st.markdown(ui.t("training.loss.text.lm", share=f"{LM_LIVE.repeat:.0%}"))
     else:
         st.markdown(ui.t("training.loss.text"))
 
@@ -190,18 +190,18 @@ same_run = job is not None and job.task == task and job.steps == steps and (
     lm or job.config.get("d_model") == settings.d_model)
 history = list(job.history) if same_run else None
 left, right = st.columns([1, 1])
-if lm:  # core.lm's schedule: linear warm-up, then a cosine to lr/10
-    train = LM_LIVE["train"]
+if lm:  # the language model's schedule: linear warm-up, then a cosine to lr/10
+    train = LM_LIVE
     with left:
         st.latex(r"lrate = lr\cdot\frac{step}{warmup}\qquad (step \le warmup)")
         st.latex(r"lrate = lr\cdot\Big(0.1 + 0.9\cdot\tfrac{1}{2}\big(1 + \cos \pi s\big)\Big)")
-        st.markdown(ui.t("training.lr.text.lm", lr=f"{train['lr']:g}", warmup=train["warmup"]))
+        st.markdown(ui.t("training.lr.text.lm", lr=f"{train.lr:g}", warmup=train.warmup))
     with right:
         ui.show_figure(fig.lm_lr_schedule(steps, train, history, lang=lang), "train_lr", "learning-rate-lm",
                        column=0.5)
-        st.caption(ui.t("training.lr.caption.lm", task=task_labels[task], steps=steps, warmup=train["warmup"],
-                        lr=f"{train['lr']:g}"))
-else:  # core.train's: the paper's warm-up and 1/√step, then the app's cooldown
+        st.caption(ui.t("training.lr.caption.lm", task=task_labels[task], steps=steps, warmup=train.warmup,
+                        lr=f"{train.lr:g}"))
+else:  # the seq2seq tasks': the paper's warm-up and 1/√step, then the app's cooldown
     warmup = fig.task_warmup(task)
     with left:
         st.latex(r"lrate = d_{model}^{-0.5}\cdot\min(step^{-0.5},\ step\cdot warmup^{-1.5})")

@@ -217,7 +217,7 @@ def _session_pipeline(settings: Settings):
         return cached[1]
     result = state["session_model"]
     m = result.metrics
-    if result.task == "lm":  # a language model (core.lm) trained on the Training page
+    if result.task == "lm":  # a language model trained on the Training page
         from core.pipeline import gpt_pipeline
 
         label = (f"Weights: a small GPT trained in this session ({m.get('steps', '?')} steps, "

@@ -1,6 +1,7 @@
-"""Induction heads on the Attention page: every head's scores (``core.lm.induction_probe``, measured
-once per model and shared by every session), its role (``core.induction.head_roles``), and the buttons
-that put a repeated sequence in the sidebar's sentence or switch to the small GPT.
+"""Induction heads on the Attention page: every head's scores
+(``core.training.language.induction_probe``, measured once per model and shared by every session),
+its role (``core.induction.head_roles``), and the buttons that put a repeated sequence in the
+sidebar's sentence or switch to the small GPT.
 
     probe = head_probe(pipe, settings)     # None unless the model on screen is decoder-only
     head_label(probe, layer, head, lang)   # "2 · induction (PM 0.71)"
@@ -59,7 +60,7 @@ class HeadProbe:
 def _probe(_pipe, key, weights: str, tag: str) -> HeadProbe:
     import torch
 
-    from core.lm import induction_probe
+    from core.training.language import induction_probe
 
     with torch.no_grad():
         p = induction_probe(_pipe.model)

@@ -48,7 +48,7 @@ WEIGHTS_CHOICES = (Weights.RANDOM, Weights.TRAINED, Weights.GPT, Weights.SESSION
 SEED_RANGE = (0, 2**31 - 1)
 
 CHECKPOINT_PATH = Path(__file__).resolve().parent.parent / "assets" / "pinyin.pt"
-GPT_PATH = CHECKPOINT_PATH.with_name("gpt.pt")  # the small GPT (core/lm.py)
+GPT_PATH = CHECKPOINT_PATH.with_name("gpt.pt")  # the small GPT (core/training/language.py)
 
 # The order of the keys is the order of the sidebar and of the URL.
 KEYS = (

@@ -51,7 +51,8 @@ log = logging.getLogger("glassbox.ui")
 
 NOTICES = "_glassbox_notices"  # messages about values that were changed; shown until the next change
 
-SESSION_MODEL = "session_model"  # core.train.TrainResult chosen with "Use this model" (this browser only)
+# core.training.loop.TrainResult chosen with "Use this model" (this browser only)
+SESSION_MODEL = "session_model"
 SESSION_TAG = "session_model_tag"
 # True once the user typed a sentence or a URL named one: it is then never replaced. Until then the
 # sentence is the default of the weights on screen (ui.settings.default_sentence) and follows them.
@@ -59,7 +60,7 @@ SENTENCE_OWN = "_glassbox_sentence_own"
 
 
 def use_session_model(result) -> None:
-    """Show ``result`` (a core.train.TrainResult) on every page of this session."""
+    """Show ``result`` (a core.training.loop.TrainResult) on every page of this session."""
     import uuid
 
     state = st.session_state

@@ -1,7 +1,7 @@
 """Training in the background of a Streamlit session: one job per session, a few per server.
 
 Training runs in a thread so the page stays responsive: a fragment polls the job and redraws the
-curves, and Stop sets an event that ``core.train.train`` reads after every step (``should_stop``; it
+curves, and Stop sets an event that ``core.training.loop.train`` reads after every step (``should_stop``; it
 then still returns the model trained so far, measured on the test set). A process-wide semaphore caps
 how many trainings run at once, so forty students pressing Start cannot starve the server's two
 cores. A training belongs to the session that started it: when that session ends (its tab closed
@@ -15,24 +15,25 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
+from core.training.settings import RECIPES
 from i18n import t
 
 MAX_CONCURRENT_TRAININGS = 2  # per server process; each one wants a core
-COOLDOWN = 0.3  # the rate falls linearly to 0 over the last 30% of the budget (core.train's cooldown)
+COOLDOWN = 0.3  # the rate falls linearly to 0 over the last 30% of the budget (TrainingSettings.cooldown)
 
-# The language model the Training page trains live ("lm"): smaller than the shipped one (core.lm
-# LM_CONFIG / LM_TRAIN) so that its induction heads form within minutes on one core. Found by trying:
-# a passage repeated in every window (repeat 1.0) and short windows give the look-back a strong,
-# frequent reward, and RoPE, whose scores depend on the distance between tokens only, lets the probe's
-# 81 tokens (core.lm.PROBE) be read by a model trained on windows of 48; learned positions past the
-# window would be untrained rows and hide the heads.
-# Tests replace it with something tinier.
-LM_LIVE = dict(
-    sizes=dict(d_model=64, num_heads=4, num_layers=2, d_ff=256, dropout=0.0, positions="rope"),
-    train=dict(merges=500, context=48, batch_size=32, lr=5e-3, warmup=50, repeat=1.0, copies=2),
-    eval_every=100,
+# The language model the Training page trains live ("lm"): smaller than the shipped one
+# (RECIPES["lm"]) so that its induction heads form within minutes on one core. A passage repeated
+# in every window (repeat 1.0) and short windows give the look-back a strong, frequent reward, and
+# RoPE, whose scores depend on the distance between tokens only, lets the probe's 81 tokens
+# (core.training.language.PROBE) be read by a model trained on windows of 48; learned positions past
+# the window would be untrained rows and hide the heads. Tests replace it with something tinier.
+LM_LIVE = replace(
+    RECIPES["lm"],
+    sizes=dict(RECIPES["lm"].sizes, d_model=64, num_heads=4, num_layers=2, d_ff=256, dropout=0.0,
+               positions="rope"),
+    merges=500, context=48, batch_size=32, lr=5e-3, warmup=50, repeat=1.0, copies=2, eval_every=100,
 )
 LM_BUDGET = (5000, 8)  # steps, minutes the Training page proposes for it: room for the phase change
 
@@ -44,7 +45,7 @@ class TrainingJob:
     steps: int
     minutes: float
     history: list[dict] = field(default_factory=list)
-    result: object | None = None  # core.train.TrainResult once finished
+    result: object | None = None  # core.training.loop.TrainResult once finished
     error: str | None = None
     started: float = field(default_factory=time.time)
     ended_with_session: bool = False  # its session ended first: stopped, no model kept
@@ -136,6 +137,7 @@ def start_training(task: str, config: dict, steps: int, minutes: float,
     """
     if task == "lm":
         config = dict(lm_live_config(), seed=int(config.get("seed", 0)))
+    seed = int(config.get("seed", 0))
     if not _slots.acquire(blocking=False):
         # English here (logs); the page shows the same key in the visitor's language
         raise ServerBusy(t("training.busy", "en", n=MAX_CONCURRENT_TRAININGS))
@@ -150,18 +152,18 @@ def start_training(task: str, config: dict, steps: int, minutes: float,
         return job._stop.is_set()
 
     def work() -> None:
-        from core.lm_data import MissingCorpus
-        from core.train import train
+        from core.training.loop import train
+        from core.training.text import MissingCorpus
 
         try:
-            if task == "lm":
-                job.result = _train_lm(steps, minutes, on_progress, should_stop, seed=config["seed"])
-                return
             # num_threads=None: torch's thread count is process-wide, a session must not change it for all
+            if task == "lm":
+                job.result = _train_lm(steps, minutes, on_progress, should_stop, seed)
+                return
             job.result = train(task, config, steps=steps, minutes=minutes, num_threads=None,
                                log_every=max(1, min(50, steps // 40)), eval_every=max(steps // 4, 1),
                                cooldown=COOLDOWN, eval_limit=200, on_progress=on_progress,
-                               should_stop=should_stop, seed=int(config.get("seed", 0)))
+                               should_stop=should_stop, seed=seed)
         except SessionEnded:
             job.ended_with_session = True
         except MissingCorpus as exc:  # the fortune packages are not installed: a sentence, no traceback
@@ -176,35 +178,21 @@ def start_training(task: str, config: dict, steps: int, minutes: float,
     return job
 
 
-@dataclass
-class SessionLM:
-    """A language model trained here (``core.lm.LMResult``) with the ``task`` every session model has."""
-
-    model: object
-    tokenizer: object
-    metrics: dict
-    history: list[dict]
-    task: str = "lm"
-
-
 def lm_live_config() -> dict:
     """The sizes of the live language model (the sidebar's do not apply: :data:`LM_LIVE` is tuned), its
     context, merges, and how often it is measured."""
-    return dict(LM_LIVE["sizes"], **{k: LM_LIVE["train"][k] for k in ("context", "merges")},
-                eval_every=LM_LIVE["eval_every"])
+    named = ("d_model", "num_heads", "num_layers", "d_ff", "dropout", "positions")
+    sizes = {k: LM_LIVE.sizes[k] for k in named}
+    return dict(sizes, context=LM_LIVE.context, merges=LM_LIVE.merges, eval_every=LM_LIVE.eval_every)
 
 
-def _train_lm(steps: int, minutes: float, on_progress, should_stop, seed: int = 0) -> SessionLM:
-    """core.lm.train_lm with :data:`LM_LIVE` on the fortune files; its progress, with the induction
-    probe every ``eval_every`` steps, goes to ``on_progress``."""
-    from core.lm import train_lm
-    from core.lm_data import corpus
+def _train_lm(steps: int, minutes: float, on_progress, should_stop, seed: int):
+    """The language model of :data:`LM_LIVE` trained on the fortune files; its progress, with the
+    induction probe every ``eval_every`` steps, goes to ``on_progress``."""
+    from core.training.loop import train
+    from core.training.text import corpus
 
     parts = corpus()  # MissingCorpus before a slot's worth of work is spent
-    eval_every = int(LM_LIVE["eval_every"])
-    # num_threads=None, as for the other tasks: torch's thread count is process-wide, and two runs that
-    # each set 1 and restore what they found when they end can leave the whole server on 1 thread
-    result = train_lm(dict(LM_LIVE["sizes"]), steps=steps, minutes=minutes, num_threads=None,
-                      log_every=max(1, min(eval_every, 25)), eval_every=eval_every, on_progress=on_progress,
-                      should_stop=should_stop, parts=parts, seed=seed, **LM_LIVE["train"])
-    return SessionLM(result.model, result.tokenizer, result.metrics, result.history)
+    return train("lm", settings=LM_LIVE, data=parts, steps=steps, minutes=minutes, num_threads=None,
+                 log_every=max(1, min(LM_LIVE.eval_every, 25)), on_progress=on_progress,
+                 should_stop=should_stop, seed=seed)

@@ -1,4 +1,4 @@
-"""The small GPT trained here (weights="gpt", core/lm.py): its choice, badge and fallbacks."""
+"""The small GPT trained here (weights="gpt", core/training/language.py): its choice, badge and fallbacks."""
 
 STRINGS = {
     "sidebar.weights.gpt": "Small GPT trained here (English + 中文)",
@@ -10,5 +10,5 @@ STRINGS = {
     ),
     "gpt.fallback": "The small GPT could not be used, showing random weights instead. {detail}",
     "settings.why.no_gpt": "no small GPT at assets/gpt.pt",
-    "sidebar.no_gpt": "The small GPT (assets/gpt.pt) is missing: `python -m core.train --task lm --out assets/gpt.pt` trains it.",
+    "sidebar.no_gpt": "The small GPT (assets/gpt.pt) is missing: `python -m core.training --task lm --out assets/gpt.pt` trains it.",
 }

@@ -1,4 +1,4 @@
-"""在本项目中训练的小 GPT（weights="gpt"，core/lm.py）：选项、标记与回退说明。"""
+"""在本项目中训练的小 GPT（weights="gpt"，core/training/language.py）：选项、标记与回退说明。"""
 
 STRINGS = {
     "sidebar.weights.gpt": "在这里训练的小 GPT（English + 中文）",
@@ -9,5 +9,5 @@ STRINGS = {
     ),
     "gpt.fallback": "无法使用小 GPT，改为显示随机权重。{detail}",
     "settings.why.no_gpt": "assets/gpt.pt 处没有小 GPT",
-    "sidebar.no_gpt": "缺少小 GPT（assets/gpt.pt）：运行 `python -m core.train --task lm --out assets/gpt.pt` 训练它。",
+    "sidebar.no_gpt": "缺少小 GPT（assets/gpt.pt）：运行 `python -m core.training --task lm --out assets/gpt.pt` 训练它。",
 }

@@ -1,8 +1,9 @@
 """The Attention page marks induction heads (issue 30, part 4): with a decoder-only model (the small GPT,
-a model folder) a table of every head's role and its three scores, equal to ``core.lm.induction_probe``
-of the model on screen; the roles in the head selector, above the heatmaps and in the layers × heads
-grid; the "repeat a sequence" button that fills the sentence with a sequence written twice; and, for
-an encoder-decoder, the button that switches to the small GPT. Both languages."""
+a model folder) a table of every head's role and its three scores, equal to
+``core.training.language.induction_probe`` of the model on screen; the roles in the head
+selector, above the heatmaps and in the layers × heads grid; the "repeat a sequence" button that
+fills the sentence with a sequence written twice; and, for an encoder-decoder, the button that
+switches to the small GPT. Both languages."""
 
 import functools
 
@@ -13,8 +14,8 @@ from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 from core.induction import head_roles
-from core.lm import induction_probe
 from core.pipeline import PipelineSettings, load_pipeline
+from core.training.language import induction_probe
 from i18n import t as tr
 from ui.settings import gpt_available
 
@@ -186,13 +187,13 @@ def test_a_decoder_only_model_folder_shows_roles_too(lang):
 
 @needs_gpt
 def test_a_probe_that_fails_is_one_line_not_a_traceback(monkeypatch):
-    import core.lm
+    import core.training.language
     from ui.budget import BUDGET
 
     def fails(model):
         raise ValueError("sequence length 81 exceeds max_len=64")
 
-    monkeypatch.setattr(core.lm, "induction_probe", fails)
+    monkeypatch.setattr(core.training.language, "induction_probe", fails)
     BUDGET.clear()
     try:
         at = open_attention("gpt", "en")

@@ -198,7 +198,7 @@ def test_the_page_says_a_training_ends_with_its_tab_after_the_servers_grace_time
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_loss_and_the_schedule_follow_the_task_chosen(lang, request):
-    # the language model has no source x, no label smoothing and core.lm's cosine schedule; the other
+    # the language model has no source x, no label smoothing and its own cosine schedule; the other
     # tasks keep the paper's; the texts are chosen from the task, in the visitor's language
     from ui import training_jobs
 
@@ -213,7 +213,7 @@ def test_the_loss_and_the_schedule_follow_the_task_chosen(lang, request):
     headers = [h.value for h in at.header]
     assert headers[:2] == [t("training.loss.header.lm", lang), t("training.lr.header", lang)]
     texts = " ".join(m.value for m in at.markdown)
-    share = f"{training_jobs.LM_LIVE['train']['repeat']:.0%}"
+    share = f"{training_jobs.LM_LIVE.repeat:.0%}"
     assert t("training.loss.text.lm", lang, share=share) in texts
     assert t("training.loss.text", lang) not in texts
     at.radio(key="train_task").set_value("reverse").run()

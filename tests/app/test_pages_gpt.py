@@ -11,9 +11,8 @@ from apphelpers import assert_clean, badges, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.checkpoint import load_lm_checkpoint
 from core.generate import greedy
-from core.pipeline import GPT_PATH, PipelineSettings, gpt_pipeline
+from core.pipeline import GPT_PATH, PipelineSettings, gpt_pipeline, read_gpt
 from core.run import SentenceRun
 from figures.model import decoded_ids, labels_text
 from figures.positional import MAX_TABLE_ROWS
@@ -31,7 +30,7 @@ ONE_STACK = ["overview", "tokens", "embeddings", "positional", "decoder", "masks
 def gpt():
     """(model, tokenizer, metrics) as the app loads them, and the pipeline around them (read once)."""
     torch.set_num_threads(1)
-    model, tokenizer, metrics = load_lm_checkpoint(GPT_PATH)
+    model, tokenizer, metrics = read_gpt(GPT_PATH)
     return model, tokenizer, metrics, gpt_pipeline(PipelineSettings(weights="gpt"), model, tokenizer, metrics)
 
 

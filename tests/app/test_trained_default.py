@@ -3,8 +3,8 @@
 import numpy as np
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, open_app, open_page, plotly_array, plotly_specs
 
-from core.checkpoint import load_checkpoint
 from core.pipeline import CHECKPOINT_PATH
+from core.training.checkpoint import load_checkpoint
 from i18n import t
 
 
@@ -34,7 +34,7 @@ def test_cross_attention_of_a_chinese_phrase_is_the_alignment():
     """The chart's own numbers: in the last decoder layer's cross-attention, averaged over the heads
     (the README's measure), the row of the decoder position that writes syllable j (it reads [BOS]
     or syllable j-1) peaks in the column of character j. (A phrase of six characters: on seven or
-    more the model is known to slip, see tests/core/test_checkpoint.py.)"""
+    more the model is known to slip, see tests/core/training/test_checkpoint.py.)"""
     chars = list("我们学习汉语")
     query = {"sentence": "".join(chars), "attn_kind": "Decoder cross-attention", "attn_layer": "2"}
     at = open_page("pages/attention.py", query, weights=None)

@@ -2,6 +2,7 @@
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -152,20 +153,21 @@ def test_a_stop_after_the_end_leaves_the_run_finished():
     assert not job.stopped_by_user and not job.stopping and job.result is not None
 
 
-# -- the language model ("lm"): core.lm.train_lm with ui.training_jobs.LM_LIVE --------------------
+# -- the language model ("lm"): core.training.loop.train with ui.training_jobs.LM_LIVE --------------
 
-TINY_LM = dict(sizes=dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0, positions="learned"),
-               train=dict(merges=10, context=32, batch_size=4, lr=3e-3, warmup=3, repeat=0.5), eval_every=4)
+TINY_SIZES = dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0, positions="learned")
+TINY_LM = replace(tj.LM_LIVE, sizes=dict(tj.LM_LIVE.sizes, **TINY_SIZES), merges=10, context=32, batch_size=4,
+                  lr=3e-3, warmup=3, repeat=0.5, copies=3, eval_every=4)
 LM_PARTS = {"train": ["the cat sat on the mat", "白日依山尽，黄河入海流"] * 30,
             "valid": ["a bird in the hand"] * 4, "test": ["欲穷千里目，更上一层楼"] * 4}
 
 
 @pytest.fixture
 def tiny_lm(monkeypatch):
-    import core.lm_data
+    import core.training.text
 
     monkeypatch.setattr(tj, "LM_LIVE", TINY_LM)
-    monkeypatch.setattr(core.lm_data, "corpus", lambda: LM_PARTS)
+    monkeypatch.setattr(core.training.text, "corpus", lambda: LM_PARTS)
 
 
 def test_the_language_model_trains_with_its_own_recipe_and_measures_its_heads(tiny_lm):
@@ -174,7 +176,7 @@ def test_the_language_model_trains_with_its_own_recipe_and_measures_its_heads(ti
     job = tj.start_training("lm", dict(TINY, d_model=512, seed=3), steps=12, minutes=1)  # sidebar ignored
     job.wait(timeout=120)
     assert not job.running and job.error is None, job.error
-    assert job.config == dict(TINY_LM["sizes"], context=32, merges=10, eval_every=4, seed=3)
+    assert job.config == dict(TINY_SIZES, context=32, merges=10, eval_every=4, seed=3)
     result = job.result
     assert result.task == "lm" and result.model.config.d_model == 16 and not result.model.config.encoder
     assert result.metrics["steps"] == 12 and result.metrics["train"]["merges"] == 10
@@ -183,16 +185,16 @@ def test_the_language_model_trains_with_its_own_recipe_and_measures_its_heads(ti
     assert [h["step"] for h in probed] == [4, 8, 12]
     assert all(0.0 <= h["heads"]["best_pm"] <= 1.0 and h["val"]["perplexity"] > 1 for h in probed)
     for h in job.history:  # the Training page draws the schedule this run followed
-        assert h["lr"] == pytest.approx(planned_lm_rate(h["step"], 12, TINY_LM["train"]), rel=1e-9)
+        assert h["lr"] == pytest.approx(planned_lm_rate(h["step"], 12, TINY_LM), rel=1e-9)
 
 
 def test_a_missing_corpus_is_a_sentence_and_frees_the_slot(monkeypatch):
-    import core.lm_data
+    import core.training.text
 
     def missing():
-        raise core.lm_data.MissingCorpus("install the Debian package fortunes-zh")
+        raise core.training.text.MissingCorpus("install the Debian package fortunes-zh")
 
-    monkeypatch.setattr(core.lm_data, "corpus", missing)
+    monkeypatch.setattr(core.training.text, "corpus", missing)
     job = tj.start_training("lm", {}, steps=5, minutes=1)
     job.wait(timeout=30)
     assert job.missing_corpus and job.error == "install the Debian package fortunes-zh"

@@ -1,11 +1,12 @@
 """The Training page's language model ("lm"): a tiny live run through the page, its prefix-matching
 curve, and its model on every page of the session — in English and Chinese.
 
-The recipe (ui.training_jobs.LM_LIVE) and the text (core.lm_data.corpus) are replaced by tiny ones:
+The recipe (ui.training_jobs.LM_LIVE) and the text (core.training.text.corpus) are replaced by tiny ones:
 the real recipe needs minutes, and the test must not depend on the fortune packages being installed.
 """
 
 import re
+from dataclasses import replace
 
 import pytest
 from apphelpers import assert_clean, badges, messages, open_app, plotly_specs, start_and_wait
@@ -13,10 +14,11 @@ from apphelpers import assert_clean, badges, messages, open_app, plotly_specs, s
 from i18n import t
 from ui import training_jobs as tj
 
-TINY_LM = dict(
-    sizes=dict(d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0, positions="rope"),
-    train=dict(merges=20, context=32, batch_size=4, lr=3e-3, warmup=5, repeat=0.5),
-    eval_every=10,
+TINY_LM = replace(
+    tj.LM_LIVE,
+    sizes=dict(tj.LM_LIVE.sizes, d_model=16, num_heads=2, num_layers=1, d_ff=32, dropout=0.0,
+               positions="rope"),
+    merges=20, context=32, batch_size=4, lr=3e-3, warmup=5, repeat=0.5, copies=3, eval_every=10,
 )
 LINES = [
     "the cat sat on the mat",
@@ -31,10 +33,10 @@ PARTS = {"train": LINES * 20, "valid": LINES[:3] * 4, "test": LINES[3:] * 4}
 
 @pytest.fixture
 def tiny_lm(monkeypatch):
-    import core.lm_data
+    import core.training.text
 
     monkeypatch.setattr(tj, "LM_LIVE", TINY_LM)
-    monkeypatch.setattr(core.lm_data, "corpus", lambda: PARTS)
+    monkeypatch.setattr(core.training.text, "corpus", lambda: PARTS)
 
 
 @pytest.fixture
@@ -143,22 +145,22 @@ def test_the_page_states_the_language_model_s_loss_schedule_and_sizes(tiny_lm):
         s for s in plotly_specs(at) if any(tr.get("name") == t("training.fig.lr_planned") for tr in s["data"])
     ]
     y = schedule["data"][0]["y"]
-    assert max(y) == pytest.approx(TINY_LM["train"]["lr"])
+    assert max(y) == pytest.approx(TINY_LM.lr)
     at.radio(key="train_task").set_value("copy").run()
     assert (at.slider(key="train_steps").value, at.slider(key="train_minutes").value) == (400, 2)
 
 
 def test_without_the_fortune_files_the_page_says_which_package_to_install(monkeypatch):
-    import core.lm_data
+    import core.training.text
 
     def missing():
-        raise core.lm_data.MissingCorpus(
+        raise core.training.text.MissingCorpus(
             "/usr/share/games/fortunes/fortunes is missing: install the Debian "
             "package fortunes (apt-get install fortunes fortunes-zh)"
         )
 
     monkeypatch.setattr(tj, "LM_LIVE", TINY_LM)
-    monkeypatch.setattr(core.lm_data, "corpus", missing)
+    monkeypatch.setattr(core.training.text, "corpus", missing)
     at = open_app(page="pages/training.py")
     at.radio(key="train_task").set_value("lm").run()
     at.button(key="train_start").click().run()

@@ -13,9 +13,9 @@ import pytest
 from apphelpers import ROOT, assert_clean, messages
 from streamlit.testing.v1 import AppTest
 
-from core.data import aligned_source
 from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
-from core.train import train
+from core.training.loop import train
+from core.training.pairs import aligned_source
 from i18n import t
 from ui.sidebar import SESSION_MODEL, SESSION_TAG
 
@@ -76,7 +76,7 @@ def test_the_checkpoint_is_still_described_as_pinyin():
 def test_the_positional_page_says_what_a_session_model_was_trained_on():
     at = open_with_session_model("reverse", "pages/positional.py", {"sentence": "31415"})
     assert_clean(at)
-    from core.data import TOY_MAX_LEN
+    from core.training.pairs import TOY_MAX_LEN
 
     shown = [c.value for c in at.caption]
     assert t("positional.curves.trained_digits", "en", chars=TOY_MAX_LEN, last=TOY_MAX_LEN) in shown

@@ -14,8 +14,8 @@ from browserhelpers import screenshot, settled
 from playwright.sync_api import Page, expect
 
 from core.induction import repeated_text
-from core.lm import induction_probe
 from core.pipeline import PipelineSettings, load_pipeline
+from core.training.language import induction_probe
 from i18n import t
 from ui.nav import PAGES
 

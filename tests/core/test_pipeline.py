@@ -4,10 +4,10 @@ import pytest
 import torch
 
 import core.pipeline as P
-from core.checkpoint import save_checkpoint
 from core.config import ModelConfig
 from core.model import Transformer
 from core.tokenizers.vocab import Vocab
+from core.training.checkpoint import save_checkpoint
 
 
 @pytest.fixture(scope="module")

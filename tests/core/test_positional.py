@@ -9,7 +9,6 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.checkpoint import load_checkpoint, save_checkpoint
 from core.config import ModelConfig
 from core.model import Transformer
 from core.positional import (
@@ -22,6 +21,7 @@ from core.positional import (
 )
 from core.tokenizers.vocab import Vocab
 from core.trace import AttentionTrace, ModelTrace
+from core.training.checkpoint import load_checkpoint, save_checkpoint
 
 
 def test_matches_the_papers_formula_for_odd_and_even_sizes():

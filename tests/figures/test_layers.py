@@ -1,4 +1,5 @@
-"""figures/ are pure functions: importing every module of figures/ and core/ loads no Streamlit, no ui/."""
+"""figures/ are pure functions: importing every module of figures/ and core/, subpackages included,
+loads no Streamlit, no ui/."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ PROBE = """
 import importlib, pkgutil, sys
 import core, figures
 for package in (core, figures):
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
 print(sorted(m for m in sys.modules if m == "streamlit" or m.startswith(("streamlit.", "ui.")) or m == "ui"))
 """
 

@@ -2,19 +2,22 @@
 learning-rate schedule, drawn from hand-built progress reports."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from core.lm import _rate
+from core.training.schedule import warmup_cosine
+from core.training.settings import RECIPES
 from figures.training import lm_curves, lm_lr_schedule, planned_lm_rate
 from i18n import t
 
-TRAIN = dict(lr=3e-3, warmup=10)
+TRAIN = replace(RECIPES["lm"], lr=3e-3, warmup=10)
 
 
 def report(step: int, loss: float, probe: float | None = None) -> dict:
-    """A core.lm.LMProgress as a dict; ``probe``: the best prefix-matching score at an eval step."""
+    """A language model's core.training.loop.Progress as a dict; ``probe``: the best prefix-matching
+    score at an eval step."""
     val = heads = None
     if probe is not None:
         val = {"loss": loss + 0.1, "perplexity": math.exp(loss + 0.1)}
@@ -70,10 +73,11 @@ def test_the_schedule_is_core_lm_s_warm_up_then_cosine_to_a_tenth():
     planned = fig.data[0]
     x, y = np.asarray(planned.x), np.asarray(planned.y)
     assert x[0] == 1 and x[-1] == 200
-    assert x[y.argmax()] == TRAIN["warmup"] and y.max() == pytest.approx(TRAIN["lr"])
-    assert y[-1] == pytest.approx(TRAIN["lr"] / 10, rel=0.01)  # the cosine ends at lr/10, not at 0
+    assert x[y.argmax()] == TRAIN.warmup and y.max() == pytest.approx(TRAIN.lr)
+    assert y[-1] == pytest.approx(TRAIN.lr / 10, rel=0.01)  # the cosine ends at lr/10, not at 0
     for step in (1, 5, 10, 11, 100, 200):
-        assert planned_lm_rate(step, 200, TRAIN) == _rate(step, (step - 1) / 200, TRAIN)
+        want = warmup_cosine(step, (step - 1) / 200, TRAIN.lr, TRAIN.warmup)
+        assert planned_lm_rate(step, 200, TRAIN) == want
     assert fig.layout.yaxis.title.text == "learning rate"
 
 

@@ -7,10 +7,13 @@ import torch
 import torch.nn.functional as F
 
 from core.config import ModelConfig
-from core.data import load_task, make_batch
 from core.model import Transformer
 from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID
-from core.train import DEFAULT_CONFIG, Progress, evaluate, noam_lr, predict, train
+from core.training.loop import Progress, train
+from core.training.pairs import load_task, make_batch
+from core.training.schedule import noam_lr
+from core.training.seq2seq import evaluate
+from core.training.settings import RECIPES
 
 TINY = dict(d_model=32, num_heads=2, num_layers=1, d_ff=64, dropout=0.0)
 
@@ -79,7 +82,7 @@ def test_the_first_steps_loss_is_label_smoothed_cross_entropy_of_the_next_tokens
     assert result.metrics["label_smoothing"] == 0.1
     src, tgt = data.train_batch(16, random.Random(0))  # the batch of step 1: train's rng is Random(seed)
     assert (tgt == PAD_ID).any() and (tgt[:, -1] == EOS_ID).any()  # lengths 3-10: padding to ignore
-    config = ModelConfig(len(data.src_vocab), len(data.tgt_vocab), **{**DEFAULT_CONFIG["reverse"], **TINY})
+    config = ModelConfig(len(data.src_vocab), len(data.tgt_vocab), **{**RECIPES["reverse"].sizes, **TINY})
     with torch.no_grad():
         logits = Transformer(config)(src, tgt[:, :-1])  # (B, T-1, V); dropout 0: train mode changes nothing
 
@@ -133,7 +136,7 @@ def test_minutes_budget_stops():
     assert result.history[-1]["fraction"] == 1.0 and result.history[-1]["elapsed"] >= 1.2
 
 
-def test_evaluate_on_pinyin_counts_what_decoding_and_cross_attention_give_and_predict_decodes():
+def test_evaluate_on_pinyin_counts_what_decoding_and_cross_attention_give_and_predict_decodes(predict):
     data = small("pinyin", 20)  # vocabularies still from the whole training split
     result = train("pinyin", TINY, steps=2, batch_size=4, eval_limit=5, data=data)
     model = result.model
@@ -167,7 +170,7 @@ def test_cooldown_brings_the_rate_down_to_zero_at_the_end_of_the_budget():
 
 def test_label_smoothed_loss_is_the_papers_formula_written_out():
     """q(w) = (1 − ε)·[w = y] + ε / V, loss = −Σ_w q(w) log p(w), mean over the non-[PAD] positions."""
-    from core.train import label_smoothed_loss
+    from core.training.seq2seq import label_smoothed_loss
 
     gen = torch.Generator().manual_seed(0)
     logits = torch.randn(3, 5, 7, generator=gen, dtype=torch.float64)  # (B, T, V)

@@ -1,13 +1,14 @@
-"""The fortune files as a language model's text (core/lm_data.py): entries cut at "%" lines, terminal
+"""The fortune files as a language model's text (core/training/text.py): entries cut at "%" lines, terminal
 colour escapes removed, and a split by hash that does not depend on order or company. Synthetic files in
 the format of Debian's (the packages themselves are not needed here)."""
 
 import pytest
 import torch
 
-from core.lm_data import SPLITS, clean, part_of, read_fortunes, split_entries, token_stream, windows
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.vocab import EOS_ID
+from core.training.splits import SPLITS, split_of
+from core.training.text import clean, read_fortunes, split_entries, token_stream, window_rows
 
 TANG = (
     "\x1b[32m《静夜思》\x1b[m\n\x1b[33m作者：李白\x1b[m\n床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n%\n"
@@ -43,7 +44,7 @@ def test_the_split_is_by_hash_whatever_the_order():
     assert sum(len(p) for p in parts.values()) == 2000
     for name, percent in SPLITS:  # the shares the percentages say, within sampling noise
         assert abs(len(parts[name]) / 2000 - percent / 100) < 0.03, name
-    assert all(part_of(e) == name for name, p in parts.items() for e in p)
+    assert all(split_of(e) == name for name, p in parts.items() for e in p)
 
 
 def test_the_stream_ends_each_entry_and_windows_predict_the_next_token():
@@ -53,17 +54,18 @@ def test_the_stream_ends_each_entry_and_windows_predict_the_next_token():
     first = tok.encode(entries[0], allow_special=False)
     assert stream.tolist() == first + [EOS_ID] + tok.encode(entries[1], allow_special=False) + [EOS_ID]
     assert EOS_ID not in first  # the typed "[EOS]" is text, not the end of the entry
-    x, y = windows(stream, length=8, batch=5, generator=torch.Generator().manual_seed(0))
+    rows = window_rows(stream, length=8, batch=5, generator=torch.Generator().manual_seed(0))
+    x, y = rows[:, :-1], rows[:, 1:]  # the inputs, and the next token of each: the targets
     assert x.shape == y.shape == (5, 8) and torch.equal(x[:, 1:], y[:, :-1])
     for row_x, row_y in zip(x.tolist(), y.tolist(), strict=True):  # each window is a piece of the stream
         text = " " + " ".join(map(str, stream.tolist())) + " "
         assert " " + " ".join(map(str, row_x + row_y[-1:])) + " " in text
     with pytest.raises(ValueError):
-        windows(stream, length=len(stream), batch=1, generator=torch.Generator())
+        window_rows(stream, length=len(stream), batch=1, generator=torch.Generator())
 
 
 def test_tables_are_not_prose_and_no_break_spaces_are_spaces():
-    from core.lm_data import is_prose
+    from core.training.text import is_prose
 
     assert not is_prose("表 1.1\n┌────┐\n│ mc │\n└────┘")
     assert is_prose("床前明月光 -- 李白")
@@ -73,7 +75,7 @@ def test_tables_are_not_prose_and_no_break_spaces_are_spaces():
 def test_the_installed_corpus_has_both_languages_in_every_part():
     """Debian's fortunes and fortunes-zh, as .ci/run installs them: every part holds English and Chinese
     entries, no table, and the parts share no entry."""
-    from core.lm_data import corpus, is_prose
+    from core.training.text import corpus, is_prose
 
     parts = corpus()
     for name, entries in parts.items():
@@ -85,7 +87,7 @@ def test_the_installed_corpus_has_both_languages_in_every_part():
 
 
 def test_a_missing_file_names_its_package(tmp_path):
-    from core.lm_data import MissingCorpus, corpus
+    from core.training.text import MissingCorpus, corpus
 
     with pytest.raises(MissingCorpus, match="fortunes-zh"):
         corpus(tmp_path)

@@ -1,7 +1,7 @@
 """The shipped small GPT (assets/gpt.pt): the numbers the README reports are the ones it has.
 
 Measured again here on the test part of the fortune files (.ci/run installs them), by the evaluation
-command ``python -m core.train --evaluate assets/gpt.pt``: run once, its evaluation read by every test."""
+command ``python -m core.training --evaluate assets/gpt.pt``: run once, its evaluation read by every test."""
 
 import io
 import math
@@ -11,12 +11,12 @@ from typing import NamedTuple
 import pytest
 import torch
 
-from core import lm
-from core.tokenizers.bpe import BPETokenizer
-from core.checkpoint import load_lm_checkpoint
-from core.lm_data import corpus, token_stream
 from core.pipeline import GPT_PATH
-from core.train import main
+from core.tokenizers.bpe import BPETokenizer
+from core.training import language
+from core.training.__main__ import main
+from core.training.checkpoint import load_checkpoint
+from core.training.text import corpus, token_stream
 
 
 class Shipped(NamedTuple):
@@ -31,20 +31,21 @@ def shipped():
     """The evaluation command, run once; what its evaluation returned is kept on the way out (the
     command's own numbers, not a stand-in), so that the corpus is scored once for every test."""
     calls = []
-    evaluate_lm = lm.evaluate_lm
+    evaluate = language.evaluate
 
     def kept(model, tokenizer, parts, context, streams=None):
-        measured = evaluate_lm(model, tokenizer, parts, context, streams)
+        measured = evaluate(model, tokenizer, parts, context, streams)
         calls.append((tokenizer, measured))
         return measured
 
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch, redirect_stdout(out):
-        patch.setattr(lm, "evaluate_lm", kept)
+        patch.setattr(language, "evaluate", kept)
         main(["--evaluate", str(GPT_PATH)])
     assert len(calls) == 1, "the command evaluates the checkpoint once"
     (tokenizer, measured), = calls
-    _, _, recorded = load_lm_checkpoint(GPT_PATH)
+    _, _, task, recorded = load_checkpoint(GPT_PATH)
+    assert task == "lm"
     return Shipped(tokenizer, recorded, measured, out.getvalue())
 
 

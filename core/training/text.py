@@ -2,14 +2,13 @@
 
 A fortune file is a list of entries, each ended by a line holding only ``%``. The Chinese files of
 ``fortunes-zh`` colour their titles and authors with terminal escapes (ESC [32m … ESC [m), which are
-not text and are removed. Each entry goes to train, validation or test by the SHA-256 of its text, so
-the split never depends on the order of the files or on what else was read, and an entry that two
-files share lands in the same part.
+not text and are removed. Each entry goes to train, valid or test by the SHA-256 of its text
+(:func:`core.training.splits.split_of`), so an entry that two files share lands in the same part.
 
     entries = read_fortunes(Path("/usr/share/games/fortunes/tang300"))
     parts = split_entries(entries)          # {"train": [...], "valid": [...], "test": [...]}
     stream = token_stream(tokenizer, parts["train"])          # [EOS] after every entry
-    x, y = windows(stream, length=128, batch=32, generator=g)  # (32, 128) inputs, next-token targets
+    rows = window_rows(stream, length=128, batch=32, generator=g)  # (32, 129): inputs and next tokens
 
 The files stay in the Debian packages (``fortunes``: BSD-style; ``fortunes-zh``: GPL-3.0+): nothing
 here copies them into the repository.
@@ -17,7 +16,6 @@ here copies them into the repository.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -26,11 +24,11 @@ from pathlib import Path
 import torch
 
 from core.tokenizers.vocab import EOS_ID
+from core.training.splits import SPLIT_NAMES, split_of
 
 FORTUNES = Path("/usr/share/games/fortunes")
 # ESC [ … letter: a terminal's colour or cursor command (SGR and the like), never text
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-SPLITS = (("train", 90), ("valid", 5), ("test", 5))  # percent of the entries, by hash
 
 
 def clean(entry: str) -> str:
@@ -49,21 +47,11 @@ def read_fortunes(path: Path) -> list[str]:
     return [text for text in (clean(e) for e in entries) if text.strip()]
 
 
-def part_of(entry: str) -> str:
-    """ "train", "valid" or "test": the SHA-256 of the entry's UTF-8 bytes, modulo 100, against SPLITS."""
-    bucket = int.from_bytes(hashlib.sha256(entry.encode("utf-8")).digest()[:8], "big") % 100
-    for name, percent in SPLITS:
-        if bucket < percent:
-            return name
-        bucket -= percent
-    raise AssertionError("SPLITS must add up to 100")
-
-
 def split_entries(entries: list[str]) -> dict[str, list[str]]:
     """Each distinct entry in the part its hash names, in the order first seen (a duplicate once)."""
-    parts: dict[str, list[str]] = {name: [] for name, _ in SPLITS}
+    parts: dict[str, list[str]] = {name: [] for name in SPLIT_NAMES}
     for entry in dict.fromkeys(entries):
-        parts[part_of(entry)].append(entry)
+        parts[split_of(entry)].append(entry)
     return parts
 
 
@@ -84,13 +72,6 @@ def window_rows(stream: torch.Tensor, length: int, batch: int, generator: torch.
         raise ValueError(f"a stream of {stream.numel()} ids has no window of {length} + 1")
     starts = torch.randint(0, stream.numel() - length, (batch,), generator=generator)  # (B,)
     return stream[starts[:, None] + torch.arange(length + 1)]  # (B, length + 1)
-
-
-def windows(stream: torch.Tensor, length: int, batch: int, generator: torch.Generator):
-    """:func:`window_rows` as (inputs (B, length), targets (B, length)): target t is the token after
-    input t (the language model's next token)."""
-    rows = window_rows(stream, length, batch, generator)
-    return rows[:, :-1], rows[:, 1:]
 
 
 # What the small GPT reads: Chinese from fortunes-zh — sayings and stories (chinese),
@@ -133,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     and print what each holds."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m core.lm_data", description=main.__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m core.training.text", description=main.__doc__.split("\n")[0])
     ap.add_argument("--root", default=str(FORTUNES), help="where the fortune files are")
     ap.add_argument("--out", default="runs/lm_data", help="folder for train.txt, valid.txt, test.txt")
     args = ap.parse_args(argv)

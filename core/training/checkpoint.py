@@ -6,7 +6,8 @@ A checkpoint is a plain dict that ``torch.load(path, weights_only=True)`` can re
      "config": ModelConfig as a dict, "vocabs": {"src": [...], "tgt": [...]},
      "metrics": {...}, "state_dict": {name: tensor}}
 
-A language model (task "lm", core/lm.py) carries its byte-level BPE instead of vocabularies:
+The language model (task "lm", core/training/language.py) carries its byte-level BPE instead of
+vocabularies: the ``task`` field says which of the two reads the model's text.
 
     {..., "task": "lm", "tokenizer": {"kind": "bpe", "byte_level": True, "merges": [[a, b], ...]}, ...}
 
@@ -28,8 +29,7 @@ from core.tokenizers.vocab import Vocab
 
 FORMAT = "glassbox-checkpoint"
 VERSION = 1
-KEYS = ("format", "version", "task", "config", "vocabs", "metrics", "state_dict")
-LM_KEYS = ("format", "version", "task", "config", "tokenizer", "metrics", "state_dict")
+KEYS = ("format", "version", "task", "config", "metrics", "state_dict")  # and "vocabs" or "tokenizer"
 
 
 class CheckpointError(ValueError):
@@ -49,27 +49,24 @@ def _write(path, ckpt: dict) -> None:
     os.replace(tmp, path)  # atomic: a crash mid-write never leaves a half-written checkpoint behind
 
 
-def save_checkpoint(path, model: Transformer, vocabs: tuple[Vocab, Vocab], task: str, metrics: dict,
-                    half: bool = False) -> None:
-    """Write model + config + vocabularies + metrics. ``half`` stores float16 weights (half the size);
-    they are turned back into float32 on load."""
-    src, tgt = vocabs
-    _write(path, {"format": FORMAT, "version": VERSION, "task": task, "config": model.config.to_dict(),
-                  "vocabs": {"src": src.to_list(), "tgt": tgt.to_list()}, "metrics": dict(metrics),
-                  "state_dict": _state(model, half)})
-
-
-def save_lm_checkpoint(path, model: Transformer, tokenizer: BPETokenizer, metrics: dict,
-                       half: bool = False) -> None:
-    """Write a language model (task "lm") with its byte-level BPE's merges, in learned order."""
-    _write(path, {"format": FORMAT, "version": VERSION, "task": "lm", "config": model.config.to_dict(),
-                  "tokenizer": {"kind": "bpe", "byte_level": tokenizer.byte_level,
-                                "merges": [[a, b] for a, b in tokenizer.merges]},
-                  "metrics": dict(metrics), "state_dict": _state(model, half)})
+def save_checkpoint(path, model: Transformer, reader: tuple[Vocab, Vocab] | BPETokenizer, task: str,
+                    metrics: dict, half: bool = False) -> None:
+    """Write model + config + what reads its text + task + metrics: ``reader`` is (source, target)
+    vocabularies for a seq2seq task, the byte-level BPE (its merges, in learned order) for task "lm".
+    ``half`` stores float16 weights (half the size); they are turned back into float32 on load."""
+    ckpt = {"format": FORMAT, "version": VERSION, "task": task, "config": model.config.to_dict()}
+    if task == "lm":
+        ckpt["tokenizer"] = {"kind": "bpe", "byte_level": reader.byte_level,
+                             "merges": [[a, b] for a, b in reader.merges]}
+    else:
+        src, tgt = reader
+        ckpt["vocabs"] = {"src": src.to_list(), "tgt": tgt.to_list()}
+    ckpt.update(metrics=dict(metrics), state_dict=_state(model, half))
+    _write(path, ckpt)
 
 
 def _read(path: Path, keys: tuple[str, ...]) -> dict:
-    """The checkpoint's dict, its format, version and ``keys`` checked."""
+    """The checkpoint's dict, its format, version and ``keys`` (with what its task needs) checked."""
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:
@@ -81,20 +78,12 @@ def _read(path: Path, keys: tuple[str, ...]) -> dict:
     if ckpt.get("version") != VERSION:
         raise CheckpointError(f"{path}: checkpoint version {ckpt.get('version')!r} is not supported "
                               f"(this Glassbox reads version {VERSION})")
-    if keys == KEYS and ckpt.get("task") == "lm":
-        raise CheckpointError(f"{path}: a language model (task lm): load it with load_lm_checkpoint")
-    if keys == LM_KEYS and ckpt.get("task") != "lm":
-        raise CheckpointError(f"{path}: task {ckpt.get('task')!r}, not a language model (task lm)")
+    if keys == KEYS:
+        keys += ("tokenizer",) if ckpt.get("task") == "lm" else ("vocabs",)
     missing = [k for k in keys if k not in ckpt]
     if missing:
         raise CheckpointError(f"{path}: checkpoint is missing {', '.join(missing)}")
     return ckpt
-
-
-def task_of(path) -> str:
-    """The task a checkpoint was trained on ("pinyin", "lm", ...), its format and version checked."""
-    path = Path(path)
-    return str(_read(path, ("task",)).get("task"))
 
 
 def _config(path: Path, ckpt: dict) -> ModelConfig:
@@ -104,11 +93,18 @@ def _config(path: Path, ckpt: dict) -> ModelConfig:
         raise CheckpointError(f"{path}: invalid model config: {e}") from e
 
 
-def load_checkpoint(path) -> tuple[Transformer, tuple[Vocab, Vocab], str, dict]:
-    """-> (model in eval mode, (src_vocab, tgt_vocab), task, metrics); CheckpointError if unusable."""
+def load_checkpoint(path) -> tuple[Transformer, tuple[Vocab, Vocab] | BPETokenizer, str, dict]:
+    """-> (model in eval mode, what reads its text, task, metrics); CheckpointError if unusable. What reads
+    the text is (src_vocab, tgt_vocab) for a seq2seq task, the BPE tokenizer for task "lm"."""
     path = Path(path)
     ckpt = _read(path, KEYS)
     config = _config(path, ckpt)
+    task = str(ckpt["task"])
+    reader = _tokenizer(path, ckpt, config) if task == "lm" else _vocabs(path, ckpt, config)
+    return _model(path, ckpt, config), reader, task, _metrics(ckpt)
+
+
+def _vocabs(path: Path, ckpt: dict, config: ModelConfig) -> tuple[Vocab, Vocab]:
     try:
         vocabs = Vocab.from_list(ckpt["vocabs"]["src"]), Vocab.from_list(ckpt["vocabs"]["tgt"])
     except (TypeError, KeyError, ValueError) as e:
@@ -118,15 +114,11 @@ def load_checkpoint(path) -> tuple[Transformer, tuple[Vocab, Vocab], str, dict]:
         if len(vocab) != size:
             raise CheckpointError(f"{path}: {name} vocabulary has {len(vocab)} tokens "
                                   f"but the config says {size}")
-    return _model(path, ckpt, config), vocabs, str(ckpt["task"]), _metrics(ckpt)
+    return vocabs
 
 
-def load_lm_checkpoint(path) -> tuple[Transformer, BPETokenizer, dict]:
-    """-> (decoder-only model in eval mode, its BPE tokenizer, metrics); CheckpointError if unusable."""
-    path = Path(path)
-    ckpt = _read(path, LM_KEYS)
-    config = _config(path, ckpt)
-    if config.encoder or not config.decoder:
+def _tokenizer(path: Path, ckpt: dict, config: ModelConfig) -> BPETokenizer:
+    if config.stack != "decoder":
         raise CheckpointError(f"{path}: a language model is one decoder stack (encoder=False)")
     spec = ckpt["tokenizer"]
     try:
@@ -139,7 +131,7 @@ def load_lm_checkpoint(path) -> tuple[Transformer, BPETokenizer, dict]:
     if len(tokenizer) != config.tgt_vocab_size:
         raise CheckpointError(f"{path}: the tokenizer has {len(tokenizer)} tokens "
                               f"but the config says {config.tgt_vocab_size}")
-    return _model(path, ckpt, config), tokenizer, _metrics(ckpt)
+    return tokenizer
 
 
 def _metrics(ckpt: dict) -> dict:

@@ -1,10 +1,10 @@
 """A small GPT trained here: next-token prediction on real English and Chinese text.
 
-    python -m core.train --task lm --steps 4000 --threads 1 --half --out assets/gpt.pt
-    python -m core.train --evaluate assets/gpt.pt
+    python -m core.training --task lm --steps 4000 --threads 1 --half --out assets/gpt.pt
+    python -m core.training --evaluate assets/gpt.pt
 
 The model is one causal stack (``ModelConfig(encoder=False)``) reading windows of the fortune files
-(core/lm_data.py) through a byte-level BPE learned on the training part (tokenizers/bpe.py). It is trained
+(core/training/text.py) through a byte-level BPE learned on the training part (core/bpe.py). It is trained
 to minimise the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored by
 
     perplexity      = exp(L)                         on the test part, per token
@@ -19,62 +19,89 @@ Repeated passages. In a fraction ``repeat`` of the training windows a passage of
 is written again further on, so that it occurs ``copies`` times (:func:`with_repeats`), as refrains,
 quotations and the lines of a poem repeat. Predicting a later copy pays only by looking back — the job
 of an induction head — and in the minutes of a CPU run the natural repetitions alone are too rare for
-one to form (measured: none in 1,500 steps without them, nor with one repeat in half the windows).
+one to form (docs/performance.md).
 The test perplexity is measured on the test part as it is, with no repeats added.
 """
 
 from __future__ import annotations
 
 import math
-import sys
-import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 
 import torch
 import torch.nn.functional as F
 
 from core import induction
 from core.config import ModelConfig
-from core.lm_data import corpus, token_stream, window_rows
 from core.model import Transformer
 from core.tokenizers.bpe import BPETokenizer, token_bytes
 from core.tokenizers.vocab import EOS_ID, SPECIAL_TOKENS
+from core.training.schedule import warmup_cosine
+from core.training.settings import RECIPES, TrainingSettings
+from core.training.text import corpus, token_stream, window_rows
 
-# The shipped model (assets/gpt.pt); anything can be overridden (the Training page's live run is
-# smaller: ui/training_jobs.py LM_LIVE).
-LM_CONFIG = dict(d_model=128, num_heads=4, num_layers=2, d_ff=512, dropout=0.0, max_len=256, norm="pre",
-                 positions="rope", activation="gelu", scale_embeddings=False, tie_embeddings=True,
-                 encoder=False)
-# every window holds a passage three times (see with_repeats): the phase change came at ~1,300 steps
-LM_TRAIN = dict(merges=2000, context=128, batch_size=32, lr=3e-3, warmup=200, repeat=1.0, copies=3,
-                steps=4000)
 # the induction test: random tokens repeated twice after an [EOS] (the model's "beginning of text")
 PROBE = dict(length=40, batch=8, seed=0)
 
 
-@dataclass
-class LMProgress:
-    """What ``on_progress`` gets every ``log_every`` steps (and the induction probe, when it ran)."""
+class LanguageTask:
+    """What the loop needs of next-token prediction: a BPE learned on the training part, the parts as
+    token streams, AdamW at a warm-up-and-cosine rate, windows with repeated passages, and the measures."""
 
-    step: int
-    total_steps: int | None
-    fraction: float
-    loss: float  # mean training loss (nats per token) since the last report
-    lr: float
-    tokens_per_s: float
-    elapsed: float
-    val: dict | None = None  # {"loss", "perplexity"} on a slice of the validation part
-    heads: dict | None = None  # {"prefix_matching", "previous_token"}: (layers × heads) lists, "best_pm"
+    name = "lm"
+    vocabs = None  # its text is read by ``tokenizer``
 
+    def __init__(self, settings: TrainingSettings, parts: dict[str, list[str]] | None = None):
+        self.settings = settings
+        self.parts = parts or corpus()
+        self.tokenizer = learn_tokenizer(self.parts["train"], settings.merges)
+        self.streams = {name: token_stream(self.tokenizer, entries) for name, entries in self.parts.items()}
+        self.generator = torch.Generator().manual_seed(settings.seed)
 
-@dataclass
-class LMResult:
-    model: Transformer  # in eval mode
-    tokenizer: BPETokenizer
-    metrics: dict
-    history: list[dict] = field(default_factory=list)
+    def config(self, sizes: dict) -> ModelConfig:
+        """One causal stack of the recipe's sizes with ``sizes`` over them, positions for a window."""
+        s = self.settings
+        return lm_config(len(self.tokenizer), **{**s.sizes, "max_len": max(s.context, s.sizes["max_len"]),
+                                                 "seed": s.seed, **sizes})
+
+    def optimizer(self, model: Transformer) -> torch.optim.Optimizer:
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        rest = [p for p in model.parameters() if p.dim() < 2]
+        groups = [{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}]
+        return torch.optim.AdamW(groups, lr=self.settings.lr, betas=(0.9, 0.95))
+
+    def rate(self, step: int, spent: float, d_model: int) -> float:
+        return warmup_cosine(step, spent, self.settings.lr, self.settings.warmup)
+
+    def loss(self, model: Transformer) -> tuple[torch.Tensor, int, None]:
+        """The mean next-token loss of a batch of windows: (loss, tokens scored, None: no accuracy)."""
+        s = self.settings
+        rows = window_rows(self.streams["train"], s.context, s.batch_size, self.generator)  # (B, context + 1)
+        rows = with_repeats(rows, s.repeat, self.generator, copies=s.copies)
+        logits = model(rows[:, :-1])  # (B, context, V): position t predicts rows[:, t + 1]
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1))
+        return loss, rows[:, 1:].numel(), None
+
+    def validate(self, model: Transformer) -> dict:
+        """The loss on a slice of the valid part, and the induction probe's head scores."""
+        val, _ = mean_loss(model, self.streams["valid"], self.settings.context, limit=64)
+        heads = induction_probe(model)
+        return {"val": {"loss": val, "perplexity": math.exp(val)},
+                "heads": {k: heads[k] for k in ("prefix_matching", "previous_token", "best_pm")}}
+
+    def describe(self, validation: dict) -> str:
+        return (f"val ppl {validation['val']['perplexity']:.1f}  "
+                f"best prefix-matching {validation['heads']['best_pm']:.2f}")
+
+    def measure(self, model: Transformer) -> dict:
+        return evaluate(model, self.tokenizer, self.parts, self.settings.context, self.streams)
+
+    def facts(self, steps: int) -> dict:
+        """The recipe the metrics were measured after, and the tokens read."""
+        s = self.settings
+        train = dict(merges=s.merges, context=s.context, batch_size=s.batch_size, lr=s.lr, warmup=s.warmup,
+                     repeat=s.repeat, copies=s.copies, steps=s.steps)
+        return dict(train=train, tokens_seen=steps * s.batch_size * s.context)
 
 
 def learn_tokenizer(train_entries: list[str], merges: int) -> BPETokenizer:
@@ -83,8 +110,8 @@ def learn_tokenizer(train_entries: list[str], merges: int) -> BPETokenizer:
 
 
 def lm_config(vocab_size: int, **overrides) -> ModelConfig:
-    """The decoder-only configuration of LM_CONFIG for a vocabulary of ``vocab_size``."""
-    return ModelConfig(vocab_size, vocab_size, **{**LM_CONFIG, **overrides})
+    """The shipped small GPT's decoder-only configuration for a vocabulary of ``vocab_size``."""
+    return ModelConfig(vocab_size, vocab_size, **{**RECIPES["lm"].sizes, **overrides})
 
 
 def with_repeats(rows: torch.Tensor, probability: float, generator: torch.Generator,
@@ -174,7 +201,7 @@ def bits_per_byte(nats_per_token: float, tokens: int, text_bytes: int) -> float:
 
 def stream_bytes(tokenizer: BPETokenizer, ids: torch.Tensor) -> int:
     """The UTF-8 bytes ``ids`` spell: each token's bytes, one ("\\n") for each [EOS], the end of an
-    entry (:func:`core.lm_data.token_stream`)."""
+    entry (:func:`core.training.text.token_stream`)."""
     sizes = {i: 1 if i == EOS_ID else len(token_bytes(tok)) for i, tok in tokenizer.vocab.items()}
     return sum(sizes[i] for i in ids.tolist())
 
@@ -198,131 +225,7 @@ def induction_probe(model: Transformer, length: int = PROBE["length"], batch: in
             "loss_first_copy": first, "loss_second_copy": second, "length": length, "batch": batch}
 
 
-def train_lm(
-    config_overrides: dict | None = None,
-    *,
-    steps: int | None = None,
-    minutes: float | None = None,
-    merges: int | None = None,
-    context: int | None = None,
-    batch_size: int | None = None,
-    lr: float | None = None,
-    warmup: int | None = None,
-    repeat: float | None = None,
-    copies: int | None = None,
-    seed: int = 0,
-    num_threads: int | None = None,
-    log_every: int = 50,
-    eval_every: int = 250,
-    on_progress: Callable[[LMProgress], bool | None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    verbose: bool = False,
-    parts: dict[str, list[str]] | None = None,
-) -> LMResult:
-    """Learn the BPE, then train a fresh decoder-only model until ``steps`` or ``minutes`` runs out.
-
-    AdamW (β = 0.9, 0.95, weight decay 0.1 on matrices) at ``lr`` after a linear warm-up of ``warmup``
-    steps, decayed along a cosine to lr/10 over the step or time budget. Every ``eval_every`` steps
-    (and at the end) the validation loss and the induction probe are measured. ``on_progress`` /
-    ``should_stop`` work as in ``core.train.train``. ``parts`` replaces the fortune files (tests).
-    """
-    given = dict(merges=merges, context=context, batch_size=batch_size, lr=lr, warmup=warmup, repeat=repeat,
-                 copies=copies)
-    t = {**LM_TRAIN, **{k: v for k, v in given.items() if v is not None}}
-    if steps is None and minutes is None:
-        steps = t["steps"]
-    previous_threads = torch.get_num_threads()
-    if num_threads is not None:
-        torch.set_num_threads(num_threads)
-    try:
-        parts = parts or corpus()
-        tokenizer = learn_tokenizer(parts["train"], t["merges"])
-        streams = {name: token_stream(tokenizer, entries) for name, entries in parts.items()}
-        sizes = {"max_len": max(t["context"], LM_CONFIG["max_len"]), "seed": seed, **(config_overrides or {})}
-        config = lm_config(len(tokenizer), **sizes)
-        model = Transformer(config)
-        cpu_start = time.process_time()
-        history = _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_progress,
-                       should_stop, verbose)
-        model.eval()
-        metrics = evaluate_lm(model, tokenizer, parts, t["context"], streams)
-        last = history[-1] if history else {}
-        metrics.update(steps=last.get("step", 0), seconds=round(last.get("elapsed", 0.0), 1),
-                       cpu_seconds=round(time.process_time() - cpu_start, 1), threads=torch.get_num_threads(),
-                       train=t, tokens_seen=last.get("step", 0) * t["batch_size"] * t["context"])
-        return LMResult(model, tokenizer, metrics, history)
-    finally:
-        torch.set_num_threads(previous_threads)
-
-
-def _rate(step: int, fraction: float, t: dict) -> float:
-    """Linear warm-up to lr, then a cosine from lr to lr/10 over the rest of the budget."""
-    if step <= t["warmup"]:
-        return t["lr"] * step / t["warmup"]
-    return t["lr"] * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(fraction, 1.0))))
-
-
-def _fit(model, streams, t, steps, minutes, seed, log_every, eval_every, on_progress, should_stop,
-         verbose) -> list[dict]:
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    rest = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
-                            lr=t["lr"], betas=(0.9, 0.95))
-    generator = torch.Generator().manual_seed(seed)
-    history: list[dict] = []
-    start = time.perf_counter()
-    budget_s = minutes * 60 if minutes is not None else None
-    loss_sum, count, window_start, step, fraction = 0.0, 0, start, 0, 0.0
-    while True:
-        step += 1
-        rate = _rate(step, fraction, t)
-        for group in opt.param_groups:
-            group["lr"] = rate
-        model.train()
-        rows = window_rows(streams["train"], t["context"], t["batch_size"], generator)  # (B, context + 1)
-        rows = with_repeats(rows, t["repeat"], generator, copies=t["copies"])
-        logits = model(rows[:, :-1])  # (B, context, V): position t predicts rows[:, t + 1]
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), rows[:, 1:].reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        loss_sum, count = loss_sum + loss.item(), count + 1
-
-        elapsed = time.perf_counter() - start
-        fraction = max(step / steps if steps else 0.0, elapsed / budget_s if budget_s else 0.0)
-        done = fraction >= 1.0
-        stop = not done and should_stop is not None and should_stop()
-        probe = done or stop or step % eval_every == 0
-        if probe or step % log_every == 0:
-            now = time.perf_counter()
-            p = LMProgress(step, steps, min(fraction, 1.0), loss_sum / count, rate,
-                           count * rows[:, 1:].numel() / max(now - window_start, 1e-9), elapsed)
-            loss_sum, count, window_start = 0.0, 0, now
-            if probe:
-                val, _ = mean_loss(model, streams["valid"], t["context"], limit=64)
-                p.val = {"loss": val, "perplexity": math.exp(val)}
-                heads = induction_probe(model)
-                p.heads = {k: heads[k] for k in ("prefix_matching", "previous_token", "best_pm")}
-            history.append(asdict(p))
-            if verbose:
-                _print(p)
-            if on_progress is not None and on_progress(p) is False:
-                break
-        if done or stop:
-            break
-    return history
-
-
-def _print(p: LMProgress) -> None:
-    line = (f"step {p.step}  loss {p.loss:.3f}  lr {p.lr:.2e}  {p.tokens_per_s:,.0f} tok/s  "
-            f"{p.elapsed:,.0f}s")
-    if p.val:
-        line += f"  | val ppl {p.val['perplexity']:.1f}  best prefix-matching {p.heads['best_pm']:.2f}"
-    print(line, file=sys.stderr, flush=True)
-
-
-def evaluate_lm(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, list[str]], context: int,
+def evaluate(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, list[str]], context: int,
                 streams: dict[str, torch.Tensor] | None = None) -> dict:
     """Test and validation perplexity and bits per byte, the unigram and bigram baselines, and the
     induction probe. The model and both baselines score the same test tokens (every one but the
@@ -344,7 +247,7 @@ def evaluate_lm(model: Transformer, tokenizer: BPETokenizer, parts: dict[str, li
     return out
 
 
-def format_lm_metrics(m: dict) -> str:
+def report(m: dict) -> str:
     """The report printed after training and by ``--evaluate``."""
     test = m["test"]
     lines = [f"{'model':22} {'perplexity':>10} {'bits/byte':>10}   (test part: the same {test['tokens']:,} "

@@ -1,5 +1,5 @@
-"""The small GPT's training pieces (core/lm.py): repeated passages, the baselines, the loss measured,
-a short training run and its checkpoint (issue 30)."""
+"""The small GPT's training pieces (core/training/language.py): repeated passages, the baselines, the
+loss measured, a short training run and its checkpoint (issue 30)."""
 
 import math
 
@@ -7,11 +7,22 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.checkpoint import CheckpointError, load_checkpoint, load_lm_checkpoint, save_lm_checkpoint, task_of
-from core.lm import bits_per_byte, lm_config, mean_loss, ngram_baselines, stream_bytes, train_lm, with_repeats
-from core.lm_data import token_stream
+from core.config import ModelConfig
 from core.model import Transformer
 from core.tokenizers.bpe import BPETokenizer
+from core.tokenizers.vocab import Vocab
+from core.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from core.training.language import (
+    bits_per_byte,
+    lm_config,
+    mean_loss,
+    ngram_baselines,
+    stream_bytes,
+    with_repeats,
+)
+from core.training.loop import train
+from core.training.pairs import DIGITS
+from core.training.text import token_stream
 
 # a few entries of each part, English and Chinese, enough for a BPE and windows of 16 tokens
 PARTS = {
@@ -108,8 +119,8 @@ def test_the_model_and_the_baselines_score_the_same_tokens_and_bytes(small_run):
 
 @pytest.fixture(scope="module")
 def small_run():
-    return train_lm({"d_model": 32, "num_heads": 2, "d_ff": 64}, steps=6, merges=40, context=16, batch_size=4,
-                    eval_every=3, warmup=2, parts=PARTS, num_threads=1)
+    return train("lm", {"d_model": 32, "num_heads": 2, "d_ff": 64}, steps=6, merges=40, context=16,
+                 batch_size=4, eval_every=3, warmup=2, data=PARTS, num_threads=1)
 
 
 def test_train_lm_reports_probe_and_metrics(small_run):
@@ -127,28 +138,39 @@ def test_train_lm_reports_probe_and_metrics(small_run):
 
 def test_lm_checkpoint_round_trip(small_run, tmp_path):
     path = tmp_path / "gpt.pt"
-    save_lm_checkpoint(path, small_run.model, small_run.tokenizer, small_run.metrics, half=False)
+    save_checkpoint(path, small_run.model, small_run.tokenizer, "lm", small_run.metrics, half=False)
     raw = torch.load(path, weights_only=True)  # plain data only: no pickled code
-    assert raw["task"] == "lm" and task_of(path) == "lm"
-    model, tokenizer, metrics = load_lm_checkpoint(path)
+    assert raw["task"] == "lm" and "vocabs" not in raw
+    model, tokenizer, task, metrics = load_checkpoint(path)
+    assert task == "lm"
     assert isinstance(tokenizer, BPETokenizer) and tokenizer.merges == small_run.tokenizer.merges
     text = "床前明月光 The cat"
     assert tokenizer.encode(text) == small_run.tokenizer.encode(text)
     ids = torch.tensor([tokenizer.encode(text)])
     assert torch.equal(model(ids), small_run.model(ids))
     assert metrics["test"] == small_run.metrics["test"]
-    with pytest.raises(CheckpointError, match="load_lm_checkpoint"):
-        load_checkpoint(path)
+
+
+def test_the_small_gpts_loader_refuses_a_checkpoint_of_another_task(tmp_path):
+    from core.pipeline import read_gpt
+
+    path = tmp_path / "copy.pt"
+    vocab = Vocab(DIGITS)
+    model = Transformer(ModelConfig(len(vocab), len(vocab), d_model=16, num_heads=2, num_layers=1, d_ff=32))
+    save_checkpoint(path, model, (vocab, vocab), "copy", {})
+    assert load_checkpoint(path)[2] == "copy"
+    with pytest.raises(CheckpointError, match="not a language model"):
+        read_gpt(path)
 
 
 def test_lm_checkpoint_refuses_a_tokenizer_of_the_wrong_size(small_run, tmp_path):
     path = tmp_path / "gpt.pt"
-    save_lm_checkpoint(path, small_run.model, small_run.tokenizer, small_run.metrics)
+    save_checkpoint(path, small_run.model, small_run.tokenizer, "lm", small_run.metrics)
     raw = torch.load(path, weights_only=True)
     raw["tokenizer"]["merges"] = raw["tokenizer"]["merges"][:-1]
     torch.save(raw, path)
     with pytest.raises(CheckpointError, match="tokenizer has"):
-        load_lm_checkpoint(path)
+        load_checkpoint(path)
 
 
 def test_with_repeats_can_write_a_passage_three_times():

@@ -1,4 +1,4 @@
-"""Training data: Chinese phrases -> pinyin (one syllable per character), and two toy digit tasks.
+"""The seq2seq tasks' pairs: Chinese phrases -> pinyin (one syllable per character), and two toy digit tasks.
 
 The pinyin pairs come from the phrase dictionary that the ``pypinyin`` package ships (MIT licence):
 ``phrases_dict`` maps a phrase to one reading per character, so a polyphonic character such as 行
@@ -9,8 +9,9 @@ Characters that no training phrase shows would be [UNK] at test time and unknown
 the training split also gets one-character examples for them: every character of GB2312 (the 6,763
 common simplified characters, a set that does not depend on the split) that is absent from the
 training phrases, with the first reading of pypinyin's character dictionary. Characters the phrases
-do show get no such example: their readings come from context only. Validation and test stay
-phrases; no test phrase, nor its readings in context, is ever trained on.
+do show get no such example: their readings come from context only. Valid and test stay phrases
+(split by :func:`core.training.splits.split_of`); no test phrase, nor its readings in context, is
+ever trained on.
 
 ``pypinyin`` is imported only inside ``load_pinyin_pairs``: using a trained checkpoint needs just the
 vocabularies stored in it, so the rest of ``core`` keeps to torch, ``regex`` and the standard library.
@@ -19,7 +20,6 @@ vocabularies stored in it, so the rest of ``core`` keeps to torch, ``regex`` and
 from __future__ import annotations
 
 import functools
-import hashlib
 import random
 from dataclasses import dataclass, field
 
@@ -27,15 +27,16 @@ import regex
 import torch
 
 from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+from core.training.splits import SPLIT_NAMES, split_of
 
 Pair = tuple[list[str], list[str]]  # (source tokens, target tokens)
 
 TASKS = ("pinyin", "copy", "reverse")
-SPLITS = ("train", "val", "test")
 PINYIN_MIN_LEN, PINYIN_MAX_LEN = 2, 8  # 1-char entries are not phrases; longer ones are very rare
 TOY_MIN_LEN, TOY_MAX_LEN = 3, 10
 DIGITS = [str(d) for d in range(10)]
-TOY_EVAL_SIZE = 500  # fixed validation/test sets of the toy tasks
+TOY_EVAL_SIZE = 500  # fixed valid/test sets of the toy tasks
+TOY_SEEDS = {"valid": "val-1", "test": "test-2"}  # the seeds those sets have always been drawn with
 
 _HAN_ONLY = regex.compile(r"\p{Han}+")
 
@@ -60,19 +61,13 @@ def aligned_source(task: str, t: int, S: int) -> int | None:
     return None
 
 
-def split_of(phrase: str) -> str:
-    """90 / 5 / 5 split by the phrase text. sha256, not hash(): Python salts str hashes per process."""
-    bucket = int(hashlib.sha256(phrase.encode("utf-8")).hexdigest()[:8], 16) % 100
-    return "train" if bucket < 90 else "val" if bucket < 95 else "test"
-
-
 @functools.lru_cache(maxsize=4)
 def _pinyin_pairs(min_len: int, max_len: int) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     try:
         from pypinyin.phrases_dict import phrases_dict
     except ImportError as e:  # pragma: no cover - pypinyin is in requirements.txt
         raise ImportError("the pinyin data needs the pypinyin package: pip install pypinyin") from e
-    splits: dict[str, list] = {s: [] for s in SPLITS}
+    splits: dict[str, list] = {s: [] for s in SPLIT_NAMES}
     for phrase in sorted(phrases_dict):  # sorted: the order must not depend on the dict's build
         readings = phrases_dict[phrase]
         if not min_len <= len(phrase) <= max_len or not _HAN_ONLY.fullmatch(phrase):
@@ -80,7 +75,7 @@ def _pinyin_pairs(min_len: int, max_len: int) -> dict[str, tuple[tuple[str, tupl
         # one reading per character, or the 1:1 alignment (and the target) would be ambiguous
         if len(readings) != len(phrase) or any(len(r) != 1 for r in readings):
             continue
-        splits[split_of(phrase)].append((phrase, tuple(r[0] for r in readings)))
+        splits[split_of(phrase, hash_bytes=4)].append((phrase, tuple(r[0] for r in readings)))
     splits["train"].extend(_dictionary_singles({ch for phrase, _ in splits["train"] for ch in phrase}))
     return {s: tuple(pairs) for s, pairs in splits.items()}
 
@@ -110,7 +105,7 @@ def _dictionary_singles(seen: set[str]) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def load_pinyin_pairs(min_len: int = PINYIN_MIN_LEN, max_len: int = PINYIN_MAX_LEN) -> dict[str, list[Pair]]:
-    """{"train"|"val"|"test": [(characters, syllables), ...]}, the same on every call and machine.
+    """{"train"|"valid"|"test": [(characters, syllables), ...]}, the same on every call and machine.
 
     >>> pairs = load_pinyin_pairs()
     >>> ("中国" in {"".join(c) for c, _ in pairs["train"]}, len(pairs["test"]) > 2000)
@@ -123,7 +118,7 @@ def load_pinyin_pairs(min_len: int = PINYIN_MIN_LEN, max_len: int = PINYIN_MAX_L
 def build_vocabs(train_pairs: list[Pair]) -> tuple[Vocab, Vocab]:
     """Source and target vocabularies from the TRAINING pairs only (sorted, so they are reproducible).
 
-    Anything seen only in validation or test maps to [UNK], as it would for a real user.
+    Anything seen only in valid or test maps to [UNK], as it would for a real user.
     """
     src = sorted({t for x, _ in train_pairs for t in x})
     tgt = sorted({t for _, y in train_pairs for t in y})
@@ -202,8 +197,8 @@ def load_task(task: str) -> TaskData:
         return TaskData(task, *build_vocabs(splits["train"]), splits)
     if task in ("copy", "reverse"):
         splits = {"train": []}
-        for seed, split in enumerate(("val", "test"), start=1):
-            rng = random.Random(f"{task}-{split}-{seed}")
+        for split, seed in TOY_SEEDS.items():
+            rng = random.Random(f"{task}-{seed}")
             splits[split] = [toy_pair(task, rng) for _ in range(TOY_EVAL_SIZE)]
         return TaskData(task, Vocab(DIGITS), Vocab(DIGITS), splits)
     raise ValueError(f"task={task!r} must be one of {TASKS}")

@@ -5,14 +5,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from core.config import ModelConfig
-from core.data import encode_source, load_pinyin_pairs, load_task, make_batch
 from core.model import Transformer
 from core.tokenizers.vocab import Vocab
-from core.train import evaluate, predict
+from core.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from core.training.pairs import encode_source, load_pinyin_pairs, load_task, make_batch
+from core.training.seq2seq import evaluate
 
-ASSET = Path(__file__).resolve().parents[2] / "assets" / "pinyin.pt"
+ASSET = Path(__file__).resolve().parents[3] / "assets" / "pinyin.pt"
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def evaluated(shipped):
-    """``python -m core.train --evaluate``'s measure (greedy decoding) on each part of the slice."""
+    """``python -m core.training --evaluate``'s measure (greedy decoding) on each part of the slice."""
     model, data = shipped
     return {part: evaluate(model, data, part) for part in data.splits}
 
@@ -176,7 +176,7 @@ def test_shipped_pinyin_models_alignment_is_read_from_its_cross_attention(shippe
     assert share >= {"common": 0.97, "long": 0.7}[part], share
 
 
-def test_shipped_pinyin_model_reads_held_out_phrases():
+def test_shipped_pinyin_model_reads_held_out_phrases(predict):
     model, (src_vocab, tgt_vocab), _, _ = load_checkpoint(ASSET)
     test = {"".join(c): s for c, s in load_pinyin_pairs()["test"]}
     for phrase in HELD_OUT:  # never trained on: the split puts them in "test"

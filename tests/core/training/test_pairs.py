@@ -7,17 +7,17 @@ from collections import Counter
 import pytest
 import torch
 
-from core.data import (
+from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+from core.training.pairs import (
     DIGITS,
     build_vocabs,
     encode_source,
     load_pinyin_pairs,
     load_task,
     make_batch,
-    split_of,
     toy_pair,
 )
-from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, UNK, UNK_ID, Vocab
+from core.training.splits import split_of
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_builds_fast_and_big_enough():
 
 
 def test_splits_are_disjoint_by_phrase(pairs):
-    train, val, test = (phrases(pairs[s]) for s in ("train", "val", "test"))
+    train, val, test = (phrases(pairs[s]) for s in ("train", "valid", "test"))
     assert not train & test and not train & val and not val & test
 
 
@@ -45,7 +45,7 @@ def test_deterministic_across_calls(pairs):
     again = load_pinyin_pairs()
     assert again == pairs
     assert again["test"] is not pairs["test"]  # fresh lists: callers may shuffle them
-    assert split_of("中国") == "train"  # sha256 of the text, not Python's per-process salted hash()
+    assert split_of("中国", hash_bytes=4) == "train"  # sha256 of the text, not Python's salted hash()
 
 
 def test_one_syllable_per_character(pairs):
@@ -141,7 +141,7 @@ def test_dictionary_singles_teach_only_characters_the_phrases_never_show(pairs):
     singles = {c[0]: s[0] for c, s in pairs["train"] if len(c) == 1}
     in_phrases = {ch for c in phrases for ch in c}
     assert len(singles) > 1000 and not in_phrases & set(singles)
-    assert all(len(c) > 1 for split in ("val", "test") for c, _ in pairs[split])
+    assert all(len(c) > 1 for split in ("valid", "test") for c, _ in pairs[split])
     # a GB2312 character the phrases lack gets its first dictionary reading
     some = next(iter(singles))
     assert some.encode("gb2312") and singles[some]
