@@ -264,7 +264,7 @@ def positional_slide(c: Context) -> Slide:
 def rope_text(c: Context) -> str:
     """The RoPE slide's text: the paper's pairs (2i, 2i+1) and base 10000 as the panels draw them, or a
     decoder-only model's own (config.rope_theta, rope_pairing), which the panels do not draw."""
-    if not c.run.config.stack == "decoder":
+    if c.run.config.stack != "decoder":
         return ui.t("lecture.positional.text_rope")
     cfg = c.run.config
     theta = cfg.rope_theta
