@@ -13,7 +13,6 @@ decisions (URL per step, keys, the folded sidebar, rooms) are in docs/decisions.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -133,23 +132,6 @@ LATEX = {
 }
 
 
-# keyword options that figure modules gained one module at a time
-OPTIONAL = ("lang", "activation", "norm_kind")
-
-
-def draw(fn: Callable, *args, **kwargs):
-    """Call a figure function, leaving out the OPTIONAL keywords it does not take (yet).
-
-    ``lang`` reached the figure modules one by one; a module without it still draws (in English)
-    instead of raising. Any other keyword is passed as it is: a misspelt one still fails loudly.
-    """
-    params = inspect.signature(fn).parameters
-    for option in OPTIONAL:
-        if option in kwargs and option not in params:
-            del kwargs[option]
-    return fn(*args, **kwargs)
-
-
 @dataclass(frozen=True)
 class Context:
     """What every slide reads: the run (each part computed when a slide first reads it), the
@@ -175,7 +157,7 @@ HEADS_PER_ROW = 4  # heads_figure's grid: more heads wrap to rows too short for 
 
 def heads_slide_figure(attn, q_tokens, k_tokens, lang: str):
     """heads_figure; with more than one row of heads the token labels go (the hover keeps them)."""
-    fig = draw(heads_figure, attn, q_tokens, k_tokens, lang=lang)
+    fig = heads_figure(attn, q_tokens, k_tokens, lang=lang)
     if attn.weights.shape[1] > HEADS_PER_ROW:
         fig.update_xaxes(showticklabels=False)
         fig.update_yaxes(showticklabels=False)
@@ -195,13 +177,13 @@ def overview_slide(c: Context) -> Slide:
     stack = c.run.config.stack
     text = ui.t("lecture.overview.text_decoder" if stack == "decoder"
                 else "lecture.overview.text_encoder" if stack == "encoder" else "lecture.overview.text")
-    return Slide(draw(pipeline_diagram, sizes, lang=c.lang), text, font_scale=1.0, wide=True)
+    return Slide(pipeline_diagram(sizes, lang=c.lang), text, font_scale=1.0, wide=True)
 
 
 def tokens_slide(c: Context) -> Slide:
     ids = [int(i) for i in c.run.source.src_ids[0]]
     boxes = wordpiece_figure if c.run.pipe.weights == Weights.MINILM else token_boxes
-    fig = draw(boxes, c.run.src_tokens, ids=ids, lang=c.lang)
+    fig = boxes(c.run.src_tokens, ids=ids, lang=c.lang)
     text = ui.t("lecture.tokens.text")
     return Slide(fig, text, LATEX["tokens"], c.sentence, ui.t("lecture.sentence"))
 
@@ -210,7 +192,7 @@ def embeddings_slide(c: Context) -> Slide:
     lookup = embedding_arrays(c.run.source).lookup
     scaled = c.run.config.scale_embeddings
     return Slide(
-        draw(embedding_heatmap, lookup, c.run.src_tokens, lang=c.lang),
+        embedding_heatmap(lookup, c.run.src_tokens, lang=c.lang),
         ui.t("lecture.embeddings.text", d_model=c.run.config.d_model),
         LATEX["embeddings" if scaled else "embeddings_unscaled"],
     )
@@ -231,19 +213,19 @@ def positional_slide(c: Context) -> Slide:
         folder = c.run.pipe.weights == Weights.HF  # trained or not, the folder does not say
         text = (ui.t("lecture.positional.text_learned_folder", rows=c.run.config.max_len) if folder
                 else ui.t("lecture.positional.text_learned"))
-        return Slide(draw(table, pe, lang=c.lang), text, LATEX[f"positional_{equation}"])
+        return Slide(table(pe, lang=c.lang), text, LATEX[f"positional_{equation}"])
     if positions == "rope":
         d_k = c.run.config.d_k
         pairs = fp.rope_pairs(d_k)
         if not pairs:  # d_k = 1: no pair of dimensions to turn, so nothing carries the position
             embedded = embedding_arrays(c.run.source).embedded
             return Slide(
-                draw(embedding_heatmap, embedded, c.run.src_tokens, lang=c.lang),
+                embedding_heatmap(embedded, c.run.src_tokens, lang=c.lang),
                 ui.t("lecture.positional.text_rope_none", d_k=d_k),
                 LATEX["positional_none"],
             )
         return Slide(
-            draw(fp.rope_rotation_figure, d_k, pairs, ROPE_POSITIONS, lang=c.lang),
+            fp.rope_rotation_figure(d_k, pairs, ROPE_POSITIONS, lang=c.lang),
             rope_text(c),
             LATEX["positional_rope"],
             wide=True,
@@ -251,11 +233,11 @@ def positional_slide(c: Context) -> Slide:
     if positions == "alibi":
         heads = c.run.config.num_heads
         length = min(max(len(c.run.src_tokens), 2), ALIBI_LEN)  # this sentence's query × key positions
-        fig = draw(fp.alibi_heatmaps, heads, length, fp.alibi_heads(heads), lang=c.lang)
+        fig = fp.alibi_heatmaps(heads, length, fp.alibi_heads(heads), lang=c.lang)
         return Slide(fig, ui.t("lecture.positional.text_alibi"), LATEX["positional_alibi"], wide=True)
     rows = max(PE_ROWS, len(c.run.src_tokens))
     return Slide(
-        draw(fp.pe_heatmap, fp.pe_table(rows, c.run.config.d_model), lang=c.lang),
+        fp.pe_heatmap(fp.pe_table(rows, c.run.config.d_model), lang=c.lang),
         ui.t("lecture.positional.text"),
         LATEX["positional"],
     )
@@ -318,7 +300,7 @@ def masks_slide(c: Context) -> Slide:
     corner = (s.scores[:n, :n], s.mask[:n, :n], s.weights[:n, :n])
     bias = None if s.bias is None else s.bias[:n, :n]  # ALiBi: the scores hold its bias, the panel says so
     # the app's 18 px labels (the Masks page uses 15 px in its narrow columns), then 1.15×
-    fig = draw(masking_figure, *corner, tgt[:n], tgt[:n], bias=bias, font_size=BASE_FONT_SIZE, lang=c.lang)
+    fig = masking_figure(*corner, tgt[:n], tgt[:n], bias=bias, font_size=BASE_FONT_SIZE, lang=c.lang)
     text = ui.t("lecture.masks.text_one_stack" if c.run.config.stack == "decoder" else "lecture.masks.text")
     if n < len(tgt):
         text += " " + ui.t("lecture.masks.cut", n=n, total=len(tgt))
@@ -329,7 +311,7 @@ def residual_slide(c: Context) -> Slide:
     norm = c.run.config.norm
     norm_kind = c.run.config.norm_kind  # "rms": RMSNorm (Llama, Qwen2)
     layer = c.first_layer()
-    fig = draw(residual_figure, layer, 0, norm, norm_kind=norm_kind, lang=c.lang)
+    fig = residual_figure(layer, 0, norm, norm_kind=norm_kind, lang=c.lang)
     # The text states the numbers of the rows it speaks of (drawn on the slide): the LayerNorms' outputs
     # (post-norm), whose variance is 1 only before γ and β, or the stream, never normalised (pre-norm).
     rows = [s for s in residual_stages(layer, 0, norm) if s.kind == (NORMED if norm == "post" else STREAM)]
@@ -358,7 +340,7 @@ def residual_slide(c: Context) -> Slide:
 def ffn_slide(c: Context) -> Slide:
     activation = c.run.config.activation
     hidden = c.first_layer().ffn_hidden[0]
-    fig = draw(ffn_hidden_figure, hidden, c.run.src_tokens, activation=activation, lang=c.lang)
+    fig = ffn_hidden_figure(hidden, c.run.src_tokens, activation=activation, lang=c.lang)
     cfg = c.run.config
     one_stack = cfg.stack == "decoder"
     name = ui.t(f"lecture.ffn.activation.{activation}") if one_stack else activation.upper()
@@ -371,11 +353,11 @@ def output_slide(c: Context) -> Slide:
     if c.run.config.stack == "decoder":  # the last position: the token that would follow the whole sentence
         last = len(c.run.tgt_tokens) - 1
         probs = softmax_t(position_logits(c.run.trace, last), 1.0)
-        fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
+        fig = topk_figure(probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
         text = ui.t("lecture.output.text_one_stack", k=TOP_K)
         return Slide(fig, text, output_equation(c, "output_one_stack"), **answer(c))
     probs = softmax_t(position_logits(c.run.trace, 0), 1.0)
-    fig = draw(topk_figure, probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
+    fig = topk_figure(probs, c.run.pipe.tgt_labels, TOP_K, lang=c.lang)
     return Slide(fig, ui.t("lecture.output.text", k=TOP_K), output_equation(c, "output"), **answer(c))
 
 
@@ -406,7 +388,7 @@ def greedy_slide(c: Context) -> Slide:
     labels = [c.run.pipe.tgt_labels[i] for i in decoded_ids(decoded)]  # [BOS] y1 … yn
     n = len(decoded.steps)
     # Row i of the last step is the position that chose token i + 1: labelled with what it wrote.
-    fig = draw(cross_attention_figure, decoded.steps[-1], c.run.src_tokens, labels[1 : n + 1], lang=c.lang)
+    fig = cross_attention_figure(decoded.steps[-1], c.run.src_tokens, labels[1 : n + 1], lang=c.lang)
     return Slide(
         fig, ui.t("lecture.greedy.text"), LATEX["greedy"], " ".join(labels[1 : n + 1]), ui.t("lecture.output")
     )
