@@ -28,8 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from core.tokenizers.bpe import BPETokenizer, plan_training, training_work  # noqa: E402
-
-WORK_BUDGET = 150_000_000  # pages/tokenization.py's (a page script cannot be imported)
+from ui.sections.tokenization import WORK_BUDGET  # noqa: E402  (the page's, where its sections live)
 
 
 def cjk_text(n_bytes: int = 999_000, seed: int = 0) -> str:

@@ -24,17 +24,19 @@ from figures.embeddings import (
 )
 from ui.tables import show_table
 
+CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
+            "rope": "embeddings.caption.rope", "alibi": "embeddings.caption.alibi"}
+SCHEMES = {"rope": "RoPE", "alibi": "ALiBi", "learned": "", "sinusoidal": ""}
+
 settings = ui.page_setup("nav.embeddings.title")
 lang = settings.lang
 intro = st.container()  # the caption depends on the model, known only after the run
 run = ui.get_run(settings)
 pipe = run.pipe if run is not None else None
-paper = pipe is None or getattr(pipe.config, "scale_embeddings", True)
-positions = getattr(pipe.config, "positions", "sinusoidal") if pipe is not None else "sinusoidal"
-normed = pipe is not None and getattr(pipe.config, "embed_norm", False)  # BERT: LayerNorm(E + P + T)
+paper = pipe is None or pipe.config.scale_embeddings
+positions = pipe.config.positions if pipe is not None else "sinusoidal"
+normed = pipe is not None and pipe.config.embed_norm  # BERT: LayerNorm(E + P + T)
 folder = pipe is not None and pipe.weights == Weights.HF  # trained or not: the folder does not say
-CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
-            "rope": "embeddings.caption.rope", "alibi": "embeddings.caption.alibi"}
 if paper:
     caption = CAPTIONS[positions]
 elif normed:
@@ -45,7 +47,6 @@ if run is None:
     intro.caption(ui.t(caption))
     st.stop()
 model_name = pipe.name or ui.t("embeddings.this_model")
-SCHEMES = {"rope": "RoPE", "alibi": "ALiBi", "learned": "", "sinusoidal": ""}
 intro.caption(ui.t(caption, model=model_name, rows=f"{pipe.config.max_len:,}", scheme=SCHEMES[positions]))
 arrays = embedding_arrays(run.source, pipe.config)
 tokens = list(run.src_tokens)

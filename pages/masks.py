@@ -27,6 +27,8 @@ MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
     "one_stack": r"\mathrm{mask} = \mathrm{pad}_{(B,1,1,L)} \wedge \mathrm{causal}_{(1,1,L,L)} "
     r"\;\rightarrow\; (B, 1, L, L)" + BROADCAST + "(B, h, L, L)",
 }
+# ?mask_kind=<kind> (ui/widgets.py); links made before carry its label, in either language
+KIND_ALIASES = ui.widgets.aliases(fm.MASK_KINDS, fm.kind_label)
 
 settings = ui.page_setup("nav.masks.title")
 lang = settings.lang
@@ -37,16 +39,11 @@ if pipe is None:
     st.stop()
 from core.pipeline import EmptyInput  # noqa: E402  (after the pipeline: ui.cache checks core imports)
 
-encoder_only = not getattr(pipe.config, "decoder", True)
-one_stack = not getattr(pipe.config, "encoder", True)  # a decoder only: the sentences are its one input
-model_name = getattr(pipe, "name", "") or ui.t("masks.this_model")
+encoder_only = pipe.config.stack == "encoder"
+one_stack = pipe.config.stack == "decoder"  # a decoder only: the sentences are its one input
+model_name = pipe.name or ui.t("masks.this_model")
 notices: list[str] = []
 notice_box = st.container()
-
-
-# ?mask_kind=<kind> (ui/widgets.py); links made before carry its label, in either language
-KIND_ALIASES = ui.widgets.aliases(fm.MASK_KINDS, fm.kind_label)
-
 
 st.info(ui.t("masks.convention"), icon=":material/info:")
 st.caption(ui.t("masks.intro.one_stack" if one_stack else "masks.intro", model=model_name))
@@ -67,8 +64,8 @@ if len(sentences) < len(extras) + 1:
     st.caption(ui.t("masks.batch.left_out"))
 # The page shows the first layer's attention of the kind chosen below (the radio's value, known now).
 kinds = ["encoder"] if encoder_only else ["decoder"] if one_stack else list(fm.MASK_KINDS)
-DEFAULT_KIND = kinds[0] if encoder_only else "decoder"
-shown_kind = ui.widgets.chosen("mask_kind", kinds, DEFAULT_KIND, aliases=KIND_ALIASES)
+default_kind = kinds[0] if encoder_only else "decoder"
+shown_kind = ui.widgets.chosen("mask_kind", kinds, default_kind, aliases=KIND_ALIASES)
 try:
     with st.spinner(ui.t("masks.batch.running")):
         batch = batch_of(settings, pipe, sentences, shown_kind, MAX_BATCH_TOKENS)
@@ -153,7 +150,7 @@ kind = ui.widgets.choose(
     ui.t("masks.kind.label"),
     "mask_kind",
     kinds,
-    DEFAULT_KIND,
+    default_kind,
     notices,
     fmt=lambda k: fm.kind_label(k, lang),
     aliases=KIND_ALIASES,
@@ -176,7 +173,7 @@ ui.show_figure(
 
 # -- 4. the effect on the weights -----------------------------------------------------------------
 st.subheader(ui.t("masks.effect.header"))
-alibi = getattr(attn, "bias", None) is not None  # ALiBi self-attention: the scores hold its bias B
+alibi = attn.bias is not None  # ALiBi self-attention: the scores hold its bias B
 if alibi:  # the decoder's form is −m·(q − k), the encoder's −m·|q − k| (core.positional.alibi_bias)
     bias_form = r"-m_h\,(q-k)" if kind == "decoder" else r"-m_h\,|q-k|"
     st.latex(rf"\text{{scores}} = \frac{{QK^\top}}{{\sqrt{{d_k}}}} + B,\qquad B_{{qk}} = {bias_form}")

@@ -1,30 +1,27 @@
 """Training page: train any task live (the small tasks with the sidebar's sizes, the language model with
-its own), watch the curves, use the result."""
-
-from dataclasses import replace
+its own), watch the curves, use the result. The sections: ui/sections/training.py."""
 
 import streamlit as st
 
 import ui
-from core.names import Weights
 from figures import training as fig
-from ui.settings import checkpoint_available, literal
-from ui.sidebar import SESSION_MODEL, SESSION_TAG, use_session_model
+from ui.sections.training import (
+    BUDGET,
+    TASKS,
+    compare_section,
+    show_job,
+    start_job,
+    stop_job,
+    suggest_budget,
+)
+from ui.sidebar import SESSION_MODEL, use_session_model
 from ui.training_jobs import (
     COOLDOWN,
     LM_BUDGET,
     LM_LIVE,
     MAX_CONCURRENT_TRAININGS,
-    ServerBusy,
     lm_live_config,
-    session_watch,
-    start_training,
 )
-
-TASKS = ("reverse", "copy", "pinyin", "lm")
-BUDGET = (400, 2)  # steps, minutes: the sliders' defaults
-COMPARE_DEFAULT = {"pinyin": "中华人民共和国", "copy": "3 1 4 1 5 9", "reverse": "3 1 4 1 5 9"}
-
 
 settings = ui.page_setup("nav.training.title")
 lang = settings.lang
@@ -32,17 +29,6 @@ intro = st.container()  # how the task chosen below learns: filled once it is ch
 
 # Labels computed now: a format_func that looked the language up later could run outside this session.
 task_labels = {name: ui.t(f"training.task.{name}") for name in TASKS}
-
-
-def suggest_budget() -> None:
-    """Moving to or from the language model: the step and time limits its heads need, or the usual."""
-    state = st.session_state
-    if state["train_task"] == "lm" or state.get("_train_budget_lm"):
-        steps, minutes = LM_BUDGET if state["train_task"] == "lm" else BUDGET
-        state["train_steps"], state["train_minutes"] = steps, minutes
-    state["_train_budget_lm"] = state["train_task"] == "lm"
-
-
 task = st.radio(ui.t("training.task"), list(TASKS), format_func=task_labels.__getitem__, key="train_task",
                 on_change=suggest_budget)
 intro.markdown(ui.t("training.intro.lm" if task == "lm" else "training.intro"))
@@ -61,26 +47,8 @@ left, right = st.columns(2)
 steps = left.slider(ui.t("training.steps"), 50, 5000, BUDGET[0], step=50, key="train_steps")
 minutes = right.slider(ui.t("training.minutes"), 1, 15, BUDGET[1], key="train_minutes")
 
-
-# Start and Stop act in their on_click callbacks, which run before the script: the buttons are then
-# drawn from the job as it is after the click (Start disabled as soon as a job runs, Stop disabled
-# once pressed), and the fragment below reruns the page when the job ends.
-def start_job(sizes: dict) -> None:
-    state = st.session_state
-    task = state["train_task"]
-    config = dict(sizes, dropout=0.1 if task == "pinyin" else 0.0)
-    try:
-        state["train_job"] = start_training(task, config, state["train_steps"], state["train_minutes"],
-                                            owner_alive=session_watch())
-    except ServerBusy:
-        state["train_refused"] = True
-
-
-def stop_job() -> None:
-    if st.session_state.get("train_job") is not None:
-        st.session_state["train_job"].stop()  # seen after the current step; the model so far is kept
-
-
+# Start and Stop act in their on_click callbacks, before the script: the buttons are drawn from the job
+# as it is after the click, and the fragment below reruns the page when the job ends.
 sizes = dict(d_model=settings.d_model, num_heads=settings.num_heads, num_layers=settings.num_layers,
              d_ff=settings.d_ff_value, norm=settings.norm, seed=settings.seed)  # those the caption states
 job = st.session_state.get("train_job")
@@ -112,66 +80,6 @@ with right:
         st.markdown(ui.t("training.loss.text.lm", share=f"{LM_LIVE.repeat:.0%}"))
     else:
         st.markdown(ui.t("training.loss.text"))
-
-
-def progress_text(job, last: dict | None) -> str:
-    """The progress bar's line: what the run is doing now."""
-    if job.stopping:
-        return ui.t("training.stopping")
-    if last is not None and last["fraction"] >= 1.0:
-        return ui.t("training.measuring")
-    if last is None:
-        return ui.t("training.starting.lm" if job.task == "lm" else "training.starting")
-    common = dict(step=last["step"], loss=f"{last['loss']:.3f}", speed=f"{last['tokens_per_s']:,.0f}",
-                  seconds=f"{last['elapsed']:.0f}")
-    if job.task != "lm":
-        return ui.t("training.progress", acc=f"{last['acc']:.1%}", **common)
-    probed = [h for h in job.history if h.get("val")]  # the last measured perplexity and score
-    ppl = f"{probed[-1]['val']['perplexity']:.1f}" if probed else "…"
-    pm = f"{probed[-1]['heads']['best_pm']:.2f}" if probed else "…"
-    return ui.t("training.progress.lm", ppl=ppl, pm=pm, **common)
-
-
-def done_text(job) -> str:
-    """The line under the curves once the run has ended and its model was measured on the test set."""
-    m, ending = job.result.metrics, "stopped" if job.stopped_by_user else "finished"
-    steps, seconds = m.get("steps", 0), m.get("seconds", 0)
-    if job.task != "lm":
-        return ui.t(f"training.done.{ending}", steps=steps, seconds=seconds,
-                    acc=f"{m.get('test_token_acc', 0):.1%}", exact=f"{m.get('test_exact_acc', 0):.1%}")
-    pm = m["induction"]["prefix_matching"]  # (layers × heads)
-    # layers and heads counted from 1, in the Attention page's words
-    best, (i, h) = max((score, (i, h)) for i, row in enumerate(pm) for h, score in enumerate(row))
-    head = ui.t("induction.where", layer=i + 1, head=h + 1)
-    return ui.t(f"training.done.lm.{ending}", steps=steps, seconds=seconds,
-                ppl=f"{m['test']['perplexity']:.1f}", pm=f"{best:.2f}", head=head)
-
-
-def show_job(lang: str) -> None:
-    job = st.session_state.get("train_job")
-    if job is None:
-        st.info(ui.t("training.none"))
-        return
-    last = job.history[-1] if job.history else None
-    if job.running:
-        fraction = last["fraction"] if last else 0.0
-        st.progress(min(max(fraction, 0.0), 1.0), text=progress_text(job, last))
-    if job.history and job.task == "lm":
-        ui.show_figure(fig.lm_curves(job.history, lang=lang), "train_curves", "training-curves-lm")
-        st.caption(ui.t("training.lm.curves", every=job.config["eval_every"]))
-    elif job.history:
-        ui.show_figure(fig.curves(job.history, lang=lang), "train_curves", f"training-curves-{job.task}")
-    if job.running:
-        return
-    if job.missing_corpus:
-        st.error(ui.t("training.lm.missing", error=literal(job.error, 300)))
-    elif job.error:
-        st.error(ui.t("training.failed", error=literal(job.error, 300)))
-    elif job.result is not None:
-        st.success(done_text(job))
-    if st.session_state.get("train_was_running"):
-        st.session_state["train_was_running"] = False
-        st.rerun(scope="app")  # the buttons above change once the job is over
 
 
 st.session_state["train_was_running"] = running
@@ -214,47 +122,9 @@ else:  # the seq2seq tasks': the paper's warm-up and 1/√step, then the app's c
                         d_model=settings.d_model))
 
 # -- trained vs random -----------------------------------------------------------------------------
-
-
-def compare_section(settings) -> None:
-    """The session's (or the shipped) encoder-decoder next to random weights: last cross-attention."""
-    st.markdown(ui.t("training.compare.text"))
-    trained_settings, trained_task = None, "pinyin"
-    if st.session_state.get(SESSION_MODEL) is not None:
-        trained_settings = replace(settings, weights=Weights.SESSION,
-                                   session_tag=st.session_state[SESSION_TAG])
-        trained_task = st.session_state[SESSION_MODEL].task
-    elif checkpoint_available():
-        trained_settings = replace(settings, weights=Weights.TRAINED)
-    if trained_settings is None:
-        st.info(ui.t("training.compare.none"))
-        return
-    trained_pipe = ui.get_pipeline(trained_settings)
-    text = st.text_input(ui.t("training.compare.input"), value=COMPARE_DEFAULT[trained_task], max_chars=200,
-                         key="train_compare")
-    if trained_pipe is None:
-        return
-    cfg = trained_pipe.config
-    random_settings = replace(settings, weights=Weights.RANDOM, session_tag="", d_model=cfg.d_model,
-                              num_heads=cfg.num_heads, num_layers=cfg.num_layers, d_ff=cfg.d_ff,
-                              norm=cfg.norm)
-    columns = st.columns(2)
-    for column, chosen, name in ((columns[0], trained_settings, "trained"),
-                                 (columns[1], random_settings, "random")):
-        with column:
-            run = ui.get_run(replace(chosen, sentence=text, target=""), needs_decoder=True)
-            if run is None:
-                continue
-            ui.show_figure(
-                fig.cross_attention(fig.last_cross_attention(run.trace), run.tgt_tokens, run.src_tokens,
-                                    ui.t(f"training.compare.title.{name}"), lang=lang),
-                f"train_compare_{name}", f"cross-attention-{name}",
-            )
-            ui.show_tokens(run.predicted, ui.t(f"training.compare.predicts.{name}"))
-
-
 st.header(ui.t("training.compare.header"))
-if getattr(st.session_state.get(SESSION_MODEL), "task", "") == "lm":
+session_model = st.session_state.get(SESSION_MODEL)
+if session_model is not None and session_model.task == "lm":
     # a language model has no cross-attention to compare: say where its heads are shown instead
     st.info(ui.t("training.compare.lm", page=ui.t("nav.attention.title"), button=ui.t("induction.repeat")))
 else:

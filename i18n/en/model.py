@@ -189,7 +189,7 @@ STRINGS = {
     "model.fig.cross.x": "source token (memory)",
     "model.fig.cross.y": "decoder position",
     "model.fig.blocks": "{title}, mean over blocks of {k}",
-    # -- a model's own variants (pages/model.py: Model.key): "<key>.rms" for an RMSNorm model, "<key>.one"
+    # -- a model's own variants (ui/sections/model.py: Model.key): "<key>.rms" for an RMSNorm model, "<key>.one"
     # for a decoder-only model (one causal stack); chosen from its configuration
     "model.intro.one": (
         "Attention is one sublayer. Around it: a residual connection with a normalisation ({kind}), a feed-forward network, "

@@ -166,7 +166,7 @@ STRINGS = {
     "model.fig.cross.x": "源词元（记忆 memory）",
     "model.fig.cross.y": "解码器位置",
     "model.fig.blocks": "{title}，按每 {k} 个一组取平均",
-    # —— 某个模型自己的说法（pages/model.py：Model.key）：“<key>.rms” 用于 RMSNorm 模型，“<key>.one”
+    # —— 某个模型自己的说法（ui/sections/model.py：Model.key）：“<key>.rms” 用于 RMSNorm 模型，“<key>.one”
     # 用于只有解码器的模型（一个因果堆栈）；按其配置选择
     "model.intro.one": (
         "注意力只是一个子层。它周围还有：带归一化（{kind}）的残差连接、前馈网络，最后是对整个词表的 softmax，"

@@ -11,7 +11,6 @@ AppTest has no file-uploader element: ``st.file_uploader`` is replaced by one th
 
 from __future__ import annotations
 
-import ast
 import random
 import re
 
@@ -22,17 +21,9 @@ from apphelpers import ROOT, assert_clean, messages
 
 from core.tokenizers.bpe import BPETokenizer, training_work
 from i18n import t
+from ui.sections.tokenization import WORK_BUDGET
 
 PAGE = "pages/tokenization.py"
-
-
-def page_constant(name: str):
-    """A constant of the page script (a script cannot be imported: it draws the page)."""
-    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(x, "id", None) == name for x in node.targets):
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
 
 
 def chinese_without_spaces(n_bytes: int, seed: int = 25) -> str:
@@ -85,7 +76,7 @@ def plan_said(note: str, kind: str, text: str) -> tuple[int, int | None]:
 
 def test_a_megabyte_of_chinese_without_spaces_is_learned_within_the_work_budget_and_the_page_says_so(upload):
     text = chinese_without_spaces(999_000)
-    budget = page_constant("WORK_BUDGET")
+    budget = WORK_BUDGET
     assert budget <= 200_000_000  # ~2 s of one core at 10 ns a unit: "a few seconds" for both kinds
     for byte_level in (True, False):  # as it is, either kind would cost more than the budget (2-7 times)
         assert training_work(text, 1000, byte_level).units > 2 * budget
