@@ -26,8 +26,9 @@ from ui import tokenization as ut
 from ui.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
 from ui.settings import literal
 
-# Units of core.tokenizers.bpe.training_work one training may cost (calibrated with benchmarks/bpe_upload.py): the
-# page trains both kinds, and an upload must not keep a page view waiting more than a few seconds.
+# Units of core.tokenizers.bpe.training_work one training may cost (calibrated with
+# benchmarks/bpe_upload.py): the page trains both kinds, and an upload must not keep a page view
+# waiting more than a few seconds.
 WORK_BUDGET = 150_000_000
 
 
