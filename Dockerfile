@@ -16,7 +16,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     OMP_NUM_THREADS=1 \
     GLASSBOX_CACHE_MB=1536
-# GLASSBOX_CACHE_MB: every cache of the server under one byte budget (ui/budget.py); RSS is about the
+# GLASSBOX_CACHE_MB: every cache of the server under one byte budget (ui/caches/budget.py); RSS is about the
 # budget + 0.4-0.8 GB, so 1536 fits --memory 4g; use 512 for --memory 2g (docs/deploy.md).
 
 WORKDIR /app

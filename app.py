@@ -6,7 +6,7 @@ without this file (Streamlit's ``pages/`` folder mode), and drawing it twice wou
 
 import streamlit as st
 
-from ui.lang import current_lang
-from ui.nav import navigation_pages
+from ui.page.lang import current_lang
+from ui.page.nav import navigation_pages
 
 st.navigation(navigation_pages(current_lang())).run()

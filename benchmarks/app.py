@@ -2,7 +2,7 @@
 
 Target (issue): after a slider change every chart on the page is updated within 1 s, for the default
 sentence and sizes up to d_model=512, 8 heads, 6 layers. One ``streamlit run app.py`` server, Debian's
-Chromium through Playwright, every page of ``ui/nav.py``.
+Chromium through Playwright, every page of ``ui/page/nav.py``.
 
     .venv/bin/python benchmarks/app.py            # full run (5 repetitions), under ~10 minutes
     .venv/bin/python benchmarks/app.py --quick    # 2 repetitions, a few pages
@@ -37,7 +37,7 @@ Model folders (issue 29, part 6: every page usable at the sizes real courses use
 
 Per model a fresh server with ``GLASSBOX_MODELS`` = the models' root (benchmarks/models.py makes the
 random-weight folders there, once) and ``GLASSBOX_CACHE_MB`` = ``--cache-mb`` (0.5B in float32 is
-~2 GB: the default budget refuses it, as it should). Every page of ``ui/nav.py`` is opened with
+~2 GB: the default budget refuses it, as it should). Every page of ``ui/page/nav.py`` is opened with
 ``weights=hf:<name>`` ("first load"; the first page of the fresh server also imports torch and loads
 the model), then a new sentence is typed into the sidebar's text area and submitted (Control+Enter),
 timed from the key press until every chart is redrawn, as above ("new sentence"). A page that shows
@@ -65,7 +65,7 @@ logging.disable(logging.WARNING)  # importing ui outside `streamlit run` warns "
 from serverprocess import CHROMIUM, CHROMIUM_FLAGS, free_port, streamlit_command, wait_healthy  # noqa: E402
 
 from i18n import t  # noqa: E402
-from ui.nav import PAGES  # noqa: E402
+from ui.page.nav import PAGES  # noqa: E402
 
 logging.disable(logging.NOTSET)
 

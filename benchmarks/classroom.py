@@ -6,7 +6,7 @@
 
 One ``streamlit run app.py`` per N (benchmarks/stclient.py's Server). Per N:
 1. The lecturer (a websocket session, stclient's protocol) opens ``/lecture``, clicks ``room_start``
-   and reads the room code (the markdown of ``room_code_big``: 6 characters of ui.rooms.ALPHABET,
+   and reads the room code (the markdown of ``room_code_big``: 6 characters of ui.classroom.rooms.ALPHABET,
    also in the student URL of the st.code under it).
 2. N websocket students and B Chromium pages (Playwright, Debian's Chromium, headless, one browser
    context each: no shared cookies) open ``/lecture?room=CODE`` at random moments within the same
@@ -14,11 +14,11 @@ One ``streamlit run app.py`` per N (benchmarks/stclient.py's Server). Per N:
    ``lecture_slide``) is on the page. Websocket: the server has sent the heading's delta; browser:
    ``.st-key-lecture_slide h2`` has the text (timed in Python, ``time.monotonic``).
 3. Idle: 10 s with nobody moving. Each follower's page looks at the room every FOLLOW_SECONDS (an
-   st.fragment with run_every, ui/classroom.py); the server's CPU per second then is the price of
+   st.fragment with run_every, ui/classroom/panels.py); the server's CPU per second then is the price of
    following.
 4. The lecturer clicks ``lecture_next`` K times, ``--gap`` seconds apart plus 0 to 1 s (out of phase
    with the students' polling). Propagation: the click's BackMsg sent → each student's page shows
-   "S / total" for the new step; a follower sees it once its server wakes its page (ui/wake.py: the
+   "S / total" for the new step; a follower sees it once its server wakes its page (ui/classroom/wake.py: the
    lecturer's server at once, the others when Redis brings them the lecturer's announcement), or at
    its next poll if a wake was lost. Not seen 10 s after the click: an error.
 
@@ -90,8 +90,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 
 def _rooms_module():
-    """ui/rooms.py is stdlib only; importing it through the ui package would import torch as well."""
-    spec = importlib.util.spec_from_file_location("glassbox_rooms", ROOT / "ui" / "rooms.py")
+    """ui/classroom/rooms.py is stdlib only; importing it through the ui package would import torch as
+    well."""
+    spec = importlib.util.spec_from_file_location("glassbox_rooms", ROOT / "ui" / "classroom" / "rooms.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)

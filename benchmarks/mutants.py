@@ -38,16 +38,16 @@ IGNORE = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache",
 TIMEOUT_S = 900  # one mutation's tests; a mutation that makes a test hang counts as killed, and says so
 
 # The tests that cover each part of core/ (whole files: the suite as a reviewer would run it).
-TORCH = "tests/core/test_model_vs_torch.py"
-ATTENTION = "tests/core/test_attention.py"
-POSITIONAL = "tests/core/test_positional.py"
+TORCH = "tests/core/model/test_model_vs_torch.py"
+ATTENTION = "tests/core/model/test_attention.py"
+POSITIONAL = "tests/core/model/test_positional.py"
 TRAIN = "tests/core/training/test_seq2seq.py"
-PIPELINE = "tests/core/test_pipeline.py"
+PIPELINE = "tests/core/tracing/test_pipeline.py"
 DATA = "tests/core/training/test_pairs.py"
 BPE = "tests/core/tokenizers/test_bpe.py"
 BPE_TEXTBOOK = "tests/core/tokenizers/test_bpe_textbook.py"
 PRETRAINED = "tests/core/loading/test_minilm.py"
-GREEDY = "tests/core/test_greedy.py"
+GREEDY = "tests/core/tracing/test_greedy.py"
 CHECKPOINT = "tests/core/training/test_checkpoint.py"
 DOCTESTS = "tests/core/test_doctests.py"  # the docstrings' examples in core/
 EMBEDDINGS = "tests/figures/test_embeddings.py"
@@ -65,18 +65,18 @@ class Mutation:
 
 MUTATIONS = [
     # -- the six that no test caught in issue 24 (eight mutations), then the kinds that were caught -----
-    Mutation("pre_norm_residual_on_the_normalised_input", "core/layers.py",
+    Mutation("pre_norm_residual_on_the_normalised_input", "core/model/layers.py",
              "            y, extra = sublayer(self.norm(x))\n"
              "            return x + self.dropout(y), y, extra",
              "            x = self.norm(x)\n            y, extra = sublayer(x)\n"
              "            return x + self.dropout(y), y, extra",
              (TORCH,), "pre-norm adds the sublayer to norm(x) instead of x: the residual stream is lost"),
-    Mutation("encoder_final_norm_removed", "core/model.py",
+    Mutation("encoder_final_norm_removed", "core/model/transformer.py",
              "            x, t = layer(x, src_mask)\n            traces.append(t)\n"
              "        return self.norm(x), traces",
              "            x, t = layer(x, src_mask)\n            traces.append(t)\n        return x, traces",
              (TORCH,), "the memory is the last layer's output without the encoder's final LayerNorm"),
-    Mutation("decoder_final_norm_removed", "core/model.py",
+    Mutation("decoder_final_norm_removed", "core/model/transformer.py",
              "            x, t = layer(x, memory, src_mask, tgt_mask)\n            traces.append(t)\n"
              "        return self.norm(x), traces",
              "            x, t = layer(x, memory, src_mask, tgt_mask)\n            traces.append(t)\n"
@@ -91,72 +91,72 @@ MUTATIONS = [
     Mutation("decoder_reads_tgt_shifted_left", "core/training/seq2seq.py",
              "logits = model(src, tgt[:, :-1])", "logits = model(src, tgt[:, 1:])",
              (TRAIN,), "teacher forcing feeds the very tokens to predict: the decoder learns to copy"),
-    Mutation("source_cut_at_max_len", "core/pipeline.py",
+    Mutation("source_cut_at_max_len", "core/tracing/pipeline.py",
              "return min(max_tokens, pipe.config.max_len - 2)", "return min(max_tokens, pipe.config.max_len)",
              (PIPELINE,), "no room left for [BOS] and [EOS] within the model's positions"),
-    Mutation("truncated_at_exactly_max_tokens", "core/pipeline.py",
+    Mutation("truncated_at_exactly_max_tokens", "core/tracing/pipeline.py",
              "        truncated=total > limit,\n        total_tokens=total,\n        target_given=given,",
              "        truncated=total >= limit,\n        total_tokens=total,\n        target_given=given,",
              (PIPELINE,), "a sentence of exactly max_tokens tokens is said to be cut"),
-    Mutation("teacher_input_one_too_long", "core/pipeline.py",
+    Mutation("teacher_input_one_too_long", "core/tracing/pipeline.py",
              "return [BOS] + tgt_labels[: limit - 1], [BOS_ID] + tgt_ids[: limit - 1]",
              "return [BOS] + tgt_labels[:limit], [BOS_ID] + tgt_ids[:limit]",
              (PIPELINE,), "the decoder reads limit + 1 tokens, one more than the source may have"),
     # -- attention and masks ------------------------------------------------------------------------------
-    Mutation("no_sqrt_d_k", "core/attention.py",
+    Mutation("no_sqrt_d_k", "core/model/attention.py",
              "scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))", "scores = q @ k.transpose(-2, -1)",
              (ATTENTION, TORCH), "scores not scaled by 1/sqrt(d_k)"),
-    Mutation("softmax_over_the_queries", "core/attention.py",
+    Mutation("softmax_over_the_queries", "core/model/attention.py",
              ".softmax(dim=-1).masked_fill(~mask, 0.0)", ".softmax(dim=-2).masked_fill(~mask, 0.0)",
              (ATTENTION, TORCH), "masked softmax normalises columns instead of rows"),
-    Mutation("heads_split_without_transpose", "core/attention.py",
+    Mutation("heads_split_without_transpose", "core/model/attention.py",
              "return x.view(B, L, self.h, self.d_k).transpose(1, 2)", "return x.view(B, self.h, L, self.d_k)",
              (ATTENTION, TORCH), "each head gets a slice across positions instead of its d_k features"),
-    Mutation("causal_mask_off_by_one", "core/masks.py",
+    Mutation("causal_mask_off_by_one", "core/model/masks.py",
              "dtype=torch.bool, device=device).tril()[None, None]",
              "dtype=torch.bool, device=device).tril(1)[None, None]",
              (ATTENTION, TORCH, DOCTESTS), "each decoder position may see the next token"),
-    Mutation("padding_mask_inverted", "core/masks.py",
+    Mutation("padding_mask_inverted", "core/model/masks.py",
              "return (ids != pad_id)[:, None, None, :]", "return (ids == pad_id)[:, None, None, :]",
              (ATTENTION, TORCH), "queries attend to the padding and nothing else"),
-    Mutation("decoder_mask_padding_or_causal", "core/masks.py",
+    Mutation("decoder_mask_padding_or_causal", "core/model/masks.py",
              "return padding_mask(tgt_ids, pad_id) & causal_mask(",
              "return padding_mask(tgt_ids, pad_id) | causal_mask(",
              (ATTENTION, TORCH), "decoder mask = padding OR causal: every real token sees the future"),
     # -- layers -------------------------------------------------------------------------------------------
-    Mutation("post_norm_without_residual", "core/layers.py",
+    Mutation("post_norm_without_residual", "core/model/layers.py",
              "return self.norm(x + self.dropout(y)), y, extra", "return self.norm(self.dropout(y)), y, extra",
              (TORCH,), "post-norm drops the residual connection"),
-    Mutation("ffn_without_relu", "core/layers.py",
+    Mutation("ffn_without_relu", "core/model/layers.py",
              "hidden = self.activation(self.linear1(x))", "hidden = self.linear1(x)",
              (TORCH,), "the feed-forward network is linear"),
-    Mutation("cross_attention_sees_source_padding", "core/layers.py",
+    Mutation("cross_attention_sees_source_padding", "core/model/layers.py",
              "lambda y: self.cross_attn(y, memory, src_mask)", "lambda y: self.cross_attn(y, memory, None)",
              (TORCH,), "cross-attention attends to the source's [PAD] positions"),
-    Mutation("ffn_reads_the_self_attention_output", "core/layers.py",
+    Mutation("ffn_reads_the_self_attention_output", "core/model/layers.py",
              "self.sublayer3(after_cross, self.ffn)", "self.sublayer3(after_self, self.ffn)",
              (TORCH,), "the decoder's feed-forward skips the cross-attention's result"),
     # -- embeddings and positions -------------------------------------------------------------------------
-    Mutation("no_sqrt_d_model", "core/model.py",
+    Mutation("no_sqrt_d_model", "core/model/transformer.py",
              "x = lookup if self.scale is None else lookup * self.scale", "x = lookup",
              (TORCH, EMBEDDINGS), "token embeddings not scaled by sqrt(d_model) before PE is added"),
-    Mutation("sinusoid_cos_in_even_dimensions", "core/positional.py",
+    Mutation("sinusoid_cos_in_even_dimensions", "core/model/positional.py",
              "pe[:, 0::2] = torch.sin(angle)", "pe[:, 0::2] = torch.cos(angle)",
              (POSITIONAL, DOCTESTS), "PE(pos, 2i) = cos instead of sin"),
-    Mutation("rope_frequency_halved", "core/positional.py",
+    Mutation("rope_frequency_halved", "core/model/positional.py",
              "return torch.exp(-math.log(base) * two_i / d_k)",
              "return torch.exp(-math.log(base) * two_i / d_k / 2)",
              (POSITIONAL, DOCTESTS), "RoPE's θ_i = 10000^(-i/d_k) instead of 10000^(-2i/d_k)"),
-    Mutation("rope_rotates_backwards", "core/positional.py",
+    Mutation("rope_rotates_backwards", "core/model/positional.py",
              "out[..., 1 : 2 * pairs : 2] = even * sin + odd * cos",
              "out[..., 1 : 2 * pairs : 2] = -even * sin + odd * cos",
              (POSITIONAL, DOCTESTS), "the odd half of RoPE's rotation has the wrong sign (not a rotation)"),
-    Mutation("alibi_sign", "core/positional.py",
+    Mutation("alibi_sign", "core/model/positional.py",
              "return -alibi_slopes(num_heads)[:, None, None] * distance",
              "return alibi_slopes(num_heads)[:, None, None] * distance",
              (POSITIONAL, DOCTESTS), "ALiBi rewards distant keys instead of penalising them"),
     # -- decoding, training data, tokenizers -----------------------------------------------------------
-    Mutation("greedy_ignores_eos", "core/model.py",
+    Mutation("greedy_ignores_eos", "core/model/transformer.py",
              "done |= next_id == eos_id", "done |= next_id == -1",
              (TORCH, GREEDY), "greedy decoding writes on after [EOS]"),
     Mutation("noam_max_instead_of_min", "core/training/schedule.py",

@@ -26,7 +26,7 @@ import plotly.io as pio  # noqa: E402
 
 import figures.attention as fa  # noqa: E402
 import figures.attention_views as fv  # noqa: E402
-from core.pipeline import PipelineSettings, load_pipeline, run_pipeline  # noqa: E402
+from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline  # noqa: E402
 from figures.redraw import draw_once  # noqa: E402
 from figures.style import reserve_figure_margins  # noqa: E402
 

@@ -9,7 +9,7 @@
 2. One session, ``--reruns`` reruns with changing inputs: a new sentence every time, the seed cycling
    through 24 values and d_model through 16…128, pages in turn. Every rerun misses the trace cache
    and most miss the model cache, so the caches churn at their bounds (models: 8 entries, runs: 16,
-   all of them within one budget in bytes, ui/budget.py).
+   all of them within one budget in bytes, ui/caches/budget.py).
 3. ``--sessions`` sessions opened and closed, 10 at a time, each with its own sentence and seed.
 
 4. Worst case for the bounds: 8 different d_model=512 / 6-layer models (the model cache's max_entries),
@@ -19,7 +19,7 @@
    tokens and a random d_model=512 / 6-layer model; N times a new seed in the sidebar (on Lecture),
    then Attention, then Lecture again: the RSS after each model, then after 90 idle seconds. Before
    issue 25 (caches bounded by entries) this went from 0.4 to 8.1 GB, +0.8 GB a model. The caches now
-   share one budget in bytes (``GLASSBOX_CACHE_MB``, ui/budget.py), and the RSS must level off: the
+   share one budget in bytes (``GLASSBOX_CACHE_MB``, ui/caches/budget.py), and the RSS must level off: the
    last model's RSS at most 300 MB above the RSS after the third, and every sample under the budget
    plus ``BIG_OVERHEAD_MB``.
 
@@ -59,7 +59,8 @@ BIG_MODEL = "weights=random&d_model=512&num_heads=8&num_layers=6&d_ff=2048&max_t
 BIG_SENTENCE = " ".join(f"注意力就是一切 Attention is all you need. 变压器模型把每个词元看作查询、键和值。{i}"
                         for i in range(15))
 # What the server holds beside its caches: code and libraries (~0.5 GB with every page visited), the
-# spare model memory of core.weight_init.SLABS (up to 0.4 GB) and the run being computed (up to ~0.5 GB).
+# spare model memory of core.model.weight_init.SLABS (up to 0.4 GB) and the run being computed (up to ~0.5
+# GB).
 BIG_OVERHEAD_MB = 1500
 
 
@@ -177,11 +178,11 @@ async def big_models(server: Server, models: int, idle: float = 90) -> dict:
 
 
 def cache_budget_mb() -> int:
-    """The cache budget the server will read (ui.budget.limit_from_env: the same environment)."""
+    """The cache budget the server will read (ui.caches.budget.limit_from_env: the same environment)."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from ui.budget import MB, limit_from_env
+    from ui.caches.budget import MB, limit_from_env
 
     return limit_from_env() // MB
 

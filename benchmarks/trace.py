@@ -18,8 +18,8 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.config import ModelConfig  # noqa: E402
-from core.model import Transformer  # noqa: E402
+from core.model.config import ModelConfig  # noqa: E402
+from core.model.transformer import Transformer  # noqa: E402
 from tests.torch_reference import load_torch_stack  # noqa: E402
 
 SIZES = [  # d_model, heads, layers, d_ff, batch, length
@@ -40,7 +40,7 @@ def median_time(fn, reps):
 
 
 def main() -> None:
-    # One thread, as the app runs (ui/preload.py): with 2 threads on a shared 2-core machine OpenMP's
+    # One thread, as the app runs (ui/page/preload.py): with 2 threads on a shared 2-core machine OpenMP's
     # spinning threads make every figure noise. Both sides run with the same setting.
     torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     print(

@@ -21,6 +21,6 @@ class Weights(StrEnum):
     GPT = "gpt"
     MINILM = "minilm"  # the pretrained all-MiniLM-L6-v2 encoder (sentence-transformers), optional extra
     # a model folder from disk (GPT-2, BERT or Llama family, core/loading); the sidebar's value is
-    # "hf:<name>" (ui/models.py), the pipeline's weights this kind and its ``name``
+    # "hf:<name>" (ui/folders/models.py), the pipeline's weights this kind and its ``name``
     HF = "hf"
 

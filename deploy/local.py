@@ -237,7 +237,7 @@ class Cluster:
 
     def _app_process(self, name: str, port: int, extra: dict[str, str]) -> Process:
         # HAProxy reaches the replicas from loopback: its X-Forwarded-For names each browser
-        # (ui/clients.py), whose floods the room store then bounds one browser's address at a time.
+        # (ui/classroom/clients.py), whose floods the room store then bounds one browser's address at a time.
         env = {**os.environ, "GLASSBOX_TRUSTED_PROXIES": "127.0.0.1", **extra,
                "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret}
         env.pop("GLASSBOX_REDIS_URL", None)

@@ -5,7 +5,7 @@ Pure: (trace, model weights, tokens) -> numpy arrays -> ``go.Figure``; no Stream
     Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V          head_j = Attention(X W_Qʲ, X W_Kʲ, X W_Vʲ)
     MultiHead(X) = Concat(head_1, …, head_h) W_O
 
-The numbers on screen are the trace's own tensors (``core.trace.AttentionTrace``); the only things
+The numbers on screen are the trace's own tensors (``core.model.trace.AttentionTrace``); the only things
 computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation of the heads.
 
 The figures are built with :mod:`figures.toolbox` (plain dicts, token axes, blocks of positions).
@@ -104,7 +104,7 @@ def tokens_of(
 def kv_groups(num_heads: int, num_kv_heads: int | None) -> list[range]:
     """The query heads (from 0) that read each key/value head; [] when every head has its own.
 
-    core/attention.py repeats key/value head g for query heads g·r … g·r + r − 1 (r = h / kv heads,
+    core/model/attention.py repeats key/value head g for query heads g·r … g·r + r − 1 (r = h / kv heads,
     Hugging Face's repeat_kv), so the trace holds one k and v per query head, equal within a group.
 
     >>> kv_groups(4, 2), kv_groups(4, None)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from core.positional import alibi_slopes
+from core.model.positional import alibi_slopes
 from figures.attention import kind_label, kv_group_of
 from figures.positional import slope_text
 from figures.style import escape_label, token_label

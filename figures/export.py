@@ -1,4 +1,4 @@
-"""A figure's data as CSV: what "Download data (CSV)" under every chart gives (see ``ui/figure.py``).
+"""A figure's data as CSV: what "Download data (CSV)" under every chart gives (see ``ui/page/figure.py``).
 
 Pure: ``go.Figure`` in, text out; no Streamlit. One tidy long table for any figure, one header row::
 
@@ -22,7 +22,7 @@ Pure: ``go.Figure`` in, text out; no Streamlit. One tidy long table for any figu
   carriage return (a token typed by anyone) gets a leading ``'`` so it is not run as a formula
   (CSV injection). Numbers are never prefixed: ``-0.5`` stays a number.
 - The text is Unicode (CJK tokens as they are); the download adds a UTF-8 byte-order mark so that
-  Excel reads it as UTF-8 (``ui/figure.py``). Column names are fixed English identifiers, the same
+  Excel reads it as UTF-8 (``ui/page/figure.py``). Column names are fixed English identifiers, the same
   in both languages, so a script that reads the file works whatever the interface language.
 """
 

@@ -7,7 +7,7 @@ PyTorch's ``nn.MultiheadAttention`` uses the opposite (True = masked out).
     causal       (1, 1, T, T)   query t may look at keys 0…t
     merged       (B, h, T, T)   padding ∧ causal, broadcast over heads and queries
 
-Pure: (core.batch.BatchRun / arrays, tokens) -> go.Figure; no Streamlit. Texts come from ``i18n``
+Pure: (core.tracing.batch.BatchRun / arrays, tokens) -> go.Figure; no Streamlit. Texts come from ``i18n``
 in the language ``lang``. Sizes stay small: the page cuts every sentence at 32 tokens.
 """
 

@@ -611,7 +611,8 @@ def step_probs(result, step: int) -> np.ndarray:
 
 # -- a decoder-only model: next token after each position, and generation by sampling ----------------
 
-# Every label follows one rule (core.pipeline.display_token, ui.hf_tokenizer): a space is ␣, a newline ⏎,
+# Every label follows one rule (core.tracing.pipeline.display_token, ui.folders.hf_tokenizer): a space is ␣,
+# a newline ⏎,
 # a tab ⇥, a piece of a multi-byte character its bytes ⟨e4 b8⟩, an empty token ∅. Read backwards, a list
 # of labels is the text they spell, with a character split across tokens whole again.
 _LABEL_CHARS = {"␣": " ", "⏎": "\n", "⇥": "\t", "∅": ""}

@@ -75,7 +75,8 @@ class DiagramSizes:
 
     @classmethod
     def of_model(cls, config, S: int, T: int, target_source: str) -> DiagramSizes:
-        """The numbers of a model (its ``core.config.ModelConfig``) reading S source and T target tokens."""
+        """The numbers of a model (its ``core.model.config.ModelConfig``) reading S source and T target
+        tokens."""
         return cls(
             d_model=config.d_model,
             num_heads=config.num_heads,

@@ -1,6 +1,6 @@
 """Positional encoding: sinusoid curves, the table, why offsets are linear, and three other schemes.
 
-Pure functions, no Streamlit. Every number drawn comes from ``core.positional`` (the functions the
+Pure functions, no Streamlit. Every number drawn comes from ``core.model.positional`` (the functions the
 model itself uses): ``sinusoidal_encoding``, ``apply_rope``/``rope_angles``, ``alibi_bias``.
 Every text comes from ``i18n`` in the language ``lang``.
 
@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
-from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
+from core.model.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
 from figures.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
 from figures.toolbox import MAX_TICKS  # token ticks on an axis; with more tokens every n-th is labelled
 from i18n import t
@@ -377,7 +377,8 @@ def slope_text(m: float) -> str:
 
 @dataclass(frozen=True)
 class AlibiRule:
-    """How ALiBi's slopes of ``heads`` heads are made (core.positional.alibi_slopes, Press et al.'s code).
+    """How ALiBi's slopes of ``heads`` heads are made (core.model.positional.alibi_slopes, Press et al.'s
+    code).
 
     A power of two H: the geometric series m_h = 2^(−8h/H). Any other H: the ``low`` = 2^⌊log2 H⌋
     slopes of a ``low``-head model, then every other slope (h = 1, 3, 5, …) of a 2·``low``-head model
@@ -650,7 +651,7 @@ def training_length(task: str, metrics: dict | None = None) -> int | None:
     return (TOY_MAX_LEN if task in ("copy", "reverse") else PINYIN_MAX_LEN) + 1
 
 
-# -- the curves' widgets: their limits (ui.widgets.check_dims / check_max_pos check URL values) -----
+# -- the curves' widgets: their limits (ui.page.widgets.check_dims / check_max_pos check URL values) -----
 
 MAX_DIMS_SHOWN = 8
 MAX_POS_RANGE = (16, 2048)

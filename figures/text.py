@@ -1,6 +1,6 @@
 """Values put into Markdown messages safely: shared by figures (URL checks) and ui (notices).
 
-No plotly and no Streamlit here, so ``ui.settings`` can use it without loading either.
+No plotly and no Streamlit here, so ``ui.page.settings`` can use it without loading either.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def figure_parts(fig: go.Figure) -> FigureParts:
     ``_props``). The public ways cost what the callers are there to save: ``fig.to_dict()`` deep-copies
     every array, and ``fig.data`` / ``fig.layout`` wrap each dict in objects that validate every value
     again when it is set. ``figures.redraw.draw_once`` rewrites a finished figure in place and
-    ``ui.budget`` measures the memory a cached one holds, for every chart of every rerun.
+    ``ui.caches.budget`` measures the memory a cached one holds, for every chart of every rerun.
     """
     return FigureParts(fig._data, fig._layout, [frame._props for frame in fig._frame_objs])
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures.attention as fa
 import ui
-import ui.widgets
+from ui.page import widgets
 from ui.sections.attention import (
     EXPLORE_VIEWS,
     SCALED,
@@ -58,7 +58,7 @@ probe = induction_heads(run, settings)
 
 # -- head view and neuron view ----------------------------------------------------------------------------
 labels = [ui.t(f"attention.tab.{v}") for v in EXPLORE_VIEWS]
-explore = ui.widgets.tabs(labels, "attn_explore", notices, EXPLORE_VIEWS, TAB_ALIASES)
+explore = widgets.tabs(labels, "attn_explore", notices, EXPLORE_VIEWS, TAB_ALIASES)
 for tab, draw in zip(explore, (head_view, neuron_view), strict=True):
     if tab.open:
         with tab:
@@ -80,8 +80,8 @@ if steps_box.open:
 
 # -- every head of this layer, every layer × head, one query ----------------------------------------------
 labels = [ui.t(f"attention.tab.{v}") for v in VIEWS]
-tabs = ui.widgets.tabs(labels, "attn_view", notices, VIEWS, TAB_ALIASES)
-ui.widgets.warn(notices, notice_box)  # the query view's fragment shows its own
+tabs = widgets.tabs(labels, "attn_view", notices, VIEWS, TAB_ALIASES)
+widgets.warn(notices, notice_box)  # the query view's fragment shows its own
 for tab, draw in zip(tabs, (all_heads, every_layer, one_query), strict=True):
     if tab.open:
         with tab:

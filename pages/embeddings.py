@@ -22,7 +22,7 @@ from figures.embeddings import (
     pca_scatter,
     scale_summary,
 )
-from ui.tables import show_table
+from ui.page.tables import show_table
 
 CAPTIONS = {"sinusoidal": "embeddings.caption", "learned": "embeddings.caption.learned",
             "rope": "embeddings.caption.rope", "alibi": "embeddings.caption.alibi"}

@@ -5,8 +5,9 @@ slides: ui/sections/lecture.py; the page's decisions: docs/decisions.md, "Lectur
 import streamlit as st
 
 import ui
-from ui import classroom, exercises
-from ui.keys import step_buttons
+from ui.classroom import panels as classroom
+from ui.page.keys import step_buttons
+from ui.sections import exercises
 from ui.sections.lecture import (
     STYLE,
     Context,

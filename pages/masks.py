@@ -11,11 +11,11 @@ import streamlit as st
 import figures.attention as fa
 import figures.masks as fm
 import ui
-import ui.widgets
 from core.names import Weights
-from ui.cache import batch_of, get_sentence_pipeline, show_failure
-from ui.settings import clean_text
-from ui.tables import show_table
+from ui.caches.cache import batch_of, get_sentence_pipeline, show_failure
+from ui.page import widgets
+from ui.page.settings import clean_text
+from ui.page.tables import show_table
 
 MAX_BATCH_TOKENS = 32  # every sentence of the batch is cut here: the grids stay legible
 BROADCAST = r"\;\xrightarrow{\text{broadcast}}\;"
@@ -27,8 +27,8 @@ MERGED_LATEX = {  # the mask each attention uses, from its parts to [B, h, q, k]
     "one_stack": r"\mathrm{mask} = \mathrm{pad}_{(B,1,1,L)} \wedge \mathrm{causal}_{(1,1,L,L)} "
     r"\;\rightarrow\; (B, 1, L, L)" + BROADCAST + "(B, h, L, L)",
 }
-# ?mask_kind=<kind> (ui/widgets.py); links made before carry its label, in either language
-KIND_ALIASES = ui.widgets.aliases(fm.MASK_KINDS, fm.kind_label)
+# ?mask_kind=<kind> (ui/page/widgets.py); links made before carry its label, in either language
+KIND_ALIASES = widgets.aliases(fm.MASK_KINDS, fm.kind_label)
 
 settings = ui.page_setup("nav.masks.title")
 lang = settings.lang
@@ -37,7 +37,7 @@ lang = settings.lang
 pipe = get_sentence_pipeline(settings)
 if pipe is None:
     st.stop()
-from core.pipeline import EmptyInput  # noqa: E402  (after the pipeline: ui.cache checks core imports)
+from core.tracing.pipeline import EmptyInput  # noqa: E402  (after the pipeline: ui.caches.cache checks core imports)
 
 encoder_only = pipe.config.stack == "encoder"
 one_stack = pipe.config.stack == "decoder"  # a decoder only: the sentences are its one input
@@ -65,7 +65,7 @@ if len(sentences) < len(extras) + 1:
 # The page shows the first layer's attention of the kind chosen below (the radio's value, known now).
 kinds = ["encoder"] if encoder_only else ["decoder"] if one_stack else list(fm.MASK_KINDS)
 default_kind = kinds[0] if encoder_only else "decoder"
-shown_kind = ui.widgets.chosen("mask_kind", kinds, default_kind, aliases=KIND_ALIASES)
+shown_kind = widgets.chosen("mask_kind", kinds, default_kind, aliases=KIND_ALIASES)
 try:
     with st.spinner(ui.t("masks.batch.running")):
         batch = batch_of(settings, pipe, sentences, shown_kind, MAX_BATCH_TOKENS)
@@ -103,7 +103,8 @@ elif one_stack:  # no second input to draw; the model's answer is its next-token
     if answered is not None:
         ui.show_answer(answered, key="masks_answer")
 else:
-    random_weights = pipe.weights == Weights.RANDOM  # the decoder reads the sentence itself (core.batch)
+    # the decoder reads the sentence itself (core.tracing.batch)
+    random_weights = pipe.weights == Weights.RANDOM
     decoder_in = ui.t("masks.batch.decoder_random" if random_weights else "masks.batch.decoder_trained")
     st.caption(ui.t("masks.batch.decoder", B=B, T=T, what=decoder_in))
     ui.show_figure(
@@ -145,7 +146,7 @@ with b:
 
 # -- 3. merged and broadcast ----------------------------------------------------------------------
 st.subheader(ui.t("masks.merged.header"))
-kind = ui.widgets.choose(
+kind = widgets.choose(
     st.radio,
     ui.t("masks.kind.label"),
     "mask_kind",
@@ -174,7 +175,7 @@ ui.show_figure(
 # -- 4. the effect on the weights -----------------------------------------------------------------
 st.subheader(ui.t("masks.effect.header"))
 alibi = attn.bias is not None  # ALiBi self-attention: the scores hold its bias B
-if alibi:  # the decoder's form is −m·(q − k), the encoder's −m·|q − k| (core.positional.alibi_bias)
+if alibi:  # the decoder's form is −m·(q − k), the encoder's −m·|q − k| (core.model.positional.alibi_bias)
     bias_form = r"-m_h\,(q-k)" if kind == "decoder" else r"-m_h\,|q-k|"
     st.latex(rf"\text{{scores}} = \frac{{QK^\top}}{{\sqrt{{d_k}}}} + B,\qquad B_{{qk}} = {bias_form}")
 st.latex(
@@ -185,16 +186,16 @@ st.latex(
 st.markdown(ui.t("masks.effect.explain"))
 a, b = st.columns(2)
 with a:
-    row = ui.widgets.choose(st.selectbox, ui.t("masks.effect.sentence"), "mask_row", list(range(1, B + 1)), 1,
+    row = widgets.choose(st.selectbox, ui.t("masks.effect.sentence"), "mask_row", list(range(1, B + 1)), 1,
                             notices, ui.t("masks.what.sentence")) - 1
 with b:
-    head = ui.widgets.choose(st.selectbox, ui.t("masks.effect.head"), "mask_head", list(range(1, h + 1)), 1,
+    head = widgets.choose(st.selectbox, ui.t("masks.effect.head"), "mask_head", list(range(1, h + 1)), 1,
                              notices, ui.t("masks.what.head")) - 1
 steps = fa.head_steps(attn, head, row=row)
 q_tok = fm.padded_tokens(q_rows, steps.mask.shape[0])[row]
 k_tok = fm.padded_tokens(k_rows, steps.mask.shape[1])[row]
 if alibi:
-    from core.positional import alibi_slopes
+    from core.model.positional import alibi_slopes
     from figures.positional import slope_text
 
     st.markdown(ui.t("masks.effect.alibi", form=ui.t(f"masks.effect.alibi.{kind}"), head=head + 1,

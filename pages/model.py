@@ -5,8 +5,8 @@ section at a time, in tabs (``?model_view=<its id>``). The sections: ui/sections
 import streamlit as st
 
 import ui
-import ui.widgets
 from i18n import t
+from ui.page import widgets
 from ui.sections.model import (
     VIEWS,
     Model,
@@ -36,10 +36,10 @@ elif stack == "decoder":  # a decoder-only model: what its tabs follow, from its
             icon=":material/info:")
 # ?model_view=<its id>; links made before carry the tab's label, in either language (and the labels
 # a model with its own names for a tab shows: RMSNorm, generation)
-aliases = ui.widgets.aliases(VIEWS, lambda name, lang: t(f"model.tab.{name}", lang),
+aliases = widgets.aliases(VIEWS, lambda name, lang: t(f"model.tab.{name}", lang),
                              lambda name, lang: t(model.key(f"model.tab.{name}"), lang))
 notices: list[str] = []
-tabs = ui.widgets.tabs(labels, "model_view", notices, names, aliases)
+tabs = widgets.tabs(labels, "model_view", notices, names, aliases)
 for notice in notices:
     st.warning(notice, icon=":material/warning:")
 sections = {

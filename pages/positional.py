@@ -6,9 +6,9 @@ ui/sections/positional.py."""
 import streamlit as st
 
 import ui
-import ui.widgets
 from figures import positional as fp
 from figures.overview import embedding_sum
+from ui.page import widgets
 from ui.sections.positional import (
     SCHEMES,
     TAB_ALIASES,
@@ -126,9 +126,9 @@ st.dataframe(
     hide_index=True,
 )
 
-# Only the open tab is drawn (ui.widgets.tabs); which one is in the URL (?pe_tab=…, its scheme).
+# Only the open tab is drawn (widgets.tabs); which one is in the URL (?pe_tab=…, its scheme).
 tab_notices: list[str] = []
-tabs = ui.widgets.tabs([tab_label(s, scheme) for s in SCHEMES], "pe_tab", tab_notices, SCHEMES, TAB_ALIASES)
+tabs = widgets.tabs([tab_label(s, scheme) for s in SCHEMES], "pe_tab", tab_notices, SCHEMES, TAB_ALIASES)
 for notice in tab_notices:
     st.warning(notice, icon=":material/warning:")
 for tab, draw in zip(tabs, (sinusoidal_tab, learned_tab, rope_tab, alibi_tab), strict=True):

@@ -1,13 +1,13 @@
 """Tokenization: BPE learned merge by merge (classic ``</w>`` and GPT-2 byte-level), ids, special tokens,
 and WordPiece (BERT's tokenizer, read by the pretrained all-MiniLM-L6-v2) beside byte-level BPE.
 The sections: ui/sections/tokenization.py; URL values, the film's play button and the training text:
-ui/tokenization.py."""
+ui/sections/tokenization_tables.py."""
 
 import streamlit as st
 
 import ui
 from core.names import Weights
-from ui import tokenization as ut
+from ui.sections import tokenization_tables as ut
 from ui.sections.tokenization import (
     film_section,
     ids_section,

@@ -5,6 +5,7 @@ import streamlit as st
 
 import ui
 from figures import training as fig
+from ui.page.sidebar import SESSION_MODEL, use_session_model
 from ui.sections.training import (
     BUDGET,
     TASKS,
@@ -14,8 +15,7 @@ from ui.sections.training import (
     stop_job,
     suggest_budget,
 )
-from ui.sidebar import SESSION_MODEL, use_session_model
-from ui.training_jobs import (
+from ui.sections.training_jobs import (
     COOLDOWN,
     LM_BUDGET,
     LM_LIVE,

@@ -1,5 +1,5 @@
 """torch.nn.Transformer's weights copied into our model: the reference the stack is proven against
-(tests/core/test_model_vs_torch.py) and timed against (benchmarks/trace.py).
+(tests/core/model/test_model_vs_torch.py) and timed against (benchmarks/trace.py).
 
     ref = nn.Transformer(d_model, nhead, N, N, d_ff, dropout=0.0, batch_first=True)   # post-norm, ReLU
     load_torch_stack(ours, ref)   # ours: a Transformer of the same sizes; embeddings and generator kept
@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from core.model import Transformer
+from core.model.transformer import Transformer
 
 
 @torch.no_grad()

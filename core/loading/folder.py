@@ -19,7 +19,7 @@ from core.loading.bert import load_bert
 from core.loading.files import FolderFileError, FolderFiles, Progress, no_progress
 from core.loading.gpt2 import load_gpt2
 from core.loading.llama import load_llama
-from core.model import Transformer
+from core.model.transformer import Transformer
 from core.tokenizers.protocol import Tokenizer
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import torch
 
-from core.config import ModelConfig
 from core.loading.files import (
     FolderFileError,
     FolderFiles,
@@ -24,7 +23,8 @@ from core.loading.files import (
     stage,
     tokenizer_json_model,
 )
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.gpt2 import GPT2Tokenizer, merge_pairs, merges_txt_pairs, vocab_json_ids
 
 
@@ -97,7 +97,7 @@ def gpt2_state_dict(weights: dict[str, torch.Tensor], config: ModelConfig) -> di
 
 def _gpt2_layer(ours: dict, i: str, module: str, leaf: str, tensor: torch.Tensor) -> None:
     if module == "attn" and leaf in ("bias", "masked_bias"):
-        return  # old checkpoints store the causal mask as a buffer: ours is built by core/masks.py
+        return  # old checkpoints store the causal mask as a buffer: ours is built by core/model/masks.py
     key = f"{module}.{leaf}"
     if leaf == "weight" and module in _CONV1D:
         tensor = tensor.t()

@@ -4,16 +4,16 @@ RMSNorm, SwiGLU, grouped-query attention and RoPE with Hugging Face's rotate-hal
 q/k/v biases: ``ModelConfig(encoder=False, norm_kind="rms", activation="swiglu", positions="rope",
 rope_pairing="half", ...)``. Their tokenizer (tokenizer.json, a byte-level or SentencePiece-style BPE)
 is not read here: the loader gives None, and the app runs the file through Hugging Face
-``tokenizers`` (ui/hf_tokenizer.py).
+``tokenizers`` (ui/folders/hf_tokenizer.py).
 """
 
 from __future__ import annotations
 
 import torch
 
-from core.config import ModelConfig
 from core.loading.files import Loaded, Progress, folder_files, no_progress, read_weights, stage
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 
 
 def _rope_theta(hf: dict) -> float:

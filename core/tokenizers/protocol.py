@@ -2,7 +2,7 @@
 
 BPE (bpe.py: ours, classic or byte-level), GPT-2's byte-level BPE with its own ids (gpt2.py), BERT's
 WordPiece (wordpiece.py) and a folder's ``tokenizer.json`` (run by Hugging Face ``tokenizers`` in
-ui/hf_tokenizer.py, outside core) all answer the same three questions:
+ui/folders/hf_tokenizer.py, outside core) all answer the same three questions:
 
     tok.encode(text)        -> ids            (the model's input)
     tok.tokenize(text)      -> pieces         (the tokens as the tokenizer spells them, one per id)

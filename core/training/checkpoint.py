@@ -22,8 +22,8 @@ from pathlib import Path
 
 import torch
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.vocab import Vocab
 

@@ -31,9 +31,9 @@ from collections import Counter
 import torch
 import torch.nn.functional as F
 
-from core import induction
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
+from core.teaching import induction
 from core.tokenizers.bpe import BPETokenizer, token_bytes
 from core.tokenizers.vocab import EOS_ID, SPECIAL_TOKENS
 from core.training.schedule import warmup_cosine
@@ -209,7 +209,7 @@ def stream_bytes(tokenizer: BPETokenizer, ids: torch.Tensor) -> int:
 @torch.no_grad()
 def induction_probe(model: Transformer, length: int = PROBE["length"], batch: int = PROBE["batch"],
                     seed: int = PROBE["seed"]) -> dict:
-    """Every head's prefix-matching and previous-token score (core/induction.py) on ``batch`` random
+    """Every head's prefix-matching and previous-token score (core/teaching/induction.py) on ``batch`` random
     sequences of ``length`` tokens (not the special ones) repeated twice after an [EOS], the copying
     score of its OV circuit, and the loss on each copy. Lists of (layers × heads) floats."""
     model.eval()

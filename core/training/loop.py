@@ -17,8 +17,8 @@ from typing import Protocol
 
 import torch
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.vocab import Vocab
 from core.training.language import LanguageTask

@@ -14,8 +14,8 @@ import random
 import torch
 import torch.nn.functional as F
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID, Vocab
 from core.training.pairs import TaskData, load_task, make_batch
 from core.training.schedule import cooled, noam_lr

@@ -1,4 +1,4 @@
-"""Rooms on the Lecture page (ui/classroom.py): the class follows the lecturer."""
+"""Rooms on the Lecture page (ui/classroom/panels.py): the class follows the lecturer."""
 
 STRINGS = {
     # anyone not in a room: the bar at the top of the Lecture page
@@ -40,7 +40,7 @@ STRINGS = {
     "classroom.pin_locked": "Too many wrong PINs for room {code} from here: try again in a few minutes.",
     "classroom.session_weights": "The lecturer shows a model trained in their own browser session, which cannot be shown here: you see the {shown} weights instead, so the numbers differ from the projector's.",
     "classroom.recovered": "You now drive room {code} from this device.",
-    # predict, then reveal (ui/quiz.py)
+    # predict, then reveal (ui/classroom/quiz.py)
     "classroom.tally_axis": "students who chose it",
     "classroom.q.pick": "Ask the room",
     "classroom.q.again": "Other questions",

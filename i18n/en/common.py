@@ -29,10 +29,10 @@ STRINGS = {
     "weights.badge.trained": "Weights: {label}",
     "weights.badge.trained_default": "trained 汉字→拼音 checkpoint",
     "weights.badge.random": "Weights: random initialisation (seed {seed}) — attention patterns are noise",
-    # run messages (ui/cache.py)
+    # run messages (ui/caches/cache.py)
     "run.building": "Building the model…",
     "run.running": "Running the model…",
-    "run.no_pipeline": "The model pipeline (core/pipeline.py) is not in this build yet: model views are empty.",
+    "run.no_pipeline": "The model pipeline (core/tracing/pipeline.py) is not in this build yet: model views are empty.",
     "run.build_failed": "The model could not be built: {error}",
     "run.empty_sentence": (
         "The sentence is empty: type a sentence in the sidebar (any language) to see the model at work."
@@ -51,7 +51,7 @@ STRINGS = {
 }
 STRINGS.update(
     {
-        # what core/pipeline.py's labels say, for the badge ("badge; details")
+        # what core/tracing/pipeline.py's labels say, for the badge ("badge; details")
         "weights.label.random": (
             "Weights: random initialisation (seed {seed}), untrained — attention patterns are noise; "
             "vocabulary: byte-level BPE, {merges} merges on the shipped corpus"

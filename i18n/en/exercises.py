@@ -1,4 +1,4 @@
-"""Compute it yourself (ui/exercises.py): one number of the model, by hand, checked by the app."""
+"""Compute it yourself (ui/sections/exercises.py): one number of the model, by hand, checked by the app."""
 
 STRINGS = {
     # self-study on the Lecture page

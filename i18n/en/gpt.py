@@ -2,7 +2,7 @@
 
 STRINGS = {
     "sidebar.weights.gpt": "Small GPT trained here (English + 中文)",
-    # the badge (ui/sidebar.py badge_text: "short badge; details for a caption")
+    # the badge (ui/page/sidebar.py badge_text: "short badge; details for a caption")
     "weights.label.gpt": (
         "Weights: the small GPT trained here; a decoder only, {layers} layers × {heads} heads, d_model {d_model}, "
         "trained on English and Chinese quotations, poems and songs (Debian's fortune files), "

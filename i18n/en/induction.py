@@ -1,4 +1,4 @@
-"""Induction heads on the Attention page (ui/induction.py): each head's role and scores, the repeated
+"""Induction heads on the Attention page (ui/sections/induction.py): each head's role and scores, the repeated
 sequence that shows them."""
 
 STRINGS = {

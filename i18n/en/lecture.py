@@ -1,4 +1,4 @@
-"""Lecture mode (pages/lecture.py), and the download popover under every chart (ui/figure.py)."""
+"""Lecture mode (pages/lecture.py), and the download popover under every chart (ui/page/figure.py)."""
 
 STRINGS = {
     # navigation (the page's entry in the sidebar and on the overview)
@@ -49,7 +49,7 @@ STRINGS = {
     "lecture.output.text": "The decoder's last vector goes through one linear layer (a score per vocabulary token) and a softmax: a probability for every possible next token. These are the {k} most likely first tokens, right after [BOS].",
     "lecture.greedy.title": "Greedy decoding",
     "lecture.greedy.text": "Take the most probable token, append it to the decoder's input, run the decoder again, until [EOS]. Each row is one written token and where it looked in the source (cross-attention of the last layer, heads averaged).",
-    # the download popover under every chart (ui/figure.py)
+    # the download popover under every chart (ui/page/figure.py)
     "figure.download": "Download",
     "figure.csv.help": "The numbers behind this chart, one line per cell or point, for a spreadsheet or pandas",
     "figure.csv": "Data (CSV)",

@@ -1,7 +1,7 @@
 """The pretrained all-MiniLM-L6-v2 (weights="minilm"): its badge and what is said when it is absent."""
 
 STRINGS = {
-    # the badge (ui/sidebar.py badge_text: "short badge; details for a caption"); no placeholders
+    # the badge (ui/page/sidebar.py badge_text: "short badge; details for a caption"); no placeholders
     "weights.label.pretrained": (
         "Weights: pretrained all-MiniLM-L6-v2 (sentence-transformers), an encoder only; "
         "6 layers × 12 heads, d_model 384, vocabulary: WordPiece (BERT, uncased), 30,522 tokens"

@@ -1,5 +1,5 @@
-"""Model folders from disk (weights="hf:<name>", ui/models.py, ui/hf_pipeline.py): choosing, loading,
-the badge, and what such a model lacks of the paper's (ui/sidebar.py)."""
+"""Model folders from disk (weights="hf:<name>", ui/folders/models.py, ui/folders/hf_pipeline.py): choosing, loading,
+the badge, and what such a model lacks of the paper's (ui/page/sidebar.py)."""
 
 STRINGS = {
     # why a weights value naming a model folder is refused (settings.ignored's {why})

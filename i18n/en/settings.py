@@ -1,4 +1,4 @@
-"""Messages about settings that were changed (ui/settings.py: bad URL values, cut text)."""
+"""Messages about settings that were changed (ui/page/settings.py: bad URL values, cut text)."""
 
 STRINGS = {
     "settings.field.sentence": "sentence",

@@ -1,4 +1,4 @@
-"""The sidebar (ui/sidebar.py): every setting's label and help."""
+"""The sidebar (ui/page/sidebar.py): every setting's label and help."""
 
 STRINGS = {
     "sidebar.lang": "Language / 语言",

@@ -1,4 +1,4 @@
-"""The Training page (pages/training.py), its figures (figures/training.py) and ui/training_jobs.py.
+"""The Training page (pages/training.py), its figures (figures/training.py) and ui/sections/training_jobs.py.
 
 Texts with plotly's ``%{...}`` are hover templates, used as they are (never formatted with values).
 """

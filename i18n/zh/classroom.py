@@ -1,4 +1,4 @@
-"""讲课模式中的房间（ui/classroom.py）：全班跟随讲师。"""
+"""讲课模式中的房间（ui/classroom/panels.py）：全班跟随讲师。"""
 
 STRINGS = {
     # 不在房间里的人：讲课页顶部的一行
@@ -40,7 +40,7 @@ STRINGS = {
     "classroom.pin_locked": "从这里输入房间 {code} 的 PIN 错误次数太多：请过几分钟再试。",
     "classroom.session_weights": "讲师展示的是在他自己的浏览器会话里训练的模型，这里无法显示：你看到的是 {shown} 权重，所以数字和大屏幕上的不同。",
     "classroom.recovered": "你现在在这台设备上主持房间 {code}。",
-    # 先预测，再揭晓（ui/quiz.py）
+    # 先预测，再揭晓（ui/classroom/quiz.py）
     "classroom.tally_axis": "选择它的学生",
     "classroom.q.pick": "向全班提问",
     "classroom.q.again": "换一批问题",

@@ -29,7 +29,7 @@ STRINGS = {
     "weights.badge.random": "权重：随机初始化（种子 {seed}）—— 注意力图案只是噪声",
     "run.building": "正在构建模型…",
     "run.running": "正在运行模型…",
-    "run.no_pipeline": "此版本尚无模型流程（core/pipeline.py）：模型视图为空。",
+    "run.no_pipeline": "此版本尚无模型流程（core/tracing/pipeline.py）：模型视图为空。",
     "run.build_failed": "无法构建模型：{error}",
     "run.empty_sentence": "句子为空：请在侧边栏输入一个句子（任何语言），即可看到模型如何工作。",
     "run.no_tokens": "对模型而言句子为空（没有任何词元）：请在侧边栏输入文字。",

@@ -1,4 +1,4 @@
-"""自己算一算（ui/exercises.py）：亲手算出模型的一个数，由程序核对。"""
+"""自己算一算（ui/sections/exercises.py）：亲手算出模型的一个数，由程序核对。"""
 
 STRINGS = {
     # 讲课模式下的自学

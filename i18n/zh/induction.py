@@ -1,4 +1,4 @@
-"""注意力页上的归纳头（ui/induction.py）：每个头的角色与分数，以及显示它们的重复序列。"""
+"""注意力页上的归纳头（ui/sections/induction.py）：每个头的角色与分数，以及显示它们的重复序列。"""
 
 STRINGS = {
     "induction.title": "归纳头：每个头在做什么",

@@ -1,4 +1,4 @@
-"""讲课模式（pages/lecture.py），以及每张图下方的下载菜单（ui/figure.py）。"""
+"""讲课模式（pages/lecture.py），以及每张图下方的下载菜单（ui/page/figure.py）。"""
 
 STRINGS = {
     # 导航
@@ -49,7 +49,7 @@ STRINGS = {
     "lecture.output.text": "解码器最后的向量经过一个线性层（为词表中每个词元打一个分）和一个 softmax，得到每个可能的下一个词元的概率。这里是紧跟在 [BOS] 之后、最可能的 {k} 个首个词元。",
     "lecture.greedy.title": "贪心解码",
     "lecture.greedy.text": "取概率最大的词元，把它接到解码器的输入后面，再运行一次解码器，直到出现 [EOS]。每一行是一个写出的词元，以及它在源句子中看向了哪里（最后一层的交叉注意力，各头取平均）。",
-    # 每张图下方的下载菜单（ui/figure.py）
+    # 每张图下方的下载菜单（ui/page/figure.py）
     "figure.download": "下载",
     "figure.csv.help": "这张图背后的数字，每个格子或每个点占一行，可以用电子表格或 pandas 打开",
     "figure.csv": "数据（CSV）",

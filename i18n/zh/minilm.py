@@ -2,7 +2,7 @@
 
 STRINGS = {
     "weights.label.pretrained": (
-        # "; " (not "；") separates the badge from the caption under it (ui/sidebar.py badge_text)
+        # "; " (not "；") separates the badge from the caption under it (ui/page/sidebar.py badge_text)
         "权重：预训练的 all-MiniLM-L6-v2（sentence-transformers），只有编码器; "
         "6 层 × 12 个头，d_model 384，词表：WordPiece（BERT，不区分大小写），30,522 个词元"
     ),

@@ -1,5 +1,5 @@
-"""磁盘上的模型文件夹（weights="hf:<名称>"，ui/models.py、ui/hf_pipeline.py）：选择、加载、徽标，
-以及这样的模型与论文模型相比缺少什么（ui/sidebar.py）。"""
+"""磁盘上的模型文件夹（weights="hf:<名称>"，ui/folders/models.py、ui/folders/hf_pipeline.py）：选择、加载、徽标，
+以及这样的模型与论文模型相比缺少什么（ui/page/sidebar.py）。"""
 
 STRINGS = {
     "models.why.type": "模型须以文字命名",

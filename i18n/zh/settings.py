@@ -1,4 +1,4 @@
-"""关于被更改的设置的提示（ui/settings.py：错误的网址参数、被截断的文字）。"""
+"""关于被更改的设置的提示（ui/page/settings.py：错误的网址参数、被截断的文字）。"""
 
 STRINGS = {
     "settings.field.sentence": "句子",

@@ -1,4 +1,4 @@
-"""侧边栏（ui/sidebar.py）：每个设置的标签与说明。"""
+"""侧边栏（ui/page/sidebar.py）：每个设置的标签与说明。"""
 
 STRINGS = {
     "sidebar.lang": "Language / 语言",

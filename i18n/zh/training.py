@@ -1,4 +1,4 @@
-"""“训练”页（pages/training.py）、它的图表（figures/training.py）和 ui/training_jobs.py 的文字。
+"""“训练”页（pages/training.py）、它的图表（figures/training.py）和 ui/sections/training_jobs.py 的文字。
 
 含 plotly ``%{...}`` 的是悬停模板，原样使用（不代入数值）。
 """

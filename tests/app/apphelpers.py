@@ -17,7 +17,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")

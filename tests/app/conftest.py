@@ -1,6 +1,6 @@
 """Every app test also checks that no page changed a shared result.
 
-The app keeps runs, traces, decodings and batches in ``ui.budget.cached`` caches: one object per input,
+The app keeps runs, traces, decodings and batches in ``ui.caches.budget.cached`` caches: one object per input,
 handed to every rerun of every session, so a page that changed one in place (a tensor written to,
 a list appended to) would change what every other student sees. Here every such result is
 recorded with a copy when ``core`` makes it, and after each test each one still alive must equal
@@ -14,18 +14,17 @@ import weakref
 
 import pytest
 from apphelpers import differs
-from redisserver import RedisServer
 
-import core.batch
-import core.pipeline
+import core.tracing.batch
+import core.tracing.pipeline
 
-# the core functions whose results the app caches and shares (ui/cache.py, pages/*.py)
+# the core functions whose results the app caches and shares (ui/caches/cache.py, pages/*.py)
 SHARED = [
-    (core.pipeline, "run_pipeline"),
-    (core.pipeline, "source_trace"),
-    (core.pipeline, "encoder_trace"),
-    (core.pipeline, "greedy_sentence"),
-    (core.batch, "run_batch"),
+    (core.tracing.pipeline, "run_pipeline"),
+    (core.tracing.pipeline, "source_trace"),
+    (core.tracing.pipeline, "encoder_trace"),
+    (core.tracing.pipeline, "greedy_sentence"),
+    (core.tracing.batch, "run_batch"),
 ]
 
 _made: list[tuple[weakref.ref, object, str]] = []  # (the result, its copy when made, who made it)
@@ -60,31 +59,3 @@ def _shared_results_unchanged():
         where = differs(result, original)
         assert where is None, f"a page changed a shared result of {maker}: {where}"
     _made[:] = alive
-
-
-@pytest.fixture(scope="session")
-def redis_server():
-    """One real redis-server per test process (tests empty it with ``flushdb`` as they need)."""
-    server = RedisServer()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def model_root(tmp_path_factory):
-    """Tiny random model folders, one per family (tests/modelfolders.py), made once per worker."""
-    from tests.modelfolders import make_model_folders
-
-    return make_model_folders(tmp_path_factory.mktemp("models"))
-
-
-@pytest.fixture
-def model_folders(model_root, monkeypatch):
-    """GLASSBOX_MODELS names the tiny model folders for this test (weights hf:gpt2-tiny,
-    hf:qwen2-tiny, hf:bert-tiny)."""
-    from ui.models import find_models
-
-    monkeypatch.setenv("GLASSBOX_MODELS", str(model_root))
-    monkeypatch.setenv("HF_HUB_CACHE", str(model_root / "no-hub-cache"))  # never the machine's own
-    find_models(refresh=True)
-    return model_root

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from apphelpers import assert_clean, open_page
 
-from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
 from i18n import t
 
 

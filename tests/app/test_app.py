@@ -12,7 +12,7 @@ from apphelpers import (
     plotly_specs,
 )
 
-from ui.settings import MAX_CHARS
+from ui.page.settings import MAX_CHARS
 
 EMPTY_MESSAGE = "The sentence is empty"
 
@@ -104,16 +104,17 @@ def test_tampered_url_falls_back_with_a_message(key, raw, widget, expected):
 def test_trained_weights_without_a_checkpoint_fall_back(monkeypatch, tmp_path):
     """A clone without assets/pinyin.pt: the checkpoint is made unavailable where the app looks for it
     (AppTest runs the scripts in this process, so the patched modules are the app's)."""
-    import core.pipeline
-    import ui.settings
+    import core.tracing.pipeline
+    import ui.page.settings
     from i18n import t
 
     missing = tmp_path / "pinyin.pt"
-    monkeypatch.setattr(ui.settings, "CHECKPOINT_PATH", missing)
-    monkeypatch.setattr(core.pipeline, "CHECKPOINT_PATH", missing)
+    monkeypatch.setattr(ui.page.settings, "CHECKPOINT_PATH", missing)
+    monkeypatch.setattr(core.tracing.pipeline, "CHECKPOINT_PATH", missing)
     # load_pipeline's default path was bound when it was defined: that one is missing too
-    monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", (missing, core.pipeline.GPT_PATH))
-    assert not ui.settings.checkpoint_available()
+    pipeline = core.tracing.pipeline
+    monkeypatch.setattr(pipeline.load_pipeline, "__defaults__", (missing, pipeline.GPT_PATH))
+    assert not ui.page.settings.checkpoint_available()
     at = open_app({"weights": "trained"})
     assert_clean(at)
     assert at.radio(key="weights").value == "random"
@@ -206,7 +207,7 @@ def test_overview_links_every_other_page():
 
 
 def test_every_page_file_is_in_the_navigation():
-    """A new pages/*.py must be listed in ui/nav.py PAGES (else it is reachable only by URL)."""
+    """A new pages/*.py must be listed in ui/page/nav.py PAGES (else it is reachable only by URL)."""
     assert sorted(PAGE_SCRIPTS) == PAGE_FILES
 
 
@@ -214,7 +215,7 @@ def test_every_page_file_is_in_the_navigation():
 @pytest.mark.parametrize("weights", ["random", "trained", "minilm"])
 def test_overview_in_both_languages_for_every_model(weights, lang):
     from i18n import t
-    from ui.settings import checkpoint_available, minilm_available
+    from ui.page.settings import checkpoint_available, minilm_available
 
     missing = {"trained": not checkpoint_available(), "minilm": not minilm_available()}.get(weights, False)
     # requirements-dev.txt installs the MiniLM extra and the checkpoint is in the repository: a test
@@ -243,12 +244,12 @@ def test_overview_in_both_languages_for_every_model(weights, lang):
 def test_a_model_the_cache_drops_is_freed_at_once_and_its_memory_drawn_into_again():
     """Eight models are cached; the ninth drops the oldest. Its weights go at once (not when the
     collector finds the old runs that still name its pipeline), and the ninth model is drawn into
-    their memory (core.weight_init.SLABS) instead of new pages the kernel must zero."""
+    their memory (core.model.weight_init.SLABS) instead of new pages the kernel must zero."""
     import gc
     import weakref
 
-    from core.pipeline import PipelineSettings
-    from ui.cache import _load
+    from core.tracing.pipeline import PipelineSettings
+    from ui.caches.cache import _load
 
     def settings(seed):
         return PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=128, seed=seed)
@@ -283,12 +284,12 @@ def test_the_guard_on_shared_results_finds_a_change_deep_in_a_run():
 
     from apphelpers import differs
 
-    import core.pipeline
-    from core.pipeline import PipelineSettings, load_pipeline
+    import core.tracing.pipeline
+    from core.tracing.pipeline import PipelineSettings, load_pipeline
 
-    assert core.pipeline.run_pipeline.__name__ == "wrapper"  # the conftest records what pages share
+    assert core.tracing.pipeline.run_pipeline.__name__ == "wrapper"  # the conftest records what pages share
     pipe = load_pipeline(PipelineSettings(weights="random", d_model=32, num_heads=4, num_layers=2, d_ff=128))
-    run = core.pipeline.run_pipeline(pipe, "a cat 一只猫", "")
+    run = core.tracing.pipeline.run_pipeline(pipe, "a cat 一只猫", "")
     assert differs(run, copy.deepcopy(run)) is None
     changed = copy.deepcopy(run)
     changed.trace.encoder[1].self_attn.weights[0, 2, 1, 0] += 1e-3
@@ -303,8 +304,8 @@ def test_the_guard_on_shared_results_finds_a_change_deep_in_a_run():
 def test_overview_shows_the_runs_tokens_and_the_models_answer(weights, target):
     """The Overview shows the tokens each side reads and what the model answered (random weights are
     drawn and run for it: their answer is the noise they predict)."""
-    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
-    from ui.settings import default_sentence
+    from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    from ui.page.settings import default_sentence
 
     query = {"seed": "4343", "d_model": "32", "num_heads": "4"} | ({"target": target} if target else {})
     at = open_app(query, weights=weights)

@@ -13,11 +13,11 @@ from apphelpers import assert_clean, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.induction import head_roles
-from core.pipeline import PipelineSettings, load_pipeline
+from core.teaching.induction import head_roles
+from core.tracing.pipeline import PipelineSettings, load_pipeline
 from core.training.language import induction_probe
 from i18n import t as tr
-from ui.settings import gpt_available
+from ui.page.settings import gpt_available
 
 LANGS = ("en", "zh")
 needs_gpt = pytest.mark.skipif(not gpt_available(), reason="no small GPT at assets/gpt.pt")
@@ -99,11 +99,11 @@ def test_the_small_gpt_shows_every_heads_role_and_scores(lang):
 def low_thresholds(monkeypatch):
     """Every head gets a role: induction where its copying score is positive, else previous-token (the
     shipped model's roles depend on its training; the probe's cache is emptied before and after)."""
-    import core.induction
-    from ui.budget import BUDGET
+    import core.teaching.induction
+    from ui.caches.budget import BUDGET
 
-    monkeypatch.setattr(core.induction, "INDUCTION_MIN_PM", 0.0)
-    monkeypatch.setattr(core.induction, "PREVIOUS_MIN_PT", 0.0)
+    monkeypatch.setattr(core.teaching.induction, "INDUCTION_MIN_PM", 0.0)
+    monkeypatch.setattr(core.teaching.induction, "PREVIOUS_MIN_PT", 0.0)
     BUDGET.clear()
     yield
     BUDGET.clear()
@@ -173,7 +173,7 @@ def test_an_encoder_decoder_offers_the_small_gpt_instead(lang):
 @pytest.mark.usefixtures("model_folders")
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_decoder_only_model_folder_shows_roles_too(lang):
-    from ui.hf_pipeline import load_model
+    from ui.folders.hf_pipeline import load_model
 
     at = open_attention("hf:gpt2-tiny", lang, sentence="the sentence is a sentence")
     assert_clean(at)
@@ -188,7 +188,7 @@ def test_a_decoder_only_model_folder_shows_roles_too(lang):
 @needs_gpt
 def test_a_probe_that_fails_is_one_line_not_a_traceback(monkeypatch):
     import core.training.language
-    from ui.budget import BUDGET
+    from ui.caches.budget import BUDGET
 
     def fails(model):
         raise ValueError("sequence length 81 exceeds max_len=64")

@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 from test_page_attention import head_view, lines_of, meta, neuron_chart
 
 import figures.attention as fa
-from core.pipeline import run_pipeline
+from core.tracing.pipeline import run_pipeline
 from figures.attention_views import plain_label
 from figures.style import token_label
 from i18n import t as tr
-from ui.hf_pipeline import load_model
-from ui.settings import MAX_TOKENS
+from ui.folders.hf_pipeline import load_model
+from ui.page.settings import MAX_TOKENS
 
 pytestmark = pytest.mark.usefixtures("model_folders")
 

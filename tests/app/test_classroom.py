@@ -1,19 +1,19 @@
-"""Rooms on the Lecture page (ui/classroom.py) through AppTest: the lecturer starts a room and shows
+"""Rooms on the Lecture page (ui/classroom/panels.py) through AppTest: the lecturer starts a room and shows
 its code, URL and QR code; a student who opens the URL sees the lecturer's step and settings and
 follows them; Leave / Rejoin; bad, unknown, ended and expired codes; a student never drives the room.
 
 AppTest runs every page in this process, so a lecturer's AppTest and a student's share the one store
-(``ui.classroom.room_store``), as two browsers on one server do."""
+(``ui.classroom.panels.room_store``), as two browsers on one server do."""
 
 from __future__ import annotations
 
 import pytest
 from apphelpers import assert_clean, open_page
 
-import ui.classroom as classroom
+import ui.classroom.panels as classroom
 from i18n import t
-from ui.rooms import IDLE_SECONDS, MemoryStore, is_id, parse_code
-from ui.settings import validate
+from ui.classroom.rooms import IDLE_SECONDS, MemoryStore, is_id, parse_code
+from ui.page.settings import validate
 
 PAGE = "pages/lecture.py"
 STUDENT_CALLS = {"state", "version", "seen", "answer", "tally"}  # all a student's page may ask of the store
@@ -470,7 +470,7 @@ def test_the_cookie_script_writes_only_our_own_characters():
     def page():
         import streamlit as st
 
-        import ui.classroom as c
+        import ui.classroom.panels as c
 
         for value in ('ok.VALUE-1_2', 'x";alert(1);"', "</script><b>", "a b", "重庆", ""):
             c._set_cookie("glassbox_member", value)

@@ -14,18 +14,18 @@ from redisserver import RedisServer
 from serverprocess import free_port
 from test_classroom import click, heading, join, keyed, reloaded, said, shown, start_room, texts
 
-import ui.classroom as classroom
-import ui.rooms_redis
+import ui.classroom.panels as classroom
+import ui.classroom.rooms_redis
 from i18n import t
-from ui.rooms import MemoryStore
-from ui.rooms_redis import RedisStore
+from ui.classroom.rooms import MemoryStore
+from ui.classroom.rooms_redis import RedisStore
 
 
 @pytest.fixture
 def servers(redis_server, monkeypatch):
     """Server A's and server B's stores over one Redis; ``on(store)`` makes the next run use it."""
     redis_server.client.flushdb()
-    monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(ui.classroom.rooms_redis, "RETRY_SECONDS", 0.0)
     a, b = RedisStore(redis_server.url), RedisStore(redis_server.url)
     return a, b
 
@@ -118,7 +118,7 @@ def test_nobody_starts_a_room_while_the_store_is_away(monkeypatch):
 def test_rooms_lost_with_the_store_end_on_every_screen_that_followed(monkeypatch):
     server = RedisServer()  # saves nothing: a restart forgets every room
     try:
-        monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.0)
+        monkeypatch.setattr(ui.classroom.rooms_redis, "RETRY_SECONDS", 0.0)
         on(monkeypatch, RedisStore(server.url))
         lecturer, code = start_room()
         student = join(code)

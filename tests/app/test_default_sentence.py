@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apphelpers import assert_clean, open_app
 
-from ui.settings import DEFAULT_SENTENCES, default_sentence
+from ui.page.settings import DEFAULT_SENTENCES, default_sentence
 
 
 def sentence(at) -> str:
@@ -21,7 +21,7 @@ def test_the_checkpoint_opens_on_chinese_it_reads_without_unknowns():
     assert at.radio(key="weights").value == "trained"
     assert sentence(at) == DEFAULT_SENTENCES["trained"]
     run = at.session_state["_glassbox_settings"]
-    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
 
     shown = run_pipeline(load_pipeline(PipelineSettings(weights="trained")), run.sentence, target="")
     assert "[UNK]" not in shown.src_tokens

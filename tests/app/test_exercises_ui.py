@@ -1,6 +1,6 @@
-"""Compute it yourself (ui/exercises.py) through AppTest: on the Lecture page, at the step of each
+"""Compute it yourself (ui/sections/exercises.py) through AppTest: on the Lecture page, at the step of each
 exercise kind, the card shows the model's numbers (checked against the model's own tensors), takes
-the exact answer (from core.exercises on a run built here the app's way) and a student's rounded one,
+the exact answer (from core.teaching.exercises on a run built here the app's way) and a student's rounded one,
 shows a miss with the worked solution's real numbers (recomputed here from the numbers shown), and
 names what it cannot read; Chinese; New numbers; nothing drawn, nor computed, where there is no
 exercise or the expander is closed; and a card's on_checked callback."""
@@ -14,12 +14,12 @@ import pytest
 from apphelpers import assert_clean, open_page
 from streamlit.testing.v1 import AppTest
 
-import ui.exercises as ux
-from core.exercises import exercises_for
-from core.pipeline import PipelineSettings, load_pipeline
-from core.run import SentenceRun
+import ui.sections.exercises as ux
+from core.teaching.exercises import exercises_for
+from core.tracing.pipeline import PipelineSettings, load_pipeline
+from core.tracing.run import SentenceRun
 from i18n import t
-from ui.settings import validate
+from ui.page.settings import validate
 
 PAGE = "pages/lecture.py"
 CARD = "exercise_self_card"
@@ -398,7 +398,7 @@ def test_exercises_at_find_and_titles():
 def test_tolerance_is_stated_rounded_down():
     from dataclasses import replace
 
-    from core.exercises import softmax_entry
+    from core.teaching.exercises import softmax_entry
 
     ex = softmax_entry([1.0, 2.0, 3.0], 0)
     stated = {
@@ -419,8 +419,8 @@ def test_tolerance_is_stated_rounded_down():
 def card_script():
     import streamlit as st
 
-    from core.exercises import softmax_entry
-    from ui.exercises import exercise_card
+    from core.teaching.exercises import softmax_entry
+    from ui.sections.exercises import exercise_card
 
     exercise = softmax_entry([1.0, 2.0, 3.0], 2)
     got = st.session_state.setdefault("got", [])

@@ -1,7 +1,7 @@
 """Faults through AppTest: a missing or corrupted checkpoint, and a training run the user stops.
 
 AppTest runs the page scripts in this process, so patching module attributes before ``run()``
-reaches the app. ``core.pipeline.load_pipeline`` takes its checkpoint path as a default argument
+reaches the app. ``core.tracing.pipeline.load_pipeline`` takes its checkpoint path as a default argument
 (bound when the module was imported), so the test replaces that default, not only the constant.
 """
 
@@ -12,9 +12,9 @@ import time
 import pytest
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, messages, open_app
 
-import core.pipeline
-import ui.settings
-from ui.cache import _load
+import core.tracing.pipeline
+import ui.page.settings
+from ui.caches.cache import _load
 
 
 @pytest.fixture
@@ -22,11 +22,11 @@ def checkpoint_at(monkeypatch):
     """Point the app at another checkpoint file, with the model cache emptied before and after."""
 
     def point(path):
-        monkeypatch.setattr(ui.settings, "CHECKPOINT_PATH", path)
-        monkeypatch.setattr(core.pipeline, "CHECKPOINT_PATH", path)
-        defaults = list(core.pipeline.load_pipeline.__defaults__)
+        monkeypatch.setattr(ui.page.settings, "CHECKPOINT_PATH", path)
+        monkeypatch.setattr(core.tracing.pipeline, "CHECKPOINT_PATH", path)
+        defaults = list(core.tracing.pipeline.load_pipeline.__defaults__)
         defaults[0] = path  # load_pipeline(settings, checkpoint=CHECKPOINT_PATH, gpt=GPT_PATH)
-        monkeypatch.setattr(core.pipeline.load_pipeline, "__defaults__", tuple(defaults))
+        monkeypatch.setattr(core.tracing.pipeline.load_pipeline, "__defaults__", tuple(defaults))
         _load.clear()
 
     yield point
@@ -34,7 +34,7 @@ def checkpoint_at(monkeypatch):
 
 
 def test_checkpoint_default_is_the_one_we_patch():
-    assert core.pipeline.load_pipeline.__defaults__[0] == core.pipeline.CHECKPOINT_PATH
+    assert core.tracing.pipeline.load_pipeline.__defaults__[0] == core.tracing.pipeline.CHECKPOINT_PATH
 
 
 @pytest.mark.parametrize(

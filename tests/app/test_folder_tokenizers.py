@@ -16,8 +16,8 @@ import pytest
 from apphelpers import assert_clean, open_page
 
 from tests.modelfolders import CORPUS, EOT, make_model_folders
-from ui.hf_pipeline import load_model
-from ui.models import find_models
+from ui.folders.hf_pipeline import load_model
+from ui.folders.models import find_models
 
 TEXTS = {
     "english": "Attention is all you need.",

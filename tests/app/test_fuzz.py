@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from figures.style import token_label
-from ui.settings import (
+from ui.page.settings import (
     D_FF_CHOICES,
     D_MODEL_CHOICES,
     KEYS,
@@ -99,14 +99,14 @@ MASKS_MAX_TOKENS = 31  # 32 with [BOS] on the decoder's side
 @functools.lru_cache(maxsize=1)
 def _labeller():
     """Random weights tokenize with the corpus BPE whatever the sizes: one small pipeline will do."""
-    from core.pipeline import PipelineSettings, load_pipeline
+    from core.tracing.pipeline import PipelineSettings, load_pipeline
 
     return load_pipeline(PipelineSettings(weights="random", d_model=16, num_heads=1, num_layers=1, d_ff=32))
 
 
 def expected_labels(sentence: str) -> list[str] | None:
     """The tick labels of the run's tokens, or None when the page has nothing to run."""
-    from core.pipeline import EmptyInput, run_pipeline
+    from core.tracing.pipeline import EmptyInput, run_pipeline
 
     try:
         run = run_pipeline(_labeller(), sentence, "", max_tokens=MAX_TOKENS)
@@ -177,7 +177,7 @@ def as_sent_by_browser(text: str) -> str:
 @given(sentence=sentences, target=sentences)
 def test_lone_surrogates_never_reach_the_model_and_never_raise(sentence, target):
     """Python code can still hand a lone surrogate to the settings (a test, a notebook): it is removed."""
-    from core.pipeline import EmptyInput, run_pipeline
+    from core.tracing.pipeline import EmptyInput, run_pipeline
 
     checked = validate({"sentence": sentence, "target": target}).settings
     for text in (checked.sentence, checked.target):

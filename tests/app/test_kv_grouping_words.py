@@ -50,7 +50,7 @@ def mqa_root(tmp_path_factory):
 
 @pytest.fixture
 def mqa(mqa_root, monkeypatch):
-    from ui.models import find_models
+    from ui.folders.models import find_models
 
     monkeypatch.setenv("GLASSBOX_MODELS", str(mqa_root))
     monkeypatch.setenv("HF_HUB_CACHE", str(mqa_root / "no-hub-cache"))

@@ -136,9 +136,9 @@ def test_no_page_numbers_a_layer_or_a_head_from_0(page, model, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_finished_language_model_training_names_its_best_head_from_1(lang, tiny_lm, monkeypatch):  # noqa: F811
     if lang == "zh":  # as test_training_lm.py: AppTest formats the sidebar's radios outside the session
-        import ui.lang
+        import ui.page.lang
 
-        monkeypatch.setattr(ui.lang, "current_lang", lambda: "zh")
+        monkeypatch.setattr(ui.page.lang, "current_lang", lambda: "zh")
     at = open_app({"lang": lang}, page="pages/training.py")
     job = train_lm_tiny(at)
     assert zero_labels(page_texts(at)) == []

@@ -1,6 +1,6 @@
 """Lecture mode through AppTest: the step from the URL, Previous / Next and their keys, tampered
 steps, both languages, encoder-only weights; and the pieces it is built from (the step check, the
-presenter restyling, the download helpers of ui/figure.py)."""
+presenter restyling, the download helpers of ui/page/figure.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from apphelpers import assert_clean, messages, open_page, plotly_array, plotly_specs
 
 from i18n import t
-from ui.settings import DEFAULTS, checkpoint_available, default_sentence, minilm_available
+from ui.page.settings import DEFAULTS, checkpoint_available, default_sentence, minilm_available
 
 PAGE = "pages/lecture.py"
 FULL = ["overview", "tokens", "embeddings", "positional", "encoder", "decoder", "cross", "masks",
@@ -43,7 +43,7 @@ def click(at, key: str):
 
 
 def test_a_step_opened_cold_by_its_url_shows_the_real_attention():
-    from core.pipeline import load_pipeline, run_pipeline
+    from core.tracing.pipeline import load_pipeline, run_pipeline
 
     at = open_page(PAGE, {"step": "5"})
     assert_clean(at)
@@ -114,7 +114,7 @@ def test_an_old_url_this_page_wrote_is_not_followed_by_a_rerun_that_moved_nothin
     assert shown(at) == heading(10, 12, FULL[9]) and url_step(at) == "10"
 
 def test_the_keys_take_one_path_the_queue_and_the_twins_still_move():
-    """The keys go through the key queue (ui/keys.py) only: a button shortcut for the same key would
+    """The keys go through the key queue (ui/page/keys.py) only: a button shortcut for the same key would
     move twice; the buttons, the hidden twins included, still click."""
     at = open_page(PAGE, {"step": "4"})
     assert {b.key: b.proto.shortcut for b in at.button if b.proto.shortcut} == {}
@@ -157,7 +157,7 @@ def test_a_tampered_step_falls_back_with_a_message(raw, step):
 
 
 def test_check_step_unit():
-    from ui.keys import check_step
+    from ui.page.keys import check_step
 
     assert check_step(None, 12) == (None, None)
     assert check_step("1", 12) == (1, None) and check_step("12", 12) == (12, None)
@@ -210,7 +210,7 @@ def test_encoder_only_weights_leave_the_decoder_steps_out():
 
 def test_trained_weights_show_the_greedy_output():
     assert checkpoint_available(), "assets/pinyin.pt is missing from the checkout"
-    from core.pipeline import load_pipeline, run_pipeline
+    from core.tracing.pipeline import load_pipeline, run_pipeline
     from figures.model import decoded_ids
 
     at = open_page(PAGE, {"step": "12"}, weights=None)  # the app's default: the 汉字→拼音 checkpoint
@@ -265,11 +265,11 @@ def test_presenter_style_leaves_crowded_token_axes_at_their_size():
     assert fig.layout.yaxis.tickfont.size is None and fig.layout.font.size == 24  # inherits 24
 
 
-# -- the download helpers (ui/figure.py) ---------------------------------------------------------
+# -- the download helpers (ui/page/figure.py) ---------------------------------------------------------
 
 
 def test_plot_config_keeps_the_camera_and_names_the_png():
-    from ui.figure import plot_config
+    from ui.page.figure import plot_config
 
     config = plot_config("attention: head 1", {"displayModeBar": False, "scrollZoom": True,
                                                "modeBarButtonsToRemove": ["toImage", "lasso2d"]})
@@ -279,7 +279,7 @@ def test_plot_config_keeps_the_camera_and_names_the_png():
 
 
 def test_file_stem_and_key_class():
-    from ui.figure import file_stem, key_class
+    from ui.page.figure import file_stem, key_class
 
     assert file_stem("lecture-05-encoder") == "lecture-05-encoder"
     assert file_stem("注意力 / head 2") == "注意力-head-2"
@@ -288,7 +288,7 @@ def test_file_stem_and_key_class():
 
 
 def test_csv_download_is_utf8_with_a_bom_and_the_figure_data():
-    from ui.figure import csv_bytes
+    from ui.page.figure import csv_bytes
 
     fig = go.Figure(go.Bar(x=["注意力", "=cmd"], y=[0.5, 0.25], name="p"))
     data = csv_bytes(fig)
@@ -302,7 +302,7 @@ def test_csv_download_is_utf8_with_a_bom_and_the_figure_data():
 
 
 def test_image_buttons_hold_no_markup_from_outside():
-    from ui.figure import image_buttons_html
+    from ui.page.figure import image_buttons_html
 
     page = image_buttons_html('x"><script>alert(1)</script>')
     assert "<script>alert(1)" not in page and 'data-chart="st-key-x---script-alert-1---script-"' in page

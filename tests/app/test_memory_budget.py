@@ -15,18 +15,19 @@ import weakref
 import pytest
 from apphelpers import assert_clean, open_page
 
-import core.batch
-import core.pipeline
-from ui.budget import BUDGET, MB, nbytes
-from ui.cache import _load
+import core.tracing.batch
+import core.tracing.pipeline
+from ui.caches.budget import BUDGET, MB, nbytes
+from ui.caches.cache import _load
 
 LIMIT = 6 * MB
 # The lecture's step 6 (the decoder's self-attention) reads the whole run: a page computes only what it
-# shows (core.run.SentenceRun), and the first slides show the tokens and the encoder's input alone.
+# shows (core.tracing.run.SentenceRun), and the first slides show the tokens and the encoder's input alone.
 WHOLE_RUN = {"step": "6"}
 # the core functions whose results the caches keep (tests/app/conftest.py records them too)
-MADE_BY = [(core.pipeline, "run_pipeline"), (core.pipeline, "source_trace"), (core.pipeline, "encoder_trace"),
-           (core.pipeline, "greedy_sentence"), (core.pipeline, "load_pipeline"), (core.batch, "run_batch")]
+MADE_BY = [(core.tracing.pipeline, name) for name in
+           ("run_pipeline", "source_trace", "encoder_trace", "greedy_sentence", "load_pipeline")]
+MADE_BY.append((core.tracing.batch, "run_batch"))
 
 
 class Refs(list):
@@ -48,14 +49,14 @@ def made(monkeypatch):
 
     for module, name in MADE_BY:
         monkeypatch.setattr(module, name, recording(getattr(module, name)))
-    release = core.pipeline.RandomPipeline.release
+    release = core.tracing.pipeline.RandomPipeline.release
 
     def recorded_release(pipe):
         released.append(id(pipe))
         release(pipe)
 
     released: list[int] = []
-    monkeypatch.setattr(core.pipeline.RandomPipeline, "release", recorded_release)
+    monkeypatch.setattr(core.tracing.pipeline.RandomPipeline, "release", recorded_release)
     refs.released = released
     BUDGET.clear()
     released.clear()  # the models earlier tests left in the caches: not this test's
@@ -85,7 +86,8 @@ def test_many_models_and_runs_stay_under_the_budget(made):
         assert peak_alive <= LIMIT, f"{peak_alive / MB:.1f} MB alive after model {i + 1}"
     assert BUDGET.evicted > 10  # the budget, not max_entries (8 models, 16 runs), dropped them
     assert peak_accounted > LIMIT / 2  # it was used
-    cached = [p for p in alive(made) if isinstance(p, core.pipeline.Pipeline) and (p.settings,) in _load]
+    pipelines = [p for p in alive(made) if isinstance(p, core.tracing.pipeline.Pipeline)]
+    cached = [p for p in pipelines if (p.settings,) in _load]
     assert 0 < len(cached) < 10 and cached[-1].settings.seed == 4109 and cached[-1].drawn
     # every model the budget dropped let go of its weights at once (Pipeline.release)
     assert len(made.released) == 10 - len(cached)

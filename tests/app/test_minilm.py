@@ -14,11 +14,11 @@ import weakref
 import pytest
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, hide_minilm, messages, open_page, plotly_specs
 
-import core.pipeline as P
+import core.tracing.pipeline as P
 from core.loading.bert import MINILM_MISSING
 from i18n import t
-from ui.cache import _load, cache_key
-from ui.settings import Settings, minilm_available
+from ui.caches.cache import _load, cache_key
+from ui.page.settings import Settings, minilm_available
 
 NAME = "all-MiniLM-L6-v2"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -99,7 +99,8 @@ def test_cache_key_ignores_sizes_for_minilm_only():
 
 @needs_minilm
 def test_the_server_keeps_one_minilm_model_under_its_budget_whatever_the_sizes():
-    """The one cache of models (ui.cache._load, under ui.budget's bytes) holds one MiniLM for every
+    """The one cache of models (ui.caches.cache._load, under ui.caches.budget's bytes) holds one MiniLM for
+    every
     size the sidebar may say; core keeps none of its own: once the budget drops it, its weights go."""
     _load.clear()
     try:
@@ -140,8 +141,8 @@ def test_unusable_files_fall_back_to_random_weights_with_a_warning(monkeypatch):
         raise P.MinilmUnavailable(MINILM_MISSING)
 
     monkeypatch.setattr(P, "read_minilm", broken)
-    monkeypatch.setattr("ui.cache.minilm_available", lambda: True)
-    monkeypatch.setattr("ui.settings.minilm_available", lambda: True)
+    monkeypatch.setattr("ui.caches.cache.minilm_available", lambda: True)
+    monkeypatch.setattr("ui.page.settings.minilm_available", lambda: True)
     _load.clear()  # a MiniLM pipeline cached by an earlier test would hide the failure
     try:
         at = open_page("pages/attention.py", {"lang": "zh"}, weights="minilm")

@@ -9,8 +9,8 @@ import json
 import pytest
 from apphelpers import assert_clean, badges, messages, open_page, plotly_specs
 
-from ui.hf_pipeline import ModelUnusable, check, load_model
-from ui.models import find_models
+from ui.folders.hf_pipeline import ModelUnusable, check, load_model
+from ui.folders.models import find_models
 
 BIG = {  # a config.json whose float32 weights need ~6 GB: refused before its weights are read
     "model_type": "gpt2",
@@ -151,7 +151,7 @@ def test_a_url_with_a_model_folder_reproduces_it(model_folders):
 @pytest.mark.parametrize("name", ["gpt2-tiny", "qwen2-tiny", "bert-tiny"])
 def test_tokenization_page_shows_the_models_own_pieces(model_folders, name, lang):
     """The real tokenizer's pieces and ids, first on the page, equal to the tokenizer's own."""
-    from ui.hf_tokenizer import folder_tokenizer
+    from ui.folders.hf_tokenizer import folder_tokenizer
 
     sentence = "注意力就是一切 Attention is all you need 😀"
     at = open_page("pages/tokenization.py", {"lang": lang, "sentence": sentence}, weights=f"hf:{name}")
@@ -201,7 +201,7 @@ def test_tampered_generation_values_are_inert(model_folders, payload):
 def test_no_pad_token_is_named_where_the_model_has_none(model_folders):
     """GPT-2 has no [PAD]: the Masks page names the filler it really uses, and the sidebar says the
     model's own depth and its size in parameters."""
-    from ui.models import find_models
+    from ui.folders.models import find_models
 
     at = open_page("pages/masks.py", weights="hf:gpt2-tiny")
     assert_clean(at)

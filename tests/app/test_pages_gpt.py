@@ -11,9 +11,9 @@ from apphelpers import assert_clean, badges, messages
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.generate import greedy
-from core.pipeline import GPT_PATH, PipelineSettings, gpt_pipeline, read_gpt
-from core.run import SentenceRun
+from core.tracing.generate import greedy
+from core.tracing.pipeline import GPT_PATH, PipelineSettings, gpt_pipeline, read_gpt
+from core.tracing.run import SentenceRun
 from figures.model import decoded_ids, labels_text
 from figures.positional import MAX_TABLE_ROWS
 from i18n import t
@@ -270,8 +270,8 @@ def test_lecture_goes_through_the_one_stack(gpt, lang, steps):
 
 
 def test_quiz_and_exercises_ask_only_of_the_one_stack(gpt):
-    from core.exercises import exercises_for
-    from core.questions import questions_for
+    from core.teaching.exercises import exercises_for
+    from core.teaching.questions import questions_for
 
     run = SentenceRun(gpt[3], SENTENCE)
     questions = questions_for(run, 0)
@@ -286,7 +286,7 @@ def test_quiz_and_exercises_ask_only_of_the_one_stack(gpt):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_without_the_file_weights_gpt_falls_back_with_a_message(monkeypatch, tmp_path, lang):
-    monkeypatch.setattr("ui.settings.GPT_PATH", tmp_path / "missing.pt")
+    monkeypatch.setattr("ui.page.settings.GPT_PATH", tmp_path / "missing.pt")
     at = apphelpers.open_page("pages/embeddings.py", {"lang": lang, "sentence": SENTENCE}, weights="gpt")
     assert_clean(at)
     why = t("settings.why.no_gpt", lang)

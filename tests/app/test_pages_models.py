@@ -12,11 +12,11 @@ from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 from streamlit.testing.v1 import AppTest
 
-from core.batch import run_batch
-from core.run import SentenceRun
+from core.tracing.batch import run_batch
+from core.tracing.run import SentenceRun
 from figures.attention import groups_text
 from i18n import t
-from ui.hf_pipeline import load_model
+from ui.folders.hf_pipeline import load_model
 
 pytestmark = pytest.mark.usefixtures("model_folders")
 
@@ -227,9 +227,10 @@ def test_lecture_goes_through_every_slide_of_the_one_stack(weights, lang):
 
 
 def test_quiz_and_exercises_ask_only_of_attentions_the_model_has():
-    from core.exercises import exercises_for
-    from core.questions import questions_for
-    from ui import exercises, quiz
+    from core.teaching.exercises import exercises_for
+    from core.teaching.questions import questions_for
+    from ui.classroom import quiz
+    from ui.sections import exercises
 
     for weights in MODELS:
         run = SentenceRun(load_model(weights), SENTENCE)

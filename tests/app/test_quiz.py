@@ -1,4 +1,5 @@
-"""Predict, then reveal, in a room (ui/quiz.py) through AppTest: the lecturer asks a question generated
+"""Predict, then reveal, in a room (ui/classroom/quiz.py) through AppTest: the lecturer asks a question
+generated
 from the model on screen, students answer once on their own pages, the lecturer's tally counts them,
 the reveal shows the model's real answer on every screen; a closed question, a second answer and a
 student who never drives. The model's answer is checked against a trace computed here with core."""
@@ -10,9 +11,9 @@ import torch
 from apphelpers import assert_clean, open_page
 from test_classroom import Spy, click, join, keyed, start_room, texts
 
-import core.pipeline as P
-import ui.classroom as classroom
-import ui.rooms as rooms
+import core.tracing.pipeline as P
+import ui.classroom.panels as classroom
+import ui.classroom.rooms as rooms
 from i18n import t
 
 SENTENCE = "我爱北京天安门"  # seven distinct characters: every option is a bare token
@@ -141,7 +142,7 @@ def test_a_room_with_a_question_is_worded_in_each_students_language(store):
 
 
 def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch):
-    import ui.rooms as rooms
+    import ui.classroom.rooms as rooms
 
     monkeypatch.setattr(rooms, "MAX_ANSWERS", 2)
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
@@ -187,7 +188,7 @@ def test_a_thousand_rooms_made_in_a_loop_drop_no_room_in_use_and_are_told_why(st
 def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(store):
     from test_exercises_ui import reference_run
 
-    from core.exercises import exercises_for
+    from core.teaching.exercises import exercises_for
 
     query = {"weights": "trained", "sentence": SENTENCE, "step": "5"}
     lecturer, code = start_room(query)

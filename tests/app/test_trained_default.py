@@ -3,7 +3,7 @@
 import numpy as np
 from apphelpers import PAGE_SCRIPTS, assert_clean, badges, open_app, open_page, plotly_array, plotly_specs
 
-from core.pipeline import CHECKPOINT_PATH
+from core.tracing.pipeline import CHECKPOINT_PATH
 from core.training.checkpoint import load_checkpoint
 from i18n import t
 

@@ -1,7 +1,8 @@
 """The Training page's language model ("lm"): a tiny live run through the page, its prefix-matching
 curve, and its model on every page of the session — in English and Chinese.
 
-The recipe (ui.training_jobs.LM_LIVE) and the text (core.training.text.corpus) are replaced by tiny ones:
+The recipe (ui.sections.training_jobs.LM_LIVE) and the text (core.training.text.corpus) are replaced by tiny
+ones:
 the real recipe needs minutes, and the test must not depend on the fortune packages being installed.
 """
 
@@ -12,7 +13,7 @@ import pytest
 from apphelpers import assert_clean, badges, messages, open_app, plotly_specs, start_and_wait
 
 from i18n import t
-from ui import training_jobs as tj
+from ui.sections import training_jobs as tj
 
 TINY_LM = replace(
     tj.LM_LIVE,
@@ -42,9 +43,9 @@ def tiny_lm(monkeypatch):
 @pytest.fixture
 def zh_reruns(monkeypatch):
     """As in test_page_training.py: AppTest formats the sidebar's radios outside the session."""
-    import ui.lang
+    import ui.page.lang
 
-    monkeypatch.setattr(ui.lang, "current_lang", lambda: "zh")
+    monkeypatch.setattr(ui.page.lang, "current_lang", lambda: "zh")
 
 
 def train_lm_tiny(at, steps=50):

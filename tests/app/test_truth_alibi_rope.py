@@ -18,11 +18,11 @@ from apphelpers import assert_clean, messages
 from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 
-from core.pipeline import load_pipeline, run_pipeline
-from core.positional import alibi_bias, alibi_slopes
+from core.model.positional import alibi_bias, alibi_slopes
+from core.tracing.pipeline import load_pipeline, run_pipeline
 from figures import positional as fp
 from i18n import t
-from ui.settings import Settings, minilm_available
+from ui.page.settings import Settings, minilm_available
 
 SENTENCE = "The cat sat on the mat and looked at the dog"
 ALIBI = {"positions": "alibi", "d_model": "64", "num_heads": "8", "sentence": SENTENCE}  # d_k = 8

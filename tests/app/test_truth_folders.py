@@ -1,4 +1,4 @@
-"""What a model folder lacks of the paper's Transformer (ui/sidebar.py ``paper_differences``), checked
+"""What a model folder lacks of the paper's Transformer (ui/page/sidebar.py ``paper_differences``), checked
 per family against the model really loaded: an output matrix of its own where the paper ties it to the
 embedding (section 3.4), no feed-forward biases where the paper has b₁ and b₂ (equation 2). The caption
 is chosen from the configuration, so it is the same on every page, in English and 中文.
@@ -15,8 +15,8 @@ from apphelpers import assert_clean, open_page
 from core.loading.folder import load_folder
 from i18n import t
 from tests.modelfolders import make_model_folders
-from ui.models import find_models
-from ui.sidebar import paper_differences
+from ui.folders.models import find_models
+from ui.page.sidebar import paper_differences
 
 FOLDERS = ("gpt2-tiny", "qwen2-tiny", "bert-tiny", "llama-tiny")
 PAGES = ("pages/tokenization.py", "pages/attention.py")

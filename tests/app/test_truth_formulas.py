@@ -48,8 +48,8 @@ def test_the_positional_pages_encoder_input_is_this_models(positions, sum_):
 def test_the_positional_pages_learned_sum_draws_the_models_own_rows():
     from apphelpers import plotly_array, plotly_specs
 
-    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
-    from ui.settings import default_sentence
+    from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    from ui.page.settings import default_sentence
 
     at = open_page("pages/positional.py", {"positions": "learned", "d_model": "32", "num_heads": "2"})
     assert_clean(at)

@@ -25,10 +25,10 @@ import pytest
 import torch
 from apphelpers import assert_clean, open_page, plotly_array, plotly_specs
 
-from core.pipeline import load_pipeline, run_pipeline
+from core.tracing.pipeline import load_pipeline, run_pipeline
 from figures.model import KIND_COLORS, NORMED, STREAM
 from i18n import t
-from ui.settings import DEFAULTS, minilm_available
+from ui.page.settings import DEFAULTS, minilm_available
 
 SENTENCE = "银行行长 bank manager"
 ENGLISH = "Attention is all you need"
@@ -161,7 +161,7 @@ POSITIONAL_STEP = "4"  # overview, tokens, embeddings, positional: the same for 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_lecture_positional_slide_of_a_rope_model_shows_its_rotation(lang):
-    from core.positional import rope_angles
+    from core.model.positional import rope_angles
 
     at = open_page(LECTURE, {"step": POSITIONAL_STEP, "positions": "rope", "sentence": SENTENCE,
                              "lang": lang})
@@ -184,7 +184,7 @@ def test_lecture_positional_slide_of_a_rope_model_shows_its_rotation(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_lecture_positional_slide_of_an_alibi_model_shows_its_bias(lang):
-    from core.positional import alibi_bias
+    from core.model.positional import alibi_bias
 
     at = open_page(LECTURE, {"step": POSITIONAL_STEP, "positions": "alibi", "sentence": SENTENCE,
                              "lang": lang})

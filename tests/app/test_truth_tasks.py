@@ -13,11 +13,11 @@ import pytest
 from apphelpers import ROOT, assert_clean, messages
 from streamlit.testing.v1 import AppTest
 
-from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
 from core.training.loop import train
 from core.training.pairs import aligned_source
 from i18n import t
-from ui.sidebar import SESSION_MODEL, SESSION_TAG
+from ui.page.sidebar import SESSION_MODEL, SESSION_TAG
 
 
 @functools.cache

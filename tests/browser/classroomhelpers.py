@@ -10,8 +10,8 @@ from browserhelpers import keys_ready, settled
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from i18n import t
-from ui.classroom import AWAY_SECONDS, COUNT_SECONDS
-from ui.rooms import ALPHABET
+from ui.classroom.panels import AWAY_SECONDS, COUNT_SECONDS
+from ui.classroom.rooms import ALPHABET
 
 TIMEOUT = 60_000  # a page load: the first session imports torch and builds the model
 FOLLOW = 5_000  # a student sees the lecturer's change (the benchmark's target is 2 s)

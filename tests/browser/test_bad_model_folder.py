@@ -15,7 +15,7 @@ from browserhelpers import settled
 from playwright.sync_api import Page, expect
 from serverprocess import Server, free_port, streamlit_command
 
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -46,9 +46,9 @@ from classroomhelpers import (
 )
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from core.questions import bpe_token_count
-from ui.classroom import COUNT_SECONDS, FOLLOW_SECONDS
-from ui.quiz import TALLY_SECONDS
+from core.teaching.questions import bpe_token_count
+from ui.classroom.panels import COUNT_SECONDS, FOLLOW_SECONDS
+from ui.classroom.quiz import TALLY_SECONDS
 
 pytestmark = pytest.mark.browser
 

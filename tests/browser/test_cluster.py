@@ -37,7 +37,7 @@ from classroomhelpers import (
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from deploy.local import COOKIE, Cluster
-from ui.nav import PAGES, page_name
+from ui.page.nav import PAGES, page_name
 
 pytestmark = pytest.mark.browser
 

@@ -13,11 +13,11 @@ import torch
 from browserhelpers import screenshot, settled
 from playwright.sync_api import Page, expect
 
-from core.induction import repeated_text
-from core.pipeline import PipelineSettings, load_pipeline
+from core.teaching.induction import repeated_text
+from core.tracing.pipeline import PipelineSettings, load_pipeline
 from core.training.language import induction_probe
 from i18n import t
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 pytestmark = pytest.mark.browser
 

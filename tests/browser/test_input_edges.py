@@ -3,7 +3,7 @@
 
 - A JavaScript string may hold half of a UTF-16 pair. Streamlit's browser code wrote it as bytes that
   are not UTF-8, the server refused the whole message ("String field had bad UTF-8") and dropped the
-  rerun: the sidebar showed the new sentence, the page the old one. ``ui/transport.py`` mends it.
+  rerun: the sidebar showed the new sentence, the page the old one. ``ui/page/transport.py`` mends it.
 - A file over the uploader's limit is refused by the browser (Streamlit's red note under the box) and
   never reaches the server, which sees no file: the page's message names the limit.
 """

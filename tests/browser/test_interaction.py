@@ -128,7 +128,7 @@ WATCH_STALE = """() => { window.__staleWatch = new Promise(resolve => {
 
 def test_a_rerun_keeps_the_old_page_steady_until_it_is_redrawn(page: Page, app_url: str):
     """While a new model is built (d_model 512, 6 layers: well over a second of frames here) the old
-    charts stay fully opaque: no fade-out and back on the projector (ui.sidebar.STEADY_RERUN_CSS)."""
+    charts stay fully opaque: no fade-out and back on the projector (ui.page.sidebar.STEADY_RERUN_CSS)."""
     page.goto(f"{app_url}/attention?weights=random&d_model=512&num_heads=8&num_layers=6&seed=3")
     settled(page)
     page.evaluate(WATCH_STALE)  # starts watching before the change (returns at once)

@@ -1,5 +1,5 @@
 """The lecturer's keys under load, in a real Chromium against a server of the test's own: every press
-counts, none is lost while a rerun is pending (ui/keys.py, ui/components/step_keys.js)."""
+counts, none is lost while a rerun is pending (ui/page/keys.py, ui/components/step_keys.js)."""
 
 from __future__ import annotations
 

@@ -23,8 +23,8 @@ import figures.masks as fk
 import figures.model as fm
 import figures.positional as fp
 import figures.training as ft
-from core.batch import run_batch
-from core.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
+from core.tracing.batch import run_batch
+from core.tracing.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
 from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 
 pytestmark = pytest.mark.browser

@@ -17,7 +17,7 @@ from serverprocess import Server, free_port, streamlit_command
 
 from i18n import t
 from tests.modelfolders import make_model_folders
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -34,8 +34,8 @@ from classroomhelpers import (
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from serverprocess import Server, free_port, streamlit_command
 
-from ui.classroom import COUNT_SECONDS, MEMBER_COOKIE
-from ui.rooms import is_id
+from ui.classroom.panels import COUNT_SECONDS, MEMBER_COOKIE
+from ui.classroom.rooms import is_id
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ Streamlit 1.67's server (uvicorn) itself reads X-Forwarded-For from a proxy on l
 loopback as ``st.context.ip_address``; a browser here is on loopback too, so it would report the
 browser's own claim. The replicas here are told to trust no proxy of their own
 (``FORWARDED_ALLOW_IPS`` an address that never connects), as a replica behind HAProxy on another
-host or container is (deploy/docker-compose.yml): the address is then ui/clients.py's to find.
+host or container is (deploy/docker-compose.yml): the address is then ui/classroom/clients.py's to find.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from deploy.local import Cluster
-from ui.rooms import MAX_PIN_FAILURES, TooMany, client_key
-from ui.rooms_redis import RedisStore
+from ui.classroom.rooms import MAX_PIN_FAILURES, TooMany, client_key
+from ui.classroom.rooms_redis import RedisStore
 
 pytestmark = pytest.mark.browser
 

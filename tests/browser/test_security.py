@@ -12,7 +12,7 @@ import pytest
 from browserhelpers import settled
 from playwright.sync_api import Page, expect
 
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 pytestmark = pytest.mark.browser
 

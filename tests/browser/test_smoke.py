@@ -14,7 +14,7 @@ import pytest
 from browserhelpers import REDRAWN, assert_drawn_once, screenshot
 from playwright.sync_api import Page, expect
 
-from ui.nav import PAGES
+from ui.page.nav import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from serverprocess import Server, free_port, streamlit_command
 
 from i18n import t
-from ui.training_jobs import MAX_CONCURRENT_TRAININGS
+from ui.sections.training_jobs import MAX_CONCURRENT_TRAININGS
 
 pytestmark = pytest.mark.browser
 

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-import core.pipeline as P
-from core.run import SentenceRun
+import core.tracing.pipeline as P
+from core.tracing.run import SentenceRun
 
 TRAINED_SENTENCE = "重庆很重要"  # 重 read two ways: chóng, then zhòng
 MIXED_SENTENCE = "注意力就是一切 Attention is all you need"

@@ -8,8 +8,8 @@ import torch
 
 import figures.attention as fa
 import figures.toolbox as toolbox
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from figures.style import token_label, unique_labels
 
 SRC = ["<b>", "你", "好", "<b>", "🙂"]  # a repeated token, an HTML-looking token, CJK and emoji
@@ -252,8 +252,8 @@ def test_alibi_head_steps_split_the_bias_from_q_kt():
 
     import torch
 
-    from core.config import ModelConfig
-    from core.model import Transformer
+    from core.model.config import ModelConfig
+    from core.model.transformer import Transformer
     from figures.attention import head_steps
 
     model = Transformer(ModelConfig(30, 30, d_model=16, num_heads=4, positions="alibi", seed=2)).eval()

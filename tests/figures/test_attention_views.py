@@ -14,8 +14,8 @@ import torch
 
 import figures.attention as fa
 import figures.attention_views as fv
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from i18n import t
 from ui.components.head_view import head_view_height, head_view_html, script_json
 
@@ -225,7 +225,7 @@ def alibi_trace():
 def test_neuron_numbers_under_alibi_carry_the_bias_as_a_term_of_the_score(alibi_trace, kind):
     """s = q·k/√d_k + b: the bias is the trace's, −m_h·|i − j| (decoder: −m_h·(i − j)), and the three
     terms add up to the model's own score; cross-attention has no bias."""
-    from core.positional import alibi_slopes
+    from core.model.positional import alibi_slopes
 
     attn = fa.attention_of(alibi_trace, kind, 0)
     for head, query, key in [(0, 4, 0), (3, 1, 3), (1, 2, 2)]:

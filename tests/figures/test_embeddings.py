@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from figures.embeddings import (
     TOKEN_TICKS_MAX,
     cosine_heatmap,
@@ -196,7 +196,7 @@ def test_long_sentences_stay_light():
 
 @pytest.fixture(scope="module")
 def minilm():
-    from ui.settings import minilm_available
+    from ui.page.settings import minilm_available
 
     if not minilm_available():
         pytest.fail("all-MiniLM-L6-v2 is an optional extra (requirements-minilm.txt)")

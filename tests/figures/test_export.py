@@ -141,7 +141,7 @@ def test_heatmap_without_x_uses_x0_dx_and_ticks():
 
 @pytest.fixture(scope="module")
 def small_run():
-    from core.pipeline import PipelineSettings, load_pipeline, run_pipeline
+    from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline
 
     pipe = load_pipeline(PipelineSettings(weights="random", d_model=16, num_heads=2, num_layers=1, d_ff=32))
     return run_pipeline(pipe, "注意力就是一切 the the", "")

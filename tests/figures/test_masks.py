@@ -5,8 +5,8 @@ import pytest
 
 import figures.attention as fa
 import figures.masks as fm
-from core.batch import run_batch
-from core.pipeline import PipelineSettings, load_pipeline
+from core.tracing.batch import run_batch
+from core.tracing.pipeline import PipelineSettings, load_pipeline
 from i18n import t
 
 pytestmark = pytest.mark.usefixtures("plotly_validation")
@@ -105,7 +105,7 @@ def test_chinese_titles_axes_and_labels(batch):
 def test_masking_figure_under_alibi_shows_the_bias_as_a_term_of_the_scores():
     """ALiBi: the scores panel says that the scores include the bias, and its hover gives both terms,
     q·k/√d_k and the bias, which add up to the score drawn."""
-    from core.positional import alibi_bias
+    from core.model.positional import alibi_bias
 
     pipe = load_pipeline(
         PipelineSettings(weights="random", d_model=16, num_heads=2, num_layers=1, d_ff=32, positions="alibi")

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import i18n
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.vocab import BOS_ID, EOS_ID
 from figures.model import (
     MAX_FFN_CELLS,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from core.config import ModelConfig
-from core.generate import sample
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
+from core.tracing.generate import sample
 from figures.model import (
     _cell,
     generation_table,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from core.config import ModelConfig
-from core.model import Transformer
-from core.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
+from core.model.config import ModelConfig
+from core.model.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
+from core.model.transformer import Transformer
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 from figures.positional import (

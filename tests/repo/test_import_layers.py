@@ -1,6 +1,6 @@
 """The layers import downwards only (pages → ui → figures → core; i18n beside them), inside core the
 tokenizers and the loaders keep to their rooms, and no two modules import each other, even inside a
-function (such a pair was ui/cache.py ↔ ui/sidebar.py)."""
+function (such a pair was ui/caches/cache.py ↔ ui/page/sidebar.py)."""
 
 import ast
 from pathlib import Path
@@ -52,8 +52,27 @@ def test_tokenizers_import_nothing_of_the_rest_of_core():
 
 def test_loading_is_imported_only_by_the_pipelines():
     """The model and the tokenizers know nothing of where pretrained weights come from: inside core,
-    only the loaders themselves and core.pipeline (the path a page or a notebook takes) read them."""
+    only the loaders themselves and core.tracing.pipeline (the path a page or a notebook takes) read them."""
     for module, targets in imports().items():
-        if module.startswith("core.") and not module.startswith(("core.loading", "core.pipeline")):
+        if module.startswith("core.") and not module.startswith(("core.loading", "core.tracing.pipeline")):
             loading = {t for t in targets if t.startswith("core.loading")}
             assert not loading, f"{module} imports {loading}"
+
+
+def test_the_model_imports_nothing_of_loading_training_teaching_or_tracing():
+    """core.model is the paper's Transformer (it reads the tokenizers' special ids): where weights come
+    from, how they are trained, what a class is asked and how a page runs a sentence build on it,
+    never the other way round."""
+    above = ("core.loading", "core.training", "core.teaching", "core.tracing")
+    for module, targets in imports().items():
+        if module.startswith("core.model"):
+            outside = {t for t in targets if t.startswith(above)}
+            assert not outside, f"{module} imports {outside}"
+
+
+def test_no_folder_holds_more_than_twelve_modules():
+    """Packages named for concepts: a folder that grows past a dozen modules is split by concept."""
+    for package in ("core", "ui"):
+        for folder in [ROOT / package, *(p for p in (ROOT / package).rglob("*") if p.is_dir())]:
+            modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+            assert len(modules) <= 12, f"{folder.relative_to(ROOT)}: {len(modules)} modules"

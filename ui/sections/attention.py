@@ -17,23 +17,23 @@ import figures.attention as fa
 import figures.attention_views as fv
 import figures.toolbox as toolbox
 import ui
-import ui.induction
-import ui.widgets
 from core.names import Weights
 from core.training.pairs import aligned_source
 from i18n import t
 from ui.components.head_view import show_head_view
-from ui.tables import show_table
+from ui.page import widgets
+from ui.page.tables import show_table
+from ui.sections import induction
 
 if TYPE_CHECKING:
-    from core.run import SentenceRun
+    from core.tracing.run import SentenceRun
 
 EXPLORE_VIEWS = ("head_view", "neuron_view")  # the upper tabs: ?attn_explore=<view>, the head view by default
 VIEWS = ("heads", "grid", "query")  # the lower tabs: ?attn_view=<view>, every head by default
-# Values older links carry: a tab's or an option's label, in either language (ui/widgets.py)
-TAB_ALIASES = ui.widgets.aliases(EXPLORE_VIEWS + VIEWS, lambda v, lang: t(f"attention.tab.{v}", lang))
-KIND_ALIASES = ui.widgets.aliases(fa.KINDS, fa.kind_label)
-BAR_ALIASES = ui.widgets.aliases(fa.BAR_MODES, fa.bar_mode_label)
+# Values older links carry: a tab's or an option's label, in either language (ui/page/widgets.py)
+TAB_ALIASES = widgets.aliases(EXPLORE_VIEWS + VIEWS, lambda v, lang: t(f"attention.tab.{v}", lang))
+KIND_ALIASES = widgets.aliases(fa.KINDS, fa.kind_label)
+BAR_ALIASES = widgets.aliases(fa.BAR_MODES, fa.bar_mode_label)
 FITS = {1: 12, 2: 7, 3: 4}  # columns of written values that stay readable in 1, 2 or 3 page columns
 
 # The paper's equation, as this model computes it: ALiBi adds its bias B to every self-attention score
@@ -57,7 +57,7 @@ class View:
     q_tokens: list[str]
     k_tokens: list[str]
     lang: str
-    probe: ui.induction.HeadProbe | None = None  # a decoder-only model's heads, measured: their roles
+    probe: induction.HeadProbe | None = None  # a decoder-only model's heads, measured: their roles
 
     @property
     def attn(self):  # the block's AttentionTrace: every head
@@ -95,7 +95,7 @@ class View:
 
 def choose_view(
     run: SentenceRun, lang: str, prefix: str, columns, found: list[str],
-    probe: ui.induction.HeadProbe | None = None,
+    probe: induction.HeadProbe | None = None,
 ) -> View:
     """The attention a section shows, chosen in ``columns``: its kind, its layer and (given a third
     column) its head, kept in the URL as ``{prefix}_kind``, ``{prefix}_layer``, ``{prefix}_head``.
@@ -105,7 +105,7 @@ def choose_view(
     kinds = fa.kinds_of(config.stack)
     label, kind_name = ui.t("attention.widget.kind"), functools.partial(fa.kind_label, lang=lang)
     with columns[0]:
-        attn_kind = ui.widgets.choose(
+        attn_kind = widgets.choose(
             st.radio,
             label,
             f"{prefix}_kind",
@@ -121,7 +121,7 @@ def choose_view(
     head = 1
     if len(columns) > 2:
         with columns[2]:
-            fmt = ui.induction.head_format(probe, layer - 1, lang)
+            fmt = induction.head_format(probe, layer - 1, lang)
             head = choose_number("head", prefix, config.num_heads, found, fmt)
     q_tokens, k_tokens = fa.tokens_of(attn_kind, run.src_tokens, run.tgt_tokens)
     return View(run, attn_kind, layer - 1, head - 1, q_tokens, k_tokens, lang, probe)
@@ -130,7 +130,7 @@ def choose_view(
 def choose_number(what: str, prefix: str, n: int, found: list[str], fmt=str) -> int:
     """A layer or a head, 1 … ``n``, kept in the URL as ``{prefix}_{what}`` (``fmt`` labels them)."""
     label, numbers = ui.t(f"attention.widget.{what}", n=n), list(range(1, n + 1))
-    return ui.widgets.choose(
+    return widgets.choose(
         st.selectbox, label, f"{prefix}_{what}", numbers, 1, found, ui.t(f"attention.what.{what}"), fmt
     )
 
@@ -152,32 +152,32 @@ def answer_beside(view: View, key: str) -> None:
         ui.show_answer(view.run, key=key)
 
 
-def induction_heads(run: SentenceRun, settings: ui.Settings) -> ui.induction.HeadProbe | None:
+def induction_heads(run: SentenceRun, settings: ui.Settings) -> induction.HeadProbe | None:
     """A decoder-only model: its heads' roles and scores, and the button that repeats a sequence.
     Any other model: one line, and the button that shows the small GPT. -> the heads, measured."""
-    probe = ui.induction.head_probe(run.pipe, settings)
+    probe = induction.head_probe(run.pipe, settings)
     if probe is None:
         st.caption(ui.t("induction.decoder_only"))
-        ui.induction.show_gpt_button()
+        induction.show_gpt_button()
         return None
     st.subheader(ui.t("induction.title"))
-    ui.induction.repeat_button(run.pipe, settings)
-    repeated = ui.induction.repeated_half(run.src_tokens)
+    induction.repeat_button(run.pipe, settings)
+    repeated = induction.repeated_half(run.src_tokens)
     if repeated:
         st.info(ui.t("induction.repeat.shown", n=repeated), icon=":material/repeat:")
-    ui.induction.roles_section(probe, settings.lang)
+    induction.roles_section(probe, settings.lang)
     return probe
 
 
 @st.fragment
-def head_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def head_view(run: SentenceRun, lang: str, probe: induction.HeadProbe | None) -> None:
     """Its own fragment: another layer or kind redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.hv.title"))
     text, formula = st.columns([3, 2], vertical_alignment="center")
     text.markdown(ui.t("attention.hv.explain"))
     view = choose_view(run, lang, "hv", st.columns([2.2, 1]), found)
-    ui.widgets.warn(found)
+    widgets.warn(found)
     bias = "" if view.attn.bias is None else r" + b_{ij}"  # ALiBi's bias is part of this attention's scores
     formula.latex(
         r"\alpha_{ij} = \mathrm{softmax}_j\!\left(\frac{q_i \cdot k_j}{\sqrt{d_k}}" + bias + r"\right)"
@@ -194,7 +194,7 @@ def head_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None)
 
 
 @st.fragment
-def neuron_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | None) -> None:
+def neuron_view(run: SentenceRun, lang: str, probe: induction.HeadProbe | None) -> None:
     """Its own fragment: choosing a pair of tokens redraws this view only."""
     found: list[str] = []
     st.subheader(ui.t("attention.nv.title"))
@@ -202,13 +202,13 @@ def neuron_view(run: SentenceRun, lang: str, probe: ui.induction.HeadProbe | Non
     view = choose_view(run, lang, "nv", st.columns([2.2, 1, 1]), found, probe)
     a, b = st.columns(2)
     with a:
-        query = ui.widgets.choose_position(ui.t("attention.widget.query"), "nv_query", view.q_tokens, found)
+        query = widgets.choose_position(ui.t("attention.widget.query"), "nv_query", view.q_tokens, found)
     with b:  # by default: where the first query looks most
         strongest = int(fa.query_weights(view.attn, 0)[view.head].argmax())
-        key = ui.widgets.choose_position(
+        key = widgets.choose_position(
             ui.t("attention.widget.key"), "nv_key", view.k_tokens, found, strongest
         )
-    ui.widgets.warn(found)
+    widgets.warn(found)
     nums = fv.neuron_numbers(view.attn, view.head, query, key, num_kv_heads=view.kv_heads)
     explain = "attention.nv.explain" if nums.bias is None else "attention.nv.explain_alibi"
     explained.markdown(ui.t(explain, d_k=view.d_k))
@@ -329,7 +329,7 @@ def all_heads(view: View) -> None:
     pipe, config = view.run.pipe, view.run.config
     st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=view.layer + 1))
     st.caption(ui.t("attention.all_heads.explain", kind=view.kind_name))
-    titles = ui.induction.head_titles(view.probe, view.layer, view.lang) if view.probe else None
+    titles = induction.head_titles(view.probe, view.layer, view.lang) if view.probe else None
     heads = fa.heads_figure(
         view.attn, view.q_tokens, view.k_tokens, selected=view.head, titles=titles, lang=view.lang
     )
@@ -380,7 +380,7 @@ def every_layer(view: View) -> None:
     config, tokens = view.run.config, {"q_tokens": view.q_tokens, "k_tokens": view.k_tokens}
     st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
     st.caption(ui.t("attention.grid.explain", kind=view.kind_name, layer=view.layer + 1, head=view.head + 1))
-    notes = ui.induction.block_notes(view.probe, view.lang) if view.attn_kind == "decoder" else None
+    notes = induction.block_notes(view.probe, view.lang) if view.attn_kind == "decoder" else None
     trace = view.run.trace_of(view.attn_kind)
     grid = fa.grid_figure(trace, view.attn_kind, **tokens, block_notes=notes, lang=view.lang)
     ui.show_figure(grid, key="attn_grid", name=f"attention-{view.attn_kind}-layers-heads")
@@ -393,10 +393,10 @@ def one_query(view: View) -> None:
     st.subheader(ui.t("attention.query.title"))
     a, b = st.columns([1, 2])
     with a:
-        query = ui.widgets.choose_position(ui.t("attention.widget.query"), "attn_query", view.q_tokens, found)
+        query = widgets.choose_position(ui.t("attention.widget.query"), "attn_query", view.q_tokens, found)
     with b:
         label, mode_name = ui.t("attention.widget.bars"), functools.partial(fa.bar_mode_label, lang=view.lang)
-        mode = ui.widgets.choose(
+        mode = widgets.choose(
             st.radio,
             label,
             "attn_bar",
@@ -407,7 +407,7 @@ def one_query(view: View) -> None:
             aliases=BAR_ALIASES,
             horizontal=True,
         )
-    ui.widgets.warn(found)
+    widgets.warn(found)
     bars = fa.query_bars(
         view.attn, query, view.q_tokens, view.k_tokens, mode=mode, head=view.head, lang=view.lang
     )

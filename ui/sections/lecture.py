@@ -23,7 +23,7 @@ import streamlit as st
 import figures.positional as fp
 import ui
 from core.names import Weights
-from core.run import SentenceRun
+from core.tracing.run import SentenceRun
 from figures.attention import groups_text, head_steps, heads_figure
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
@@ -44,8 +44,8 @@ from figures.presenter import PRESENTER_HEIGHT, Slide, presenter_style
 from figures.redraw import draw_once
 from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
-from ui import classroom
-from ui.keys import check_step
+from ui.classroom import panels as classroom
+from ui.page.keys import check_step
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
 URL_SEEN = "lecture_step_url"  # the ?step= value this page wrote last: another one is followed
@@ -102,7 +102,7 @@ LATEX = {
         r"\begin{aligned} & \mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)V \\ "
         r"& M_{tj} = \begin{cases} 0 & j \le t \\ -\infty & j > t \end{cases} \end{aligned}"
     ),
-    # positions="alibi": every self-attention adds the bias B of head h to the scores (core.positional)
+    # positions="alibi": every self-attention adds the bias B of head h to the scores (core.model.positional)
     "encoder_alibi": (
         r"\begin{aligned} & \mathrm{Attention}(Q, K, V) = "
         r"\mathrm{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}} + B\Big)V \\ "
@@ -375,7 +375,7 @@ def output_equation(c: Context, key: str) -> str:
 def greedy_one_stack(c: Context) -> Slide:
     """A decoder-only model continues the sentence: the last step's last-layer self-attention, every
     head, over the sentence and what it wrote before the last token (no source to look back at)."""
-    decoded = c.run.decoding  # core.pipeline.generate: greedy, the sentence first
+    decoded = c.run.decoding  # core.tracing.pipeline.generate: greedy, the sentence first
     labels = [c.run.pipe.tgt_labels[i] for i in decoded.tokens[0].tolist()]
     written = labels[len(c.run.tgt_tokens):]
     last = decoded.steps[-1]

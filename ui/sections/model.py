@@ -16,7 +16,7 @@ import streamlit as st
 
 import ui
 from core.names import Weights
-from core.run import SentenceRun
+from core.tracing.run import SentenceRun
 from figures.model import (
     cross_attention_figure,
     decoded_ids,
@@ -38,10 +38,10 @@ from figures.model import (
 )
 from figures.overview import has_output_bias, output_latex
 from i18n import strings
-from ui.generation import Sampling, generation
-from ui.settings import Settings
-from ui.sliders import url_slider
-from ui.tables import show_table
+from ui.page.settings import Settings
+from ui.page.sliders import url_slider
+from ui.page.tables import show_table
+from ui.sections.generation import Sampling, generation
 
 SPECIAL = ("[PAD]", "[BOS]", "[EOS]")
 TOPK_RANGE, TOPK_DEFAULT = (5, 20), 10
@@ -359,7 +359,7 @@ def greedy_decoding(m: Model) -> None:
 
 def decoding_steps(m: Model, decoded) -> None:
     """The decoded tokens step by step: each step's probabilities and cross-attention, then the output."""
-    from core.pipeline import MAX_DECODE_STEPS  # decoding stops there (why: core.pipeline)
+    from core.tracing.pipeline import MAX_DECODE_STEPS  # decoding stops there (why: core.tracing.pipeline)
 
     src, pipe = m.run.src_tokens, m.run.pipe
     if m.random:
@@ -367,7 +367,7 @@ def decoding_steps(m: Model, decoded) -> None:
     ids = decoded_ids(decoded)
     labels = [pipe.tgt_labels[i] for i in ids]
     n_steps = len(decoded.steps)
-    natural = len(src) + (0 if pipe.task else 2)  # as core.pipeline.greedy decides
+    natural = len(src) + (0 if pipe.task else 2)  # as core.tracing.pipeline.greedy decides
     if m.reads != "own" and natural > n_steps == MAX_DECODE_STEPS and "[EOS]" not in labels:
         st.caption(ui.t("model.greedy.capped", steps=MAX_DECODE_STEPS))
     c1, c2 = st.columns(2)
@@ -473,7 +473,7 @@ def generation_section(m: Model) -> None:
 
 def sampling_widgets() -> Sampling:
     """Temperature (0 = greedy), top-k (0 = off), top-p (1 = off), seed and new tokens: ?gen_…"""
-    from core.pipeline import MAX_DECODE_STEPS  # generation stops there (why: core.pipeline)
+    from core.tracing.pipeline import MAX_DECODE_STEPS  # generation stops there (why: core.tracing.pipeline)
 
     c1, c2, c3 = st.columns(3)
     with c1:

@@ -10,11 +10,11 @@ import numpy as np
 import streamlit as st
 
 import ui
-import ui.widgets
 from core.names import Weights
 from figures import positional as fp
 from figures.embeddings import embedding_arrays
 from i18n import t
+from ui.page import widgets
 
 NOTICES = "_pe_notices"  # messages about URL values that were replaced; cleared by the next change
 SCHEMES = ("sinusoidal", "learned", "rope", "alibi")
@@ -47,7 +47,7 @@ class Model:
 
     @property
     def no_pair(self) -> bool:
-        """RoPE turns pairs of dimensions (core.positional.apply_rope): a head of d_k = 1 has none."""
+        """RoPE turns pairs of dimensions (core.model.positional.apply_rope): a head of d_k = 1 has none."""
         return self.d_k < 2
 
     @property
@@ -97,7 +97,7 @@ def url_notices(d: int, lang: str) -> list[str]:
     state = st.session_state
     notices = list(state.get(NOTICES, []))
     if "pe_dims" not in state:
-        dims, note = ui.widgets.check_dims(st.query_params.get_all("pe_dims"), d, lang)
+        dims, note = widgets.check_dims(st.query_params.get_all("pe_dims"), d, lang)
         state["pe_dims"] = dims
         notices += [note] if note else []
     else:
@@ -106,9 +106,9 @@ def url_notices(d: int, lang: str) -> list[str]:
         if kept != current:
             dropped = [j for j in current if j not in kept]
             notices.append(ui.t("positional.notice.dims_removed", d=d, dropped=dropped))
-            state["pe_dims"] = kept or ui.widgets.check_dims([], d, lang)[0]
+            state["pe_dims"] = kept or widgets.check_dims([], d, lang)[0]
     if "pe_max_pos" not in state:
-        max_pos, note = ui.widgets.check_max_pos(st.query_params.get("pe_max_pos"), lang)
+        max_pos, note = widgets.check_max_pos(st.query_params.get("pe_max_pos"), lang)
         state["pe_max_pos"] = max_pos
         notices += [note] if note else []
     state[NOTICES] = notices
@@ -203,7 +203,7 @@ def tab_label(s: str, scheme: str) -> str:
 
 # ?pe_tab=<scheme>; links made before carry the tab's label, in either language, with or without the
 # "✓ this model" of the model they were made with
-TAB_ALIASES = ui.widgets.aliases(
+TAB_ALIASES = widgets.aliases(
     SCHEMES, lambda s, lang: t(f"positional.tab.{s}", lang),
     lambda s, lang: t("positional.tab.current", lang, name=t(f"positional.tab.{s}", lang)),
 )

@@ -7,9 +7,9 @@ is read once, cached). "Ours" is the byte-level BPE of the random-weights model 
 A model that reads a tokenizer of its own (a model folder's, or the byte-level BPE a language model
 learned on its training text: the small GPT) gets its pieces and ids first, before this page's BPE.
 
-Training: one shared tokenizer per text, merges and kind (``ui.cache.trained_bpe``). The bytes of a
+Training: one shared tokenizer per text, merges and kind (``ui.caches.cache.trained_bpe``). The bytes of a
 text do not bound the work of training on it (it grows with merges × the length of each word), so each
-training is planned within ``WORK_BUDGET`` first (``ui.cache.plan_bpe``): past it, long words are cut
+training is planned within ``WORK_BUDGET`` first (``ui.caches.cache.plan_bpe``): past it, long words are cut
 and if need be only the beginning of the text is learned from, and the page says so before training.
 """
 
@@ -22,9 +22,9 @@ from core.names import Weights
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.wordpiece import SPECIALS
 from figures import tokenization as ft
-from ui import tokenization as ut
-from ui.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
-from ui.settings import literal
+from ui.caches.cache import model_bpe, plan_bpe, trained_bpe, wordpiece_tokenizer
+from ui.page.settings import literal
+from ui.sections import tokenization_tables as ut
 
 # Units of core.tokenizers.bpe.training_work one training may cost (calibrated with
 # benchmarks/bpe_upload.py): the page trains both kinds, and an upload must not keep a page view

@@ -8,10 +8,10 @@ import streamlit as st
 import ui
 from core.names import Weights
 from figures import training as fig
-from ui import training_jobs
-from ui.settings import checkpoint_available, literal
-from ui.sidebar import SESSION_MODEL, SESSION_TAG
-from ui.training_jobs import LM_BUDGET, ServerBusy, session_watch
+from ui.page.settings import checkpoint_available, literal
+from ui.page.sidebar import SESSION_MODEL, SESSION_TAG
+from ui.sections import training_jobs
+from ui.sections.training_jobs import LM_BUDGET, ServerBusy, session_watch
 
 TASKS = ("reverse", "copy", "pinyin", "lm")
 BUDGET = (400, 2)  # steps, minutes: the sliders' defaults

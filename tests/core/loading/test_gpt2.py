@@ -1,4 +1,5 @@
-"""GPT-2 through our own core (core/loading/gpt2.py, core/tokenizers/gpt2.py, core/generate.py) against
+"""GPT-2 through our own core (core/loading/gpt2.py, core/tokenizers/gpt2.py, core/tracing/generate.py)
+against
 transformers' GPT2LMHeadModel and the reference byte-level BPE, on a tiny random model saved with
 save_pretrained into tmp_path, its tokenizer trained on the project's corpus. Nothing is downloaded.
 """
@@ -11,11 +12,11 @@ import torch
 import transformers
 from tokenizers import ByteLevelBPETokenizer
 
-from core.config import ModelConfig
-from core.generate import filter_logits, greedy, sample
 from core.loading.folder import load_folder
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.gpt2 import GPT2Tokenizer
+from core.tracing.generate import filter_logits, greedy, sample
 from tests.modelfolders import CORPUS, EOT
 
 ATOL = 1e-4

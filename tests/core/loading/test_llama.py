@@ -10,11 +10,11 @@ import torch
 import transformers
 from tokenizers import ByteLevelBPETokenizer, Tokenizer
 
-from core.config import ModelConfig
-from core.generate import greedy
 from core.loading.folder import load_folder
-from core.model import Transformer
-from core.positional import apply_rope
+from core.model.config import ModelConfig
+from core.model.positional import apply_rope
+from core.model.transformer import Transformer
+from core.tracing.generate import greedy
 from tests.modelfolders import CORPUS, EOT
 
 ATOL = 1e-4

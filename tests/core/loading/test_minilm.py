@@ -14,10 +14,10 @@ import torch
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before transformers is imported: never ask the Hub
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from core.config import ModelConfig  # noqa: E402
 from core.loading.bert import MINILM_MISSING, minilm_directory  # noqa: E402
 from core.loading.safetensors import read_safetensors  # noqa: E402
-from core.model import Transformer  # noqa: E402
+from core.model.config import ModelConfig  # noqa: E402
+from core.model.transformer import Transformer  # noqa: E402
 from core.tokenizers.wordpiece import WordPieceTokenizer  # noqa: E402
 
 ATOL = 1e-4

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.vocab import Vocab
 from core.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from core.training.pairs import encode_source, load_pinyin_pairs, load_task, make_batch

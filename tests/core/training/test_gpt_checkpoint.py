@@ -11,8 +11,8 @@ from typing import NamedTuple
 import pytest
 import torch
 
-from core.pipeline import GPT_PATH
 from core.tokenizers.bpe import BPETokenizer
+from core.tracing.pipeline import GPT_PATH
 from core.training import language
 from core.training.__main__ import main
 from core.training.checkpoint import load_checkpoint

@@ -7,8 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.vocab import Vocab
 from core.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -152,7 +152,7 @@ def test_lm_checkpoint_round_trip(small_run, tmp_path):
 
 
 def test_the_small_gpts_loader_refuses_a_checkpoint_of_another_task(tmp_path):
-    from core.pipeline import read_gpt
+    from core.tracing.pipeline import read_gpt
 
     path = tmp_path / "copy.pt"
     vocab = Vocab(DIGITS)

@@ -6,8 +6,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.config import ModelConfig
-from core.model import Transformer
+from core.model.config import ModelConfig
+from core.model.transformer import Transformer
 from core.tokenizers.vocab import BOS_ID, EOS_ID, PAD_ID
 from core.training.loop import Progress, train
 from core.training.pairs import load_task, make_batch

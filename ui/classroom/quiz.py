@@ -1,0 +1,413 @@
+"""Predict, then reveal; compute it yourself, in a room (the Streamlit side of core/teaching/questions.py and
+core/teaching/exercises.py for a class).
+
+    quiz.lecturer_panel(store, code, secret, run)             # above the slide: the open question, its
+                                                              # live tally, Reveal, Close
+    quiz.ask_panel(store, code, secret, run, step_name)       # under the slide: pick and Ask
+    quiz.student_panel(store, room, member, run)              # the question, one answer, the result
+
+What the room keeps of a question (``ui.classroom.rooms.Question``): its options as labels, the index of the
+model's answer, and the few strings that word it (which layer, head, query token, merge …), so every
+screen words it in its own language from the room alone, without running the model. A student's
+answer is one click, once (the store refuses a second from the same member id), from a page that
+follows the room (it says so to the store first: a made-up voter that follows nothing is refused),
+and at most ``ui.classroom.rooms.CLIENT_ANSWERS`` from one client: a script voting with fresh ids from one
+address cannot fill the question for the class. The tally counts, never names.
+
+An exercise given to the room is a question of kind ``exercise`` with the options "right" and
+"wrong": a student computes the number on their own card (``ui/sections/exercises.py``); the first check they
+make is their answer, so the lecturer's tally says how many got it right the first time. The card
+stays theirs to try again and to read the worked solution.
+
+Which question the lecturer is offered first follows the slide (``STEP_QUESTION``): BPE on the
+tokens slide, the encoder's self-attention on the encoder slide, and so on; every other question of
+the model on screen is one click further in the same list.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core.teaching.exercises import Exercise, Verdict
+from core.teaching.questions import (
+    MIN_OPTIONS,
+    NoQuestion,
+    questions_for,
+    run_identity,
+    self_attention_question,
+)
+from core.teaching.questions import Question as ModelQuestion
+from figures.classroom import tally_figure
+from ui.classroom.clients import client
+from ui.classroom.rooms import (
+    NotFollowing,
+    QuestionClosed,
+    QuestionState,
+    RoomError,
+    RoomState,
+    RoomStore,
+    TooMany,
+)
+from ui.classroom.rooms import Question as RoomQuestion
+from ui.page.figure import show_figure
+from ui.page.lang import current_lang, t
+from ui.page.settings import literal
+from ui.sections import exercises
+
+TALLY_SECONDS = 1.0  # the lecturer's tally fills in as answers arrive
+SEED = "_glassbox_quiz_seed"  # the lecturer's draw: "Another question" moves it on
+OFFERED = "_glassbox_quiz_offered"  # ((identity, seed, step, lang), offers): the lecturer's list
+ANSWERED = "_glassbox_quiz_answered"  # {(code, number): option}: what this student answered
+REFUSED = "_glassbox_quiz_refused"  # what the room refused the lecturer, said once
+SAID = "_glassbox_quiz_said"  # (i18n key) what happened to a student's answer, said once
+EXERCISE = "exercise"
+RIGHT, WRONG = "right", "wrong"
+
+# lecture step -> (question kind, attn_kind or "") offered first there
+STEP_QUESTION = {
+    "tokens": ("bpe_count", ""),
+    "encoder": ("self_attention", "encoder"),
+    "decoder": ("self_attention", "decoder"),
+    "cross": ("cross_attention", ""),
+    "masks": ("self_attention", "decoder"),
+    "output": ("next_token", ""),
+    "greedy": ("next_token", ""),
+}
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One line of the lecturer's list: a question about the model, or an exercise."""
+
+    title: str
+    question: RoomQuestion
+    first: bool  # what this slide is about
+
+
+# -- what the room keeps -------------------------------------------------------------------------------
+
+
+def _room_question(q: ModelQuestion) -> RoomQuestion:
+    """A model question as the room keeps it: labels, the answer's index, the strings that word it."""
+    p = q.params
+    words = {
+        "id": q.id,
+        "attn_kind": str(p.get("attn_kind", "")),
+        "layer": str(p["layer"] + 1) if "layer" in p else "",
+        "head": str(p["head"] + 1) if p.get("head") is not None else "",
+        "position": str(p.get("position", p.get("query", ""))),
+        "token": str(p.get("query_token") or p.get("input_token") or ""),
+        "k": str(p.get("k", "")),
+        "value": repr(float(q.value)),
+    }
+    return RoomQuestion(q.kind, q.options, q.answer, {k: v for k, v in words.items() if v})
+
+
+def _room_exercise(ex: Exercise, seed: int) -> RoomQuestion:
+    """An exercise as the room keeps it: which one (id and seed), its answer for the reveal."""
+    params = {"id": ex.id, "seed": str(seed), "exercise": ex.kind, "value": repr(float(ex.answer))}
+    return RoomQuestion(EXERCISE, (RIGHT, WRONG), None, params)
+
+
+def question_text(kind: str, params: dict[str, str]) -> str:
+    """The question in this page's language, from what the room keeps (user text as code spans)."""
+    if kind == EXERCISE:
+        return t("classroom.q.exercise")
+    values = {k: literal(v) if k == "token" else v for k, v in params.items()}
+    if kind == "self_attention":
+        return t(f"classroom.q.self_attention.{params.get('attn_kind', 'encoder')}", **values)
+    return t(f"classroom.q.{kind}", **values)
+
+
+def option_text(kind: str, option: str) -> str:
+    return t(f"classroom.q.{option}") if kind == EXERCISE else option
+
+
+def answer_text(q: QuestionState) -> str:
+    """The reveal: the model's answer and its number (a weight, a probability, a count)."""
+    value = float(q.params.get("value", "nan"))
+    if q.kind == EXERCISE:
+        return t("classroom.q.exercise_answer", value=f"{value:.4g}")
+    option = literal(q.options[q.answer]) if q.answer is not None else "?"
+    key = {"bpe_count": "count", "next_token": "probability"}.get(q.kind, "weight")
+    return t(f"classroom.q.answer_{key}", option=option, value=f"{value:.2f}")
+
+
+# -- the lecturer --------------------------------------------------------------------------------------
+
+
+def _slide_question(run, step_name: str, seed: int) -> ModelQuestion | None:
+    """The self-attention slides draw layer 1: their question is about layer 1 too (a head and a
+    query drawn from ``seed``), so the answer is on the projector for whoever reads the heatmap."""
+    attn_kind = {"encoder": "encoder", "decoder": "decoder", "masks": "decoder"}.get(step_name)
+    if attn_kind is None or (attn_kind == "decoder" and run.config.stack == "encoder"):
+        return None
+    if attn_kind == "encoder" and run.config.stack == "decoder":  # a decoder only (GPT-2, Llama)
+        return None
+    tokens = run.src_tokens if attn_kind == "encoder" else run.tgt_tokens
+    first = 0 if attn_kind == "encoder" else MIN_OPTIONS - 1  # a decoder query sees itself and before
+    if len(tokens) <= first or len(tokens) < MIN_OPTIONS:
+        return None
+    rng = random.Random(f"slide:{attn_kind}:{seed}")
+    head, query = rng.randrange(run.config.num_heads), rng.randrange(first, len(tokens))
+    try:
+        return self_attention_question(run.trace_of(attn_kind), attn_kind, 0, head, query, tokens, tokens,
+                                       seed=seed, identity=run_identity(run))
+    except NoQuestion:
+        return None
+
+
+def _offers(run, step_name: str) -> list[Offer]:
+    """The questions and exercises of the model on screen for this draw, this slide's first."""
+    state = st.session_state
+    seed = state.get(SEED, 0)
+    identity = run_identity(run)
+    kept = state.get(OFFERED)
+    made_for = (identity, seed, step_name, current_lang())  # the titles are in the page's language
+    if kept is not None and kept[0] == made_for:
+        return kept[1]
+    kind, attn_kind = STEP_QUESTION.get(step_name, ("", ""))
+    slide = _slide_question(run, step_name, seed)
+    questions = [q for q in questions_for(run, seed) if slide is None or (q.kind, q.params.get("attn_kind"))
+                 != (slide.kind, slide.params["attn_kind"])]
+    offers = []
+    for q in ([slide] if slide is not None else []) + questions:
+        first = q.kind == kind and attn_kind in ("", q.params.get("attn_kind"))
+        kept_q = _room_question(q)
+        offers.append(Offer(question_text(kept_q.kind, dict(kept_q.params)), kept_q, first))
+    for ex in exercises.exercises_at(run, step_name, seed):
+        title = t("classroom.q.compute", title=exercises.exercise_title(ex))
+        offers.append(Offer(title, _room_exercise(ex, seed), True))
+    offers.sort(key=lambda o: not o.first)  # stable: this slide's, then the others in their order
+    state[OFFERED] = (made_for, offers)
+    return offers
+
+
+def _draw_again() -> None:
+    st.session_state[SEED] = st.session_state.get(SEED, 0) + 1
+
+
+def _call(action, store: RoomStore, code: str, secret: str, *args) -> None:
+    """A button's action on the room; what the room refuses is said above the panel on the next draw
+    (the store's messages never echo input)."""
+    try:
+        action(store, code, secret, *args)
+    except RoomError as error:
+        st.session_state[REFUSED] = str(error)
+
+
+def _ask(store: RoomStore, code: str, secret: str, question: RoomQuestion) -> None:
+    store.ask(code, secret, question)
+
+
+def _open(store: RoomStore, code: str) -> QuestionState | None | bool:
+    """The room's open question (``None``: none); ``False`` when the room cannot be read (the room
+    panel says why)."""
+    try:
+        return store.state(code).question
+    except RoomError:
+        return False
+
+
+def ask_panel(store: RoomStore, code: str, secret: str, run, step_name: str) -> None:
+    """Under the slide, while no question is open: the list of questions and exercises about the model
+    on screen (this slide's first), Ask, and "Other questions" (a new draw)."""
+    if _open(store, code) is not None:
+        return
+    with st.container(key="room_quiz"):
+        _say_refused()
+        _pick(store, code, secret, run, step_name)
+
+
+def lecturer_panel(store: RoomStore, code: str, secret: str, run) -> None:
+    """Above the slide, while a question is open: the question, its live tally (or, revealed, the
+    model's answer beside it), Reveal and Close."""
+    q = _open(store, code)
+    if not q:
+        return
+    with st.container(key="room_quiz"):
+        _say_refused()
+        _open_question(store, code, secret, q, run)
+
+
+def _say_refused() -> None:
+    """What the room refused the lecturer's last click (the question was closed elsewhere ...), once."""
+    refused = st.session_state.pop(REFUSED, None)
+    if refused:
+        st.warning(refused, icon=":material/warning:")
+
+
+def _pick(store: RoomStore, code: str, secret: str, run, step_name: str) -> None:
+    offers = _offers(run, step_name)
+    if not offers:
+        st.caption(t("classroom.q.none"))
+        return
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        choice = st.selectbox(
+            t("classroom.q.pick"), range(len(offers)), format_func=lambda i: offers[i].title,
+            key="room_question_pick", width=720,
+        )
+        st.button(t("classroom.q.again"), key="room_question_new", on_click=_draw_again,
+                  icon=":material/casino:")
+        st.button(t("classroom.q.ask"), key="room_ask", type="primary", icon=":material/campaign:",
+                  on_click=_call, args=(_ask, store, code, secret, offers[choice or 0].question))
+
+
+def _reveal(store: RoomStore, code: str, secret: str) -> None:
+    store.reveal(code, secret)
+
+
+def _close(store: RoomStore, code: str, secret: str) -> None:
+    store.ask(code, secret, None)
+
+
+def _open_question(store: RoomStore, code: str, secret: str, q: QuestionState, run) -> None:
+    st.subheader(question_text(q.kind, q.params), anchor=False)
+    if q.kind == EXERCISE:
+        ex = exercises.find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
+        if ex is not None:
+            exercises.exercise_card(ex, key="room_exercise_shown")
+    if q.revealed:
+        _result(store, code, q)
+    else:
+        with st.container(key="room_tally_box"):  # a timed fragment in a container of its own: see
+            _live_tally(store, code, q)  # ui.classroom.panels._watch
+    with st.container(horizontal=True):
+        if not q.revealed:
+            st.button(t("classroom.q.reveal"), key="room_reveal", type="primary",
+                      icon=":material/visibility:", on_click=_call, args=(_reveal, store, code, secret))
+        st.button(t("classroom.q.close"), key="room_question_close", icon=":material/close:",
+                  on_click=_call, args=(_close, store, code, secret))
+
+
+@st.fragment(run_every=TALLY_SECONDS)
+def _live_tally(store: RoomStore, code: str, q: QuestionState) -> None:
+    try:
+        tally = store.tally(code)
+    except RoomError:
+        return
+    counts = tally.counts if tally is not None and tally.number == q.number else (0,) * len(q.options)
+    answered = tally.answered if tally is not None and tally.number == q.number else 0
+    with st.container(key="room_tally"):
+        _tally_chart(q, counts, answered, revealed=False)
+
+
+def _tally_chart(q: QuestionState, counts, answered: int, *, revealed: bool) -> None:
+    lang = current_lang()
+    options = [option_text(q.kind, o) for o in q.options]
+    fig = tally_figure(options, counts, q.answer if revealed else None, lang=lang)
+    with st.container(key="room_answered"):
+        st.markdown(t("classroom.q.answered", n=answered))
+    show_figure(fig, key=f"room_tally_chart_{'shown' if revealed else 'live'}", downloads=False)
+
+
+def _result(store: RoomStore, code: str, q: QuestionState) -> None:
+    """The model's answer next to the tally: the same on every screen."""
+    try:
+        tally = store.tally(code)
+    except RoomError:
+        tally = None
+    ok = tally is not None and tally.number == q.number
+    with st.container(key="room_result"):
+        answer, chart = st.columns([1, 2], vertical_alignment="center")
+        with answer:
+            st.success(answer_text(q), icon=":material/check_circle:")
+        with chart:
+            _tally_chart(q, tally.counts if ok else (0,) * len(q.options), tally.answered if ok else 0,
+                         revealed=True)
+
+
+# -- a student -----------------------------------------------------------------------------------------
+
+
+def student_panel(store: RoomStore, room: RoomState, member: str, run) -> None:
+    """The room's open question on a student's screen: answer once; after the reveal, the result."""
+    said = st.session_state.pop(SAID, None)
+    if said:  # said even when the question has gone since (closed before the answer arrived)
+        st.warning(t(said), icon=":material/info:")
+    q = room.question
+    if q is None:
+        return
+    mine = st.session_state.setdefault(ANSWERED, {})
+    with st.container(key="room_question"):
+        st.subheader(question_text(q.kind, q.params), anchor=False)
+        if q.kind == EXERCISE:
+            _student_exercise(store, room, q, member, run)
+        elif (room.code, q.number) in mine:
+            _mine(q, mine[(room.code, q.number)])
+        elif not q.revealed:
+            _vote(store, room.code, q, member)
+    if q.revealed:
+        _result(store, room.code, q)
+
+
+def _mine(q: QuestionState, chosen: int | None) -> None:
+    """What this student answered: in, waiting for the reveal; then right or not. ``None``: answered
+    elsewhere (another tab of this browser), which ``classroom.q.already`` said."""
+    if chosen is None:
+        return
+    option = literal(q.options[chosen])
+    if not q.revealed or q.answer is None:
+        st.info(t("classroom.q.in", option=option), icon=":material/how_to_vote:")
+    elif chosen == q.answer:
+        st.success(t("classroom.q.you_right", option=option), icon=":material/celebration:")
+    else:
+        st.info(t("classroom.q.you_other", option=option), icon=":material/lightbulb:")
+
+
+def _vote(store: RoomStore, code: str, q: QuestionState, member: str) -> None:
+    with st.form("room_answer", border=False):
+        # the options themselves (distinct), each shown as a code span: a token is never Markdown
+        st.radio(t("classroom.q.your_answer"), q.options, index=None, format_func=literal,
+                 key="room_answer_choice")
+        st.form_submit_button(t("classroom.q.submit"), key="room_answer_submit", type="primary",
+                              on_click=_submit, args=(store, code, q, member))
+
+
+def _submit(store: RoomStore, code: str, q: QuestionState, member: str) -> None:
+    choice = st.session_state.get("room_answer_choice")
+    if choice not in q.options:
+        st.session_state[SAID] = "classroom.q.choose"
+    else:
+        _send(store, code, q, member, q.options.index(choice))
+
+
+def _send(store: RoomStore, code: str, q: QuestionState, member: str, option: int | None) -> None:
+    """One answer; a second one, a closed question or a full room are said, never counted twice."""
+    mine = st.session_state.setdefault(ANSWERED, {})
+    try:
+        store.seen(code, member)  # this page follows the room now: only members seen following answer
+        first = store.answer(code, q.number, member, option, client=client())
+    except QuestionClosed:
+        st.session_state[SAID] = "classroom.q.closed"
+        return
+    except TooMany as error:
+        here = error.reason == "client_answers"
+        st.session_state[SAID] = "classroom.q.full_here" if here else "classroom.q.full"
+        return
+    except NotFollowing:
+        st.session_state[SAID] = "classroom.q.not_following"
+        return
+    except RoomError:
+        st.session_state[SAID] = "classroom.error"
+        return
+    mine[(code, q.number)] = option if first else None  # refused: what was counted is not known here
+    if not first:
+        st.session_state[SAID] = "classroom.q.already"
+
+
+def _student_exercise(store: RoomStore, room: RoomState, q: QuestionState, member: str, run) -> None:
+    ex = exercises.find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
+    if ex is None:  # the student's model is not the lecturer's (a session model cannot come along)
+        st.warning(t("classroom.q.no_exercise"), icon=":material/warning:")
+        return
+
+    def counted(verdict: Verdict) -> None:
+        if (room.code, q.number) not in st.session_state.setdefault(ANSWERED, {}):
+            _send(store, room.code, q, member, 0 if verdict.correct else 1)
+
+    exercises.exercise_card(ex, key="room_exercise_card", on_checked=counted)
+
