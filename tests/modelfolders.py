@@ -24,41 +24,52 @@ NAMES = ("gpt2-tiny", "qwen2-tiny", "bert-tiny")
 SIZES = dict(d=32, layers=2, heads=4, kv_heads=2, positions=128)
 
 
-def _gpt2(folder: Path, scratch: Path) -> None:
-    import torch
-    import transformers
+def _byte_level_bpe():
+    """The tiny folders' byte-level BPE, learned on the shipped corpus."""
     from tokenizers import ByteLevelBPETokenizer
 
     tok = ByteLevelBPETokenizer()
     tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
-    folder.mkdir(parents=True)
-    tok.save_model(str(folder))  # vocab.json + merges.txt
-    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    return tok
+
+
+def _save_gpt2(folder: Path, vocab_size: int, eot: int) -> None:
+    import torch
+    import transformers
+
     config = transformers.GPT2Config(
         n_layer=SIZES["layers"],
         n_head=SIZES["heads"],
         n_embd=SIZES["d"],
-        vocab_size=len(vocab),
+        vocab_size=vocab_size,
         n_positions=SIZES["positions"],
-        bos_token_id=vocab[EOT],
-        eos_token_id=vocab[EOT],
+        bos_token_id=eot,
+        eos_token_id=eot,
         initializer_range=0.2,
     )
     torch.manual_seed(0)
     transformers.GPT2LMHeadModel(config).save_pretrained(folder)
 
 
-def _qwen2(folder: Path, scratch: Path) -> None:
+def _gpt2(folder: Path, scratch: Path) -> None:
+    """A GPT-2 with the classic tokenizer files, vocab.json and merges.txt."""
+    tok = _byte_level_bpe()
+    folder.mkdir(parents=True)
+    tok.save_model(str(folder))  # vocab.json + merges.txt
+    vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    _save_gpt2(folder, len(vocab), vocab[EOT])
+
+
+def _llama_like(folder: Path, config_class: str, model_class: str, tied: bool) -> None:
+    """A Llama-family folder (tokenizer.json, grouped-query attention) of the tiny sizes."""
     import torch
     import transformers
-    from tokenizers import ByteLevelBPETokenizer
 
-    tok = ByteLevelBPETokenizer()
-    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    tok = _byte_level_bpe()
     folder.mkdir(parents=True)
     tok.save(str(folder / "tokenizer.json"))
     eot = tok.token_to_id(EOT)
-    config = transformers.Qwen2Config(
+    config = getattr(transformers, config_class)(
         vocab_size=tok.get_vocab_size(),
         hidden_size=SIZES["d"],
         intermediate_size=2 * SIZES["d"],
@@ -68,66 +79,33 @@ def _qwen2(folder: Path, scratch: Path) -> None:
         max_position_embeddings=SIZES["positions"],
         bos_token_id=eot,
         eos_token_id=eot,
-        tie_word_embeddings=True,
+        tie_word_embeddings=tied,
         initializer_range=0.2,
     )
     torch.manual_seed(0)
-    transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
+    getattr(transformers, model_class)(config).save_pretrained(folder)
+
+
+def _qwen2(folder: Path, scratch: Path) -> None:
+    """A Qwen2: its output matrix is the embedding's (tied)."""
+    _llama_like(folder, "Qwen2Config", "Qwen2ForCausalLM", tied=True)
 
 
 def _llama(folder: Path, scratch: Path) -> None:
     """A Llama whose output matrix is its own (untied) and with no bias anywhere, as Llama's are."""
-    import torch
-    import transformers
-    from tokenizers import ByteLevelBPETokenizer
-
-    tok = ByteLevelBPETokenizer()
-    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
-    folder.mkdir(parents=True)
-    tok.save(str(folder / "tokenizer.json"))
-    eot = tok.token_to_id(EOT)
-    config = transformers.LlamaConfig(
-        vocab_size=tok.get_vocab_size(),
-        hidden_size=SIZES["d"],
-        intermediate_size=2 * SIZES["d"],
-        num_hidden_layers=SIZES["layers"],
-        num_attention_heads=SIZES["heads"],
-        num_key_value_heads=SIZES["kv_heads"],
-        max_position_embeddings=SIZES["positions"],
-        bos_token_id=eot,
-        eos_token_id=eot,
-        tie_word_embeddings=False,
-        initializer_range=0.2,
-    )
-    torch.manual_seed(0)
-    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+    _llama_like(folder, "LlamaConfig", "LlamaForCausalLM", tied=False)
 
 
 def _gpt2_saved_by_transformers(folder: Path, scratch: Path) -> None:
     """A GPT-2 as transformers 5 saves one today: ``GPT2TokenizerFast(...).save_pretrained`` writes
     tokenizer.json (and tokenizer_config.json) only, no vocab.json or merges.txt."""
-    import torch
     import transformers
-    from tokenizers import ByteLevelBPETokenizer
 
-    tok = ByteLevelBPETokenizer()
-    tok.train_from_iterator([CORPUS], vocab_size=600, special_tokens=[EOT], show_progress=False)
+    tok = _byte_level_bpe()
     folder.mkdir(parents=True)
     fast = transformers.GPT2TokenizerFast(tokenizer_object=tok._tokenizer, eos_token=EOT, bos_token=EOT)
     fast.save_pretrained(folder)
-    eot = tok.token_to_id(EOT)
-    config = transformers.GPT2Config(
-        n_layer=SIZES["layers"],
-        n_head=SIZES["heads"],
-        n_embd=SIZES["d"],
-        vocab_size=tok.get_vocab_size(),
-        n_positions=SIZES["positions"],
-        bos_token_id=eot,
-        eos_token_id=eot,
-        initializer_range=0.2,
-    )
-    torch.manual_seed(0)
-    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    _save_gpt2(folder, tok.get_vocab_size(), tok.token_to_id(EOT))
 
 
 def _bert(folder: Path, scratch: Path) -> None:

@@ -57,15 +57,16 @@ def healthy(url: str) -> bool:
 
 
 class Server:
-    """``cmd`` (a ``streamlit run app.py`` command line) started in the app folder; ``url`` answers
-    once ``/_stcore/health`` says ok. Its output goes to ``log_path`` (a test's tmp_path: another
-    pytest run's playwright plugin empties test-results/ when it starts)."""
+    """``cmd`` (a ``streamlit run app.py`` command line) started in the app folder, with ``env`` added
+    to this process's environment; ``url`` answers once ``/_stcore/health`` says ok. Its output goes to
+    ``log_path`` (a test's tmp_path: another pytest run's playwright plugin empties test-results/ when
+    it starts)."""
 
-    def __init__(self, cmd: list[str], port: int, log_path: Path):
+    def __init__(self, cmd: list[str], port: int, log_path: Path, env: dict[str, str] | None = None):
         self.log_path = log_path
         self._log = open(self.log_path, "w")  # closed by stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
-                                     env={**os.environ})
+                                     env={**os.environ, **(env or {})})
         self.url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(self.proc, self.url)
@@ -102,3 +103,9 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+def models_env(root: Path) -> dict[str, str]:
+    """The environment of a server whose model folders are those under ``root`` (never the machine's
+    own hub cache)."""
+    return {"GLASSBOX_MODELS": str(root), "HF_HUB_CACHE": str(root / "no-hub-cache")}

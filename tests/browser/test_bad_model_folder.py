@@ -7,13 +7,12 @@ still names the bad folder among those found but not usable.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from browserhelpers import settled
 from playwright.sync_api import Page, expect
-from serverprocess import Server, free_port, streamlit_command
+from serverprocess import Server, free_port, models_env, streamlit_command
 
 from ui.page.nav import PAGES
 
@@ -39,16 +38,7 @@ def bad_url(tmp_path_factory):
     (giant / "vocab.json").symlink_to("/etc/passwd")
     port = free_port()
     log = tmp_path_factory.mktemp("logs") / "streamlit.log"
-    saved = {key: os.environ.get(key) for key in ("GLASSBOX_MODELS", "HF_HUB_CACHE")}
-    os.environ.update(GLASSBOX_MODELS=str(root), HF_HUB_CACHE=str(root / "no-hub-cache"))
-    try:
-        server = Server(streamlit_command(port), port, log)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    server = Server(streamlit_command(port), port, log, env=models_env(root))
     try:
         yield server.url
     finally:

@@ -6,14 +6,13 @@ model's attention.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from browserhelpers import screenshot
 from playwright.sync_api import Page, expect
-from serverprocess import Server, free_port, streamlit_command
+from serverprocess import Server, free_port, models_env, streamlit_command
 
 from i18n import t
 from tests.modelfolders import make_model_folders
@@ -34,16 +33,7 @@ def models_url(tmp_path_factory):
     root = make_model_folders(tmp_path_factory.mktemp("models"))
     port = free_port()
     log = tmp_path_factory.mktemp("logs") / "streamlit.log"
-    saved = {key: os.environ.get(key) for key in ("GLASSBOX_MODELS", "HF_HUB_CACHE")}
-    os.environ.update(GLASSBOX_MODELS=str(root), HF_HUB_CACHE=str(root / "no-hub-cache"))
-    try:
-        server = Server(streamlit_command(port), port, log)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    server = Server(streamlit_command(port), port, log, env=models_env(root))
     try:
         yield server.url
     finally:
