@@ -11,7 +11,6 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 import core.tracing.pipeline as P
 from core.model.positional import sinusoidal_encoding
@@ -31,6 +30,7 @@ from core.teaching.exercises import (
 )
 from core.tokenizers.bpe import BPETokenizer
 from core.tracing.run import SentenceRun
+from tests.hf_reference import hf_count
 
 SENTENCE = "重庆很重要"
 MIXED = "注意力就是一切 Attention is all you need"
@@ -228,19 +228,6 @@ def test_layernorm_exercise_reads_the_vector_the_first_layernorm_reads(trained):
 
 # -- BPE ----------------------------------------------------------------------------------------------
 
-
-def hf_count(text: str, k: int) -> int:
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=256 + k,
-        special_tokens=[],
-        min_frequency=0,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator([text], trainer)
-    return len(tok.encode(text).tokens)
 
 
 @pytest.mark.parametrize("text", [SENTENCE, "aaabdaaabac", MIXED, "🙂🙂 ok 🙂"])

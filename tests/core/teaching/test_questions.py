@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 import core.tracing.pipeline as P
 from core.teaching.questions import (
@@ -30,6 +29,7 @@ from core.teaching.questions import (
 )
 from core.tokenizers.bpe import BPETokenizer
 from core.tracing.run import SentenceRun
+from tests.hf_reference import hf_count
 
 ROOT = Path(__file__).resolve().parents[3]
 SENTENCE = "重庆很重要"
@@ -225,20 +225,6 @@ def test_next_token_labels_shared_by_two_ids_carry_the_id(trained):
 
 # -- BPE ----------------------------------------------------------------------------------------------
 
-
-def hf_count(text: str, k: int) -> int:
-    """Tokens of ``text`` under Hugging Face byte-level BPE trained on it with k merges."""
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=256 + k,
-        special_tokens=[],
-        min_frequency=0,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator([text], trainer)
-    return len(tok.encode(text).tokens)
 
 
 @pytest.mark.parametrize("text", [SENTENCE, "aaabdaaabac", "the cat and the hat", MIXED, "🙂🙂 ok 🙂"])
