@@ -22,6 +22,16 @@ CORPUS = (ROOT / "assets" / "corpus" / "en_zh.txt").read_text(encoding="utf-8")
 EOT = "<|endoftext|>"
 NAMES = ("gpt2-tiny", "qwen2-tiny", "bert-tiny")
 SIZES = dict(d=32, layers=2, heads=4, kv_heads=2, positions=128)
+# A GPT-2 config.json the folder scan reads (no weights needed to be listed or refused)
+GPT2_CONFIG = {
+    "model_type": "gpt2",
+    "architectures": ["GPT2LMHeadModel"],
+    "vocab_size": 50,
+    "n_embd": 16,
+    "n_layer": 2,
+    "n_positions": 32,
+    "n_head": 2,
+}
 
 
 def _byte_level_bpe():

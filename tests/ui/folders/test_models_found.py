@@ -16,6 +16,7 @@ import time
 import pytest
 
 import ui.folders.models as models
+from tests.modelfolders import GPT2_CONFIG as GPT2
 from ui.caches.budget import MB
 from ui.folders.models import ModelChoiceError, check_size, choice, find_models, hub_cache_dir, model_dirs
 
@@ -79,15 +80,6 @@ def fake_model(folder, config: dict | bytes, weights: bytes = b"\0" * 400, name=
     return folder
 
 
-GPT2 = {
-    "model_type": "gpt2",
-    "architectures": ["GPT2LMHeadModel"],
-    "vocab_size": 50,
-    "n_embd": 16,
-    "n_layer": 2,
-    "n_positions": 32,
-    "n_head": 2,
-}
 
 
 def use_roots(monkeypatch, *roots) -> dict:

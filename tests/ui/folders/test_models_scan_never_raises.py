@@ -15,17 +15,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import ui.folders.models as models
+from tests.modelfolders import GPT2_CONFIG as GPT2
 from ui.folders.models import find_models
 
-GPT2 = {
-    "model_type": "gpt2",
-    "architectures": ["GPT2LMHeadModel"],
-    "vocab_size": 50,
-    "n_embd": 16,
-    "n_layer": 2,
-    "n_positions": 32,
-    "n_head": 2,
-}
 # JSON numbers Python reads as inf or as huge ints, and values of every type
 NUMBERS = st.sampled_from(["1e999", "-1e999", "1e308", "-1", "0", "2.5", "NaN", "Infinity", "1" + "0" * 400])
 RAW = NUMBERS.map(lambda n: ("num", n))
