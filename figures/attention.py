@@ -6,14 +6,10 @@ Pure: (trace, model weights, tokens) -> numpy arrays -> ``go.Figure``; no Stream
     MultiHead(X) = Concat(head_1, …, head_h) W_O
 
 The numbers on screen are the trace's own tensors (``core.model.trace.AttentionTrace``); the only things
-computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation of the heads.
-
-The figures are built with :mod:`figures.toolbox` (plain dicts, token axes, blocks of positions).
-Long sentences (up to 512 tokens): a big matrix is an overview of blocks of neighbouring positions
-(``figures.toolbox.matrix_figure``), a 512 × 512 weight matrix 128 × 128 cells; exact numbers stay a
-hover away in the one-query bars and the neuron view.
-
-Every text comes from ``i18n`` in the language ``lang``.
+computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation of the heads. The figures
+are built with :mod:`figures.toolbox`: a big matrix (up to 512 tokens) is an overview of blocks of
+neighbouring positions (a 512 × 512 weight matrix 128 × 128 cells), exact numbers a hover away in the
+one-query bars and the neuron view. Every text comes from ``i18n`` in the language ``lang``.
 """
 
 from __future__ import annotations

@@ -2,23 +2,15 @@
 
 Pure: (trace, tokens) -> plain data or ``go.Figure``; no Streamlit.
 
-Head view (after bertviz's): the query tokens in a column on the left, the key tokens on the right,
-and one line from query i to key j per head, in the head's colour, its opacity the weight
+Head view (after bertviz's): the query tokens on the left, the key tokens on the right, and one line
+from query i to key j per head, in the head's colour, its opacity the weight α_ij
+(``AttentionTrace.weights[0, head, i, j]``). :func:`head_view_data` returns what the small HTML/JS
+component (``ui/components/head_view.html``) draws, at most LINE_BUDGET lines in all.
 
-    α_ij = softmax_j(q_i · k_j / √d_k)            (``AttentionTrace.weights[0, head, i, j]``)
-
-:func:`head_view_data` returns what the small HTML/JS component (``ui/components/head_view.html``)
-draws: tokens as plain strings (the component sets them with ``textContent``) and, per head, the
-lines as three flat lists (query, key, weight). A 512-token sentence would have 512 × 512 lines per
-head, so each query keeps only its strongest lines per head, as many as fit a budget of LINE_BUDGET
-lines in all; with up to 64 tokens and 4 heads every line is drawn.
-
-Neuron view: for one head and one (query, key) pair, the d_k numbers of q and k, their products
-q_i k_i and the sum of the products, which is q · k; then q · k / √d_k, which is the model's score
-(``scores[0, head, i, j]``), and the softmax weight the model gave the pair. Under ALiBi the score
-of a self-attention is q · k / √d_k + b, b = −m_h·|i − j| (the decoder's −m_h·(i − j)): the bias is
-``AttentionTrace.bias``, and the view shows it as a term of its own, so that every equation on screen
-adds up with the numbers beside it.
+Neuron view: for one head and one (query, key) pair, the d_k numbers of q and k, their products and
+their sum q · k, then the model's score q · k / √d_k (with ALiBi's bias as a term of its own) and the
+softmax weight the model gave the pair.
+Decisions (plain strings, the line budget, the bias term): docs/decisions.md, figures/attention_views.py.
 """
 
 from __future__ import annotations

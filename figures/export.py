@@ -6,24 +6,10 @@ Pure: ``go.Figure`` in, text out; no Streamlit. One tidy long table for any figu
     head 1,heatmap,0,0,注意,注意,0.41,          <- a heatmap: one line per cell (row i, column j)
     probability,bar,0,,0.62,我,,               <- a bar / scatter / histogram: one line per point
 
-- **Heatmaps** (any trace with a 2-D ``z``): one line per cell, ``row``/``column`` its indices in
-  ``z`` (so two cells labelled with the same token stay apart), ``x``/``y`` the labels of its column
-  and row, ``z`` the value, ``text`` the cell's text if the trace has one.
-- **Points** (bar, scatter, histogram…): one line per point, ``row`` its index, ``x``/``y`` as in the
-  trace (a horizontal bar has its value in ``x``), ``text`` its text if any. Legend-only dummies
-  (no x and no y) are left out.
-- **Labels are what the chart shows**: a value that the axis maps to a tick text (``tickvals`` →
-  ``ticktext``: tokens on the attention and embedding heatmaps) is written as that text; plotly's
-  HTML is undone (``&lt;b&gt;`` → ``<b>``, ``<br>`` → a space, tags dropped). Long tokens keep the
-  chart's ``…`` shortening: the CSV says what the picture says.
-- **Numbers are exact**: a float32 value is written with as many digits as float32 needs
-  (``0.33333334``), not the float64 expansion of it. Missing values (None, NaN) are empty cells.
-- **Safe to open in a spreadsheet**: a *text* cell starting with ``=``, ``+``, ``-``, ``@``, tab or
-  carriage return (a token typed by anyone) gets a leading ``'`` so it is not run as a formula
-  (CSV injection). Numbers are never prefixed: ``-0.5`` stays a number.
-- The text is Unicode (CJK tokens as they are); the download adds a UTF-8 byte-order mark so that
-  Excel reads it as UTF-8 (``ui/page/figure.py``). Column names are fixed English identifiers, the same
-  in both languages, so a script that reads the file works whatever the interface language.
+Labels are what the chart shows (tick texts, plotly's HTML undone, ``…`` kept); float32 values keep
+float32's digits and missing values are empty cells; a text cell a spreadsheet would run as a formula
+gets a leading ``'``. Column names are fixed English identifiers, the same in both languages.
+Each rule and its reason: docs/decisions.md, figures/export.py.
 """
 
 from __future__ import annotations

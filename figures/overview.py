@@ -3,16 +3,12 @@
 A plotly figure of shapes and annotations (no graphviz: it needs no binary and no network, and
 shares the projector font). Pure: sizes in, ``go.Figure`` out; texts from ``i18n`` (``lang``).
 
-An encoder-only model (all-MiniLM-L6-v2, ``stack="encoder"``) is drawn as what it is: the encoder
-row, its output vectors, and a note that there is no decoder. A decoder-only model (GPT-2, Llama,
-``stack="decoder"``) is one row: the sentence through one causal stack to the next-token probabilities,
-with no encoder box and no cross-attention, its norm, activation and key/value heads from its config.
-
-Every label that says how positions enter follows ``positions``: sinusoidal and learned add a row
-to the embedding; RoPE and ALiBi add nothing there and act in every self-attention, so the
-embedding box adds no position and says where the scheme acts instead. A final LayerNorm
-after each stack (``final_norm``) is drawn where it is applied: on the memory arrow and at the end
-of the decoder box. ``embedding_equation`` writes the same embedding as the page's equation.
+An encoder-only model (``stack="encoder"``) is drawn as its encoder row, its output vectors and a note
+that there is no decoder; a decoder-only model (``stack="decoder"``) as one row, the sentence through
+one causal stack to the next-token probabilities. Every label that says how positions enter follows
+``positions``, a final LayerNorm (``final_norm``) is drawn where it is applied, and
+``embedding_equation`` writes the same embedding as the page's equation.
+How each kind of model is drawn: docs/decisions.md, figures/overview.py.
 """
 
 from __future__ import annotations

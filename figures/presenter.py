@@ -6,25 +6,10 @@ The lecture page (``pages/lecture.py``) draws the app's own figures, then calls
 
     fig = presenter_style(heads_figure(attn, q_tokens, k_tokens))
 
-What changes, and why:
-- **Every font is scaled by** ``FONT_SCALE`` (4/3): the base font 18 → 24 px, titles 22 → 29 px,
-  and every size a figure set for itself (annotations, tick labels, cell values, colour-bar titles,
-  legends, subplot titles) in proportion, so a figure keeps its own hierarchy.
-- **Except crowded axes**: an axis with more than ``CROWDED_TICKS`` labels (a long sentence's
-  tokens) keeps its label size; larger labels would only run into each other.
-- **The height is fixed** (``PRESENTER_HEIGHT``, sized so that title, text and figure fit a
-  1280×720 projector without scrolling); a figure asking for more (a grid of 12 heads) is squeezed
-  rather than pushed below the fold.
-- **Room for the larger labels**: every axis gets ``automargin`` (plotly then moves the plot area
-  for its tick labels and title instead of cutting them; figures drawn without a template, as
-  ``figures/attention.py`` builds them, do not have it), and the top margin grows with the font.
-- **A horizontal legend under the plot** is anchored to the figure's bottom edge, below the
-  (now larger) x-axis labels it would otherwise cover.
-- **The margins are reserved again for the larger fonts** (``figures.style.reserve_figure_margins``):
-  with the page's margins plotly's automargin found the room only after drawing, and drew most
-  slides twice.
-- Nothing else: data, colours and hover texts stay as the figure function made them, so the
-  lecture shows exactly what the pages show.
+Every font is scaled by ``FONT_SCALE`` (but an axis with more than ``CROWDED_TICKS`` labels), the
+height is ``PRESENTER_HEIGHT``, every axis gets ``automargin``, a horizontal legend goes under the
+plot and the margins are reserved again for the larger fonts; data, colours and hover texts stay as
+the figure function made them. What changes and why: docs/decisions.md, figures/presenter.py.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """One drawing per chart per rerun: a figure shaped so that plotly.js can tell a copy of it is the same.
 
-Streamlit (1.67) shows a changed chart as a new element (its id hashes the figure): the browser draws
-it with ``Plotly.newPlot`` and then, in an effect run right after mounting, hands plotly a deep copy of
-the very same figure (``Plotly.react``). plotly.js compares the copy with what it has drawn, and
-anything it cannot compare by value counts as changed and makes it draw the whole chart a second time:
-
-- data arrays, unless ``layout.datarevision`` says they are the same (they are compared by identity);
-- numpy arrays of bars and lines: plotly.py sends them as base64 typed arrays, which plotly.js decodes
-  anew for the copy and finds changed, ``datarevision`` or not (a heatmap's ``z`` it compares fine);
-- objects of type "any": ``layout.template`` (even ``{}``) and a ``layout.meta`` that is not a list;
-- an axis with ``autorange="reversed"`` (a heatmap's first row on top).
-
-:func:`draw_once` changes a finished figure, in place, so the copy compares equal: what is drawn is
-the same (every chart of every page compared pixel by pixel), and the react on the copy is a
+Streamlit draws a changed chart with ``Plotly.newPlot`` and, right after, hands plotly a deep copy of
+the very same figure (``Plotly.react``): anything plotly.js cannot compare by value counts as changed
+and makes it draw the whole chart a second time. :func:`draw_once` changes a finished figure, in
+place, so the copy compares equal: what is drawn is the same, and the react on the copy is a
 comparison instead of a full drawing (benchmarks/redraw.py measures it).
 
 Pure plotly and numpy, no Streamlit: ``ui.show_figure`` calls it for every chart drawn in our style.
+What plotly.js cannot compare, item by item: docs/decisions.md, figures/redraw.py.
 """
 
 from __future__ import annotations

@@ -6,13 +6,11 @@ Figures are built from plain dicts on a copy of ``apply_style``'s layout, withou
 per-property validation (it walks every value of every figure, and a page draws many a rerun); the
 tests build every figure once with ``VALIDATE = True``, which catches any misspelt property.
 
-Heatmap axes that carry tokens are categories named ``token·index`` (unique, so two "the" keep
-their own rows, and the hover names the token) with the plain tokens as tick text. Matrices are
-sent as float32 (plotly encodes numpy arrays in binary), so d_model = 512 stays light.
-
-Long sequences: in a matrix of more than MAX_CELLS cells, an axis longer than POOL_MAX is shown as
-an overview of blocks of f neighbouring positions (f = ⌈n / POOL_MAX⌉), each cell the mean of its
-block (weights: the largest value, so one sharp weight is not averaged away).
+Heatmap axes that carry tokens are categories named ``token·index`` with the plain tokens as tick
+text; matrices are sent as float32. In a matrix of more than MAX_CELLS cells, an axis longer than
+POOL_MAX is shown as blocks of f = ⌈n / POOL_MAX⌉ neighbouring positions, each cell its block's mean
+(weights: the largest value, so one sharp weight is not averaged away).
+Decisions: docs/decisions.md, figures/toolbox.py.
 """
 
 from __future__ import annotations

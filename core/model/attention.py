@@ -8,11 +8,10 @@ Two position schemes act here rather than on the embeddings (core/model/position
     alibi:  softmax(Q Kᵀ / sqrt(d_k) + B) V,  B[h, i, j] = -m_h·|i - j| (causal: -m_h·(i - j))
 Only self-attention gets them; cross-attention stays as in the paper (see MultiHeadAttention).
 
-The masks arrive built, True = may attend (core/model/masks.py): the key padding mask for the encoder's
-self-attention and for cross-attention (``Transformer.encode``), and padding ∧ the causal mask for the
-decoder's self-attention (``decoder_mask``, made in ``Transformer.decode``). The causal mask is what
-keeps position t from reading the tokens after it; ``scaled_dot_product_attention`` applies them all
-the same way, as -inf before the softmax.
+The masks arrive built, True = may attend (core/model/masks.py): key padding for the encoder's
+self-attention and for cross-attention (``Transformer.encode``), padding ∧ causal for the decoder's
+self-attention (``decoder_mask``, made in ``Transformer.decode``); ``scaled_dot_product_attention``
+applies them all the same way, as -inf before the softmax. Notes: docs/decisions.md, core/model/attention.py.
 """
 
 from __future__ import annotations

@@ -1,34 +1,15 @@
 """How a Transformer learns where each token is: four schemes (``ModelConfig.positions``).
 
-Attention by itself ignores order: permute the tokens and every output row is permuted the same
-way. Each scheme puts position back in at a different place.
+Attention by itself ignores order (permute the tokens and every output row is permuted the same
+way); each scheme puts position back in at a different place:
 
-sinusoidal (the paper, section 3.5) — a fixed vector added to each token's embedding:
-
-    PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
-    PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
-
-    Each pair of dimensions (2i, 2i+1) is a point on a circle turning at its own frequency, so
-    PE(pos + k) is a rotation of PE(pos) (a linear function of it, the same for every pos) and
-    PE(p)·PE(q) = sum_i cos((p - q)·w_i) depends only on the offset p - q.
-
-    Both properties need every sine to have its cosine partner, i.e. an even d_model. With an odd
-    d_model the last dimension is a lone sine and adds sin(p·w)·sin(q·w) to the dot product, which
-    does depend on p; the app keeps d_model even and says so when it explains the property.
-
-learned (BERT, GPT-2) — a trained table P of max_len rows, added to the embeddings. Nothing forces
-    P[p]·P[p+k] to depend on k only, and there is no row for a position ≥ max_len.
-
-rope (rotary, Su et al. 2021, "RoFormer") — nothing is added to the embeddings. Inside every
-    attention head, the query of position m and the key of position n are rotated, pair of
-    dimensions by pair, by the angles m·θ_i and n·θ_i (θ_i = 10000^(-2i/d_k)) before QKᵀ. A
-    rotation keeps lengths and (R_m q)·(R_n k) = q·(R_{n-m} k): the score depends on n - m only.
-
-alibi (Press et al. 2022, "Train Short, Test Long") — nothing is added to the embeddings; head h
-    adds the bias -m_h·|i - j| to the score of query i and key j (slopes m_h = 2^(-8h/H)): far keys
-    are penalised linearly, more steeply in some heads than in others.
+    sinusoidal  PE(pos, 2i) = sin(pos / 10000^(2i / d_model)), PE(pos, 2i+1) = cos(...), added (3.5)
+    learned     a trained table P of max_len rows, added to the embeddings (BERT, GPT-2)
+    rope        query m and key n rotated by m·θ_i, n·θ_i in every head, θ_i = 10000^(-2i/d_k)
+    alibi       head h adds -m_h·|i - j| to the score of query i and key j, m_h = 2^(-8h/H)
 
 The functions below are pure (tensors in, tensors out); core/model/attention.py applies rope and alibi.
+What each scheme guarantees, and why d_model stays even: docs/decisions.md, core/model/positional.py.
 """
 
 from __future__ import annotations

@@ -4,29 +4,14 @@
     tgt ids ─ Embedding·sqrt(d_model) + PE ─ N × DecoderLayer(memory) ─ LayerNorm ─ Linear ─ logits
 
 Read top to bottom: the embedding (section 3.4, 3.5), the two stacks (3.1), the model (its three
-stages: encode, decode, the generator), the trace every view reads, and greedy decoding. The layers
-are in core/model/layers.py, attention and the masks it reads in core/model/attention.py and
-core/model/masks.py, and
-how a new model's weights are drawn (fast, into reused memory) in core/model/weight_init.py.
-
+stages: encode, decode, the generator), the trace every view reads, and greedy decoding.
 ``Transformer.trace`` returns a ``ModelTrace`` with every intermediate tensor; ``forward`` returns
-only the logits (for training). Both run the same code.
+only the logits (for training); both run the same code. Layers: core/model/layers.py; attention
+and masks: core/model/attention.py, core/model/masks.py; a new model's weights: core/model/weight_init.py.
 
-The same classes also run a pretrained BERT encoder (core/loading/bert.py), switched by config options
-whose defaults are the paper's model:
-
-    src ids ─ Embedding + learned position + token type ─ LayerNorm ─ N × EncoderLayer(GELU) ─ output
-    (positions="learned", scale_embeddings=False, type_vocab_size=2, embed_norm=True,
-     activation="gelu", final_norm=False, decoder=False)
-
-A decoder-only model (GPT-2, core/loading/gpt2.py) is one causal stack, ``encoder=False``:
-
-    ids ─ Embedding + learned position ─ N × DecoderLayer(pre-norm, no cross-attention) ─ LayerNorm ─ Eᵀ
-    (positions="learned", scale_embeddings=False, norm="pre", activation="gelu_tanh",
-     tie_embeddings=True, encoder=False); ``trace(ids)`` fills ``decoder``, ``logits`` at every position.
-
-positions="rope" / "alibi" add nothing to the embeddings; every self-attention rotates its queries
-and keys (rope) or adds a distance penalty to its scores (alibi), see core/model/attention.py.
+Config options whose defaults are the paper's model make the same classes a BERT encoder
+(core/loading/bert.py), a decoder-only GPT-2 (``encoder=False``, core/loading/gpt2.py), or use rope or
+alibi positions; each variant's options: docs/decisions.md, core/model/transformer.py.
 """
 
 from __future__ import annotations

@@ -1,23 +1,16 @@
 """Compute it yourself: one number of the model on screen, by hand, from numbers the page shows.
 
-Each generator returns an :class:`Exercise`: the numbers shown (``given``, already rounded as they
-are shown), the answer computed *from those rounded numbers* (a student who computes exactly gets it
-exactly), a tolerance that follows the rounding (each generator says how), and a worked solution
-whose steps carry the real intermediate numbers. ``unrounded`` is the same computation on the numbers
-before rounding: the model's own value where the model computes exactly this.
+Each generator returns an :class:`Exercise`: the numbers shown (``given``, rounded as shown), the
+answer computed *from those rounded numbers*, a tolerance that follows the rounding, a worked
+solution whose steps (dicts: ``name``, ``formula``, ``value``, ...) carry the real intermediate
+numbers, and ``unrounded``, the same computation on the numbers before rounding.
 
     exercise = attention_score(q, k)       # q, k: one query and one key of a head
     check(exercise, " .5 ")                # Verdict(correct=..., parsed=0.5, error=...)
 
-A solution step is a dict: ``name`` (what the step is, a stable key for the UI's words), ``formula``
-(the symbols, language-neutral: "Σ q_i·k_i") and ``value`` (a number or a list of numbers), plus, where
-it helps, the numbers that went in (``inputs``) or what the step did (``pair``, ``tokens``).
-
-What a student types is read by :func:`parse_number`: see there for what is accepted (a Unicode
-minus, full-width digits, a decimal comma ...). A typed text never raises: what cannot be read is
-``parsed=None`` with a ``problem`` the UI can name.
-
-What this module returns is data; the words around it are the UI's.
+What a student types is read by :func:`parse_number`, which never raises. What this module returns
+is data; the words around it are the UI's.
+Decisions (rounding, solution steps, typed input): docs/decisions.md, core/teaching/exercises.py.
 """
 
 from __future__ import annotations

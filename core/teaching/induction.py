@@ -1,24 +1,16 @@
 """Induction heads, measured (Olsson et al., 2022, "In-context Learning and Induction Heads").
 
 An induction head, at a token B, attends to the token that followed the previous occurrence of B and
-copies it: on "… A B … A" it looks from the second A to the first B and raises B's logit. Two
-measures find one in a decoder-only model, run on a random token sequence repeated twice
-(x_0 … x_{L-1} x_0 … x_{L-1}), where the only way to predict the second copy is to look back:
-
-    prefix matching:  PM_h = mean over queries i in the second copy of  A_h[i, i - L + 1]
-                      (the attention from x_j's second occurrence to the token after its first)
-    previous token:   PT_h = mean over queries i ≥ 1 of  A_h[i, i - 1]
-    copying:          C_h  = Σ Re λ / Σ |λ|,  λ the eigenvalues of the head's OV circuit
-                      W_U W_O^h W_V^h W_E (vocabulary × vocabulary), norms left out as in the paper:
-                      1 when the head writes the token it reads, −1 when it writes against it
-
-A perfect induction pattern scores PM = 1; a head that attends to itself scores PM ≈ 0. The OV
-circuit's nonzero eigenvalues are those of the small d_k × d_k matrix O U E V (a cyclic permutation of
-the product), so no vocabulary-sized matrix is ever made.
+copies it: on "… A B … A" it looks from the second A to the first B and raises B's logit. The
+measures run a decoder-only model on a random token sequence repeated twice (x_0 … x_{L-1} x_0 …
+x_{L-1}): prefix matching (from a token's second occurrence to the token after its first; 1 for a
+perfect pattern), previous token, and copying (the eigenvalues of the head's OV circuit).
 
     seq = repeated_tokens(vocab_size=600, length=25, seed=0)        # (1, 50)
     tr = model.trace(seq)
     pm = prefix_matching(tr, length=25)                              # (layers, heads)
+
+The formulas, and why no vocabulary-sized matrix is made: docs/decisions.md, core/teaching/induction.py.
 """
 
 from __future__ import annotations

@@ -2,23 +2,16 @@
 
 No question is written by hand. Each generator reads the model's own numbers (attention weights,
 logits, a BPE training on the sentence) and returns a :class:`Question` whose right option is what
-the model does, with plausible wrong options beside it: the runners-up, then others drawn with a
-seeded RNG, the lot shuffled by the same RNG, so a seed gives the same question everywhere.
+the model does, with plausible wrong options beside it, chosen and shuffled by a seeded RNG.
 
     run = SentenceRun(pipe, "重庆很重要")
     for question in questions_for(run, seed=3):
         question.kind, question.params, question.options, question.answer, question.value
 
-Options are labels, all distinct: a token whose label occurs twice in its sequence carries its
-position ("重 (3)", positions from 0); a vocabulary entry whose label two options share carries its id.
-``Question.id`` is a short digest of the kind, the parameters asked (not the options, which the
-model's numbers choose) and the identity of the model and sentence (:func:`run_identity`): every
-server asking the same question (the same seed) gives it the same id, so answers from several
-servers land in one tally. It never depends on a float the model computed (those may differ in the
-last bit between machines).
-
-What this module returns is data; the words around it (the question's sentence, in either language)
-are the UI's.
+Options are labels, all distinct; ``Question.id`` is a short digest that every server asking the
+same question gives it (:func:`run_identity`). What this module returns is data; the words around
+it (the question's sentence, in either language) are the UI's.
+How options are labelled and what the id digests: docs/decisions.md, core/teaching/questions.py.
 """
 
 from __future__ import annotations

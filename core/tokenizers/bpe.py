@@ -1,52 +1,17 @@
 """Byte Pair Encoding, twice: the classic word-level algorithm and GPT-2's byte-level one.
 
-BPE starts from the smallest pieces of text and learns, one step at a time, which two adjacent
-pieces to glue together: at every step the most frequent adjacent pair in the training text becomes
-a new token. The ordered list of those glue steps -- the *merges* -- is the whole tokenizer.
-
-Two flavours live here, behind one class:
-
-* **classic** (Sennrich et al. 2016, ``byte_level=False``): the text is split on whitespace, each word
-  becomes its characters plus an end-of-word symbol ``</w>`` (a symbol of its own, as in the paper's
-  code), so ``low`` starts as ``l o w </w>``. Characters never seen in training become ``[UNK]``.
-* **byte-level** (GPT-2, ``byte_level=True``): the text is cut into pre-tokens by GPT-2's regex,
-  every pre-token is turned into its UTF-8 bytes, and every byte is spelled as one printable
-  character (GPT-2's ``bytes_to_unicode`` table, so a space is ``Ġ``). No character is ever unknown:
-  ``中`` is three byte tokens ``ä¸Ń`` before any merge. Trained on the same text, this reproduces
-  Hugging Face ``tokenizers`` (``ByteLevel(add_prefix_space=False)`` + ``BpeTrainer`` + ``BPE()``)
-  merge for merge, ties included.
+At every training step the most frequent adjacent pair becomes a new token; the ordered *merges* are
+the whole tokenizer. ``BPETokenizer`` runs both flavours: classic (Sennrich et al. 2016,
+``byte_level=False``: words plus ``</w>``) and byte-level (GPT-2, ``byte_level=True``: UTF-8 bytes).
 
 >>> tok = BPETokenizer.train("low low low low low lower lower newest newest", 3, byte_level=False)
->>> tok.merges
-[('l', 'o'), ('lo', 'w'), ('low', '</w>')]
->>> tok.tokenize("lowest")
-['low', 'e', 's', 't', '</w>']
+>>> tok.merges, tok.tokenize("lowest")
+([('l', 'o'), ('lo', 'w'), ('low', '</w>')], ['low', 'e', 's', 't', '</w>'])
 >>> tok = BPETokenizer.train("the cat and the hat", 2)
->>> tok.merges
-[('a', 't'), ('h', 'e')]
->>> tok.tokenize("the hat 中")
-['t', 'he', 'Ġ', 'h', 'at', 'Ġ', 'ä', '¸', 'Ń']
->>> tok.decode(tok.encode("the hat 中"))
-'the hat 中'
+>>> tok.merges, tok.tokenize("the hat 中"), tok.decode(tok.encode("the hat 中"))
+([('a', 't'), ('h', 'e')], ['t', 'he', 'Ġ', 'h', 'at', 'Ġ', 'ä', '¸', 'Ń'], 'the hat 中')
 
-**Tie-break rule.** When several pairs have the same count, the *smallest pair* wins, comparing the
-left symbols first and the right symbols second:
-
-* classic: symbols compare as strings (code point order), so ``('e', 's')`` beats ``('s', 't')``;
-* byte-level: symbols compare by Hugging Face's internal ids -- the 256 byte characters sorted by
-  code point (``!`` is 0, ..., ``~`` is 93, ``¡`` is 94, ..., ``Ā`` is 188, ..., ``Ń`` is 255),
-  then each merged token in the order it was created. So a merged token loses every tie against a
-  single byte, and an older merged token beats a younger one. (That is what HF's ``BinaryHeap`` of
-  ``(count, pair)`` does; we checked it against the installed ``tokenizers``.)
-
-**Special tokens** ``[PAD] [UNK] [BOS] [EOS] [MASK]`` (``vocab.py``) have ids 0..4 in every
-vocabulary. ``tokenize/encode/segmentations(text, allow_special=True)`` emit a special token written
-in the text as one token (``"[BOS]hi"`` -> ``['[BOS]', 'hi']``); with ``allow_special=False`` it is
-ordinary text (``'[', 'B', 'OS', ']', ...``), which is how Hugging Face sees it. Training never learns
-merges from the special tokens' spelling: they are cut out of the training text first.
-
-**Ids.** specials 0..4; byte-level: byte ``b`` is id ``5 + b`` (5..260), then each merged token in
-merge order; classic: the training characters and ``</w>`` sorted, then the merged tokens.
+Flavours, tie-break rule, special tokens, ids: docs/decisions.md, core/tokenizers/bpe.py.
 """
 
 from __future__ import annotations
@@ -622,7 +587,8 @@ class BPETokenizer:
         trains on the words as they are, exactly as Hugging Face does.
 
         After ``a a`` the word is ``aa a b``: ``(aa, a)`` and ``(a, b)`` both occur once, and the
-        tie goes to the pair whose left symbol is a single byte (see the module's tie-break rule).
+        tie goes to the pair whose left symbol is a single byte (the tie-break rule: docs/decisions.md,
+        core/tokenizers/bpe.py).
 
         >>> BPETokenizer.train("aaab", 5).merges
         [('a', 'a'), ('a', 'b'), ('aa', 'ab')]

@@ -1,20 +1,16 @@
 """GPT-2's own tokenizer: core's byte-level BPE (bpe.py) with GPT-2's merges and GPT-2's ids.
 
-A GPT-2 folder ships the tokenizer as two files:
-
-    vocab.json   {"!": 0, ..., "Ġthe": 262, ..., "<|endoftext|>": 50256}   token -> id
-    merges.txt   "#version: 0.2" then one merge a line, "Ġ t", in the order learned (= rank)
-
-The algorithm is the one ``BPETokenizer`` already runs (GPT-2's regex, bytes as printable
-characters, lowest-rank pair first); only the ids differ: they are vocab.json's, not core's
-``[PAD] [UNK] ...`` + bytes + merges. Special tokens are the vocabulary's ``<|...|>`` entries
-(GPT-2: ``<|endoftext|>``), each one token when written in the text.
+A GPT-2 folder ships ``vocab.json`` (token -> id) and ``merges.txt`` (one merge a line, in the order
+learned = rank). The algorithm is the one ``BPETokenizer`` runs; only the ids differ (vocab.json's),
+and special tokens are the vocabulary's ``<|...|>`` entries, each one token when written in the text.
 
 >>> tok = GPT2Tokenizer({"a": 0, "b": 1, "ab": 2, "<|endoftext|>": 3}, [("a", "b")])
 >>> tok.encode("abab<|endoftext|>")
 [2, 2, 3]
 >>> tok.decode([2, 3])
 'ab<|endoftext|>'
+
+The two files and the ids in detail: docs/decisions.md, core/tokenizers/gpt2.py.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """WordPiece, the tokenizer of BERT, reading a ``vocab.txt`` (one token a line, id = line).
 
-Two steps, the way BERT does them:
-
-1. basic tokenization: drop control characters, turn every whitespace into a space, put spaces
-   around each CJK ideograph, strip accents (NFD, then drop the combining marks), lowercase, and
-   split on whitespace and on every punctuation character (each one becomes a word of its own);
-2. WordPiece on each word: greedy longest-match-first from the left, every piece after the first
-   spelled with a ``##`` prefix; a word with a piece not in the vocabulary (or longer than 100
-   characters) becomes ``[UNK]`` as a whole.
+Basic tokenization (control characters dropped, CJK ideographs spaced, accents stripped, lowercased,
+split on whitespace and punctuation), then WordPiece on each word: greedy longest-match-first, pieces
+after the first spelled ``##…``; a word with an unknown piece (or over 100 characters) is ``[UNK]``.
+As ``BertTokenizerFast``, token for token; ids, details: docs/decisions.md, core/tokenizers/wordpiece.py.
 
 >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "!"])
 >>> tok.tokenize("Unaffable!")
@@ -16,15 +12,6 @@ Two steps, the way BERT does them:
 ['un', '##aff', '##able', '[UNK]']
 >>> tok.encode("Unaffable!")  # [CLS] ... [SEP]
 [2, 5, 6, 7, 8, 3]
-
-The special tokens keep the vocabulary's own ids (BERT: [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102,
-[MASK]=103), not the project's first-five convention of vocab.py: the pretrained embedding
-rows are indexed by them. A special token typed in the text (``[MASK]``, exactly so spelled) stays
-one token, as Hugging Face's tokenizers do.
-
-Matches Hugging Face's ``BertTokenizerFast`` (the ``tokenizers`` BertNormalizer + BertPreTokenizer
-+ WordPiece) token for token; tests/core/loading/test_minilm.py checks it on awkward text. In
-particular lowercasing is per character (no Greek final sigma), as there.
 """
 
 from __future__ import annotations

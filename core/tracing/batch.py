@@ -6,20 +6,11 @@
     batch.causal         # (1, 1, T, T) True = key t' ≤ query t  (core.model.masks.causal_mask)
     batch.trace.tgt_mask # (B, 1, T, T) padding ∧ causal, broadcast to [B, h, q, k] by attention
 
-Sentences of different lengths share one tensor only if the short ones are filled with [PAD]; the
-masks keep those fillers from mattering, so each real row of the batch computes exactly what the
-sentence alone computes (tests/core/tracing/test_batch.py checks it).
-
-The decoder's input follows ``core.tracing.pipeline.run_pipeline`` (given no target), so the sidebar
-sentence's row is the same run every other page shows:
-- random weights: [BOS] + the sentence's own tokens (an untrained model's output is noise);
-- trained weights: [BOS] + the model's greedy output for that sentence (pinyin), i.e. the prefix of
-  the last decoding step;
-- an encoder-only model (the pretrained all-MiniLM-L6-v2): no decoder input at all (T = 0); each
-  sentence keeps [CLS] and its final [SEP] when cut, as ``run_pipeline`` cuts it;
-- a decoder-only model (GPT-2, Llama, Qwen2): its one causal stack reads the sentences themselves
-  (``src_* is tgt_*``: one input, as ``core.tracing.run.SentenceRun`` has it), padded on the right, with the
-  padding given as an ``attention_mask`` (GPT-2 has no pad token): see ``_decoder_only_batch``.
+Short sentences are filled with [PAD] and the masks keep the fillers from mattering, so each real row
+computes exactly what the sentence alone computes (tests/core/tracing/test_batch.py checks it). The
+decoder's input follows ``core.tracing.pipeline.run_pipeline`` (given no target), so the sidebar
+sentence's row is the run every other page shows; that input for each kind of model (random, trained,
+encoder-only, decoder-only): docs/decisions.md, core/tracing/batch.py.
 """
 
 from __future__ import annotations

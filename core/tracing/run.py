@@ -7,12 +7,11 @@
     run.trace.decoder[0].cross_attn    # the whole run
     run.answer, run.decoding           # the model's answer; greedy decoding step by step
 
-Which computation is cheapest for what is read is decided here, from the weights (a random model is
-drawn part by part, a loaded one is whole), never by a page. The parts are computed by ``parts``
-(:class:`DirectParts` by default: the ``core.tracing.pipeline`` functions); the app passes parts cached across
-sessions (``ui.caches.cache``), so a part one page computed is there for the next page and the next student.
-A ``SentenceRun`` itself holds nothing heavy and lives for one script run. (The Masks page's padded
-batch of several sentences is ``core.tracing.batch.BatchRun``.)
+Which computation is cheapest for what is read is decided here, from the weights, never by a page.
+The parts are computed by ``parts`` (:class:`DirectParts` by default: the ``core.tracing.pipeline``
+functions; the app passes parts cached across sessions, ``ui.caches.cache``). A ``SentenceRun`` holds
+nothing heavy and lives for one script run; the Masks page's padded batch of several sentences is
+``core.tracing.batch.BatchRun``. Decisions: docs/decisions.md, core/tracing/run.py.
 """
 
 from __future__ import annotations

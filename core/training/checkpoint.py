@@ -7,12 +7,11 @@ A checkpoint is a plain dict that ``torch.load(path, weights_only=True)`` can re
      "metrics": {...}, "state_dict": {name: tensor}}
 
 The language model (task "lm", core/training/language.py) carries its byte-level BPE instead of
-vocabularies: the ``task`` field says which of the two reads the model's text.
+vocabularies (the ``task`` field says which of the two reads the model's text):
 
     {..., "task": "lm", "tokenizer": {"kind": "bpe", "byte_level": True, "merges": [[a, b], ...]}, ...}
 
-Loading checks each part and raises ``CheckpointError`` (a ``ValueError``) saying what is wrong,
-so the app can show the message instead of a stack trace.
+Loading checks each part and raises ``CheckpointError`` (a ``ValueError``) saying what is wrong.
 """
 
 from __future__ import annotations

@@ -4,23 +4,13 @@
     python -m core.training --evaluate assets/gpt.pt
 
 The model is one causal stack (``ModelConfig(encoder=False)``) reading windows of the fortune files
-(core/training/text.py) through a byte-level BPE learned on the training part (core/bpe.py). It is trained
-to minimise the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored by
-
-    perplexity      = exp(L)                         on the test part, per token
-    bits per byte   = Σ_t −log₂ p(x_{t+1} | x_≤t) / (UTF-8 bytes of the tokens x_{t+1} scored)
-
-next to a unigram and a bigram model counted on the same tokens (:func:`ngram_baselines`): all three
-score every token of the part but its first (the model's last window may be shorter than the others),
-and bits per byte divide by the bytes those scored tokens spell (:func:`stream_bytes`), so they do not
-depend on the tokenizer.
-
-Repeated passages. In a fraction ``repeat`` of the training windows a passage of the window's own text
-is written again further on, so that it occurs ``copies`` times (:func:`with_repeats`), as refrains,
-quotations and the lines of a poem repeat. Predicting a later copy pays only by looking back — the job
-of an induction head — and in the minutes of a CPU run the natural repetitions alone are too rare for
-one to form (docs/performance.md).
-The test perplexity is measured on the test part as it is, with no repeats added.
+(core/training/text.py) through a byte-level BPE learned on the training part (core/tokenizers/bpe.py).
+It is trained on the next-token loss  L = −(1/T) Σ_t log p(x_{t+1} | x_≤t)  and scored on the test part
+by perplexity exp(L) and bits per byte, next to a unigram and a bigram model (:func:`ngram_baselines`,
+:func:`stream_bytes`). In a fraction ``repeat`` of the training windows a passage of the window's own
+text occurs ``copies`` times (:func:`with_repeats`), so that an induction head can form; the test
+part has no repeats added.
+How the scores count and why the repeats: docs/decisions.md, core/training/language.py.
 """
 
 from __future__ import annotations

@@ -2,19 +2,11 @@
 
 The pinyin pairs come from the phrase dictionary that the ``pypinyin`` package ships (MIT licence):
 ``phrases_dict`` maps a phrase to one reading per character, so a polyphonic character such as 行
-gets the reading it has in that phrase (银行 yín háng, 行走 xíng zǒu). Each target syllable belongs to
-exactly one source character, which is what makes the cross-attention of a trained model readable.
-
-Characters that no training phrase shows would be [UNK] at test time and unknown to the model, so
-the training split also gets one-character examples for them: every character of GB2312 (the 6,763
-common simplified characters, a set that does not depend on the split) that is absent from the
-training phrases, with the first reading of pypinyin's character dictionary. Characters the phrases
-do show get no such example: their readings come from context only. Valid and test stay phrases
-(split by :func:`core.training.splits.split_of`); no test phrase, nor its readings in context, is
-ever trained on.
-
-``pypinyin`` is imported only inside ``load_pinyin_pairs``: using a trained checkpoint needs just the
-vocabularies stored in it, so the rest of ``core`` keeps to torch, ``regex`` and the standard library.
+gets the reading it has in that phrase (银行 yín háng, 行走 xíng zǒu), and each target syllable
+belongs to exactly one source character. The training split also gets a one-character example for
+each GB2312 character absent from its phrases; valid and test stay phrases (split by
+:func:`core.training.splits.split_of`) and are never trained on. ``pypinyin`` is imported only inside
+``load_pinyin_pairs``. Why each of these: docs/decisions.md, core/training/pairs.py.
 """
 
 from __future__ import annotations
