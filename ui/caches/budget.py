@@ -1,18 +1,17 @@
 """One memory budget, in bytes, for every cache of the server: the entry used longest ago goes first.
 
-A cache bounded by entries is not bounded in memory (a 512-token run of a d_model=512, 6-layer model
-holds ~475 MB of tensors, a 16-token run a few hundred kB). Here every value is measured when it is
-stored (:func:`nbytes`: the distinct tensor storages and arrays it reaches, each once, plus its Python
-containers), and every cache shares one least-recently-used list and one limit; the newest entry is
-kept even when it alone is over the limit. Caches made with ``grows`` (a random model drawn after it
-was stored) are measured again after each use until whole.
+A cache bounded by entries is not bounded in memory (a 512-token run of a d_model=512, 6-layer model holds
+~475 MB of tensors, a 16-token run a few hundred kB). Here every value is measured when it is stored
+(:func:`nbytes`: each distinct tensor storage and array it reaches, once, plus its Python containers), and
+every cache shares one least-recently-used list and one limit. Caches made with ``grows`` (a random model
+drawn after it was stored) are measured again after each use until whole.
 
     BUDGET = Budget(limit_from_env())        # GLASSBOX_CACHE_MB, default DEFAULT_MB
     @cached(max_entries=16)                  # shared by every session; a hit is a dict look-up
     def run_of(_pipe, key, sentence: str): ...
 
-The budget bounds what the caches hold, not the process (docs/deploy.md). A cached value is read,
-never changed (tests/app/conftest.py checks). No Streamlit: a cache is a plain thread-safe object.
+The budget bounds what the caches hold, not the process (docs/deploy.md); a cached value is read, never
+changed (tests/app/conftest.py checks). No Streamlit. Decisions: docs/decisions.md, ui/caches/budget.py.
 """
 
 from __future__ import annotations

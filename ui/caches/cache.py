@@ -10,9 +10,8 @@ one). A parameter whose name starts with ``_`` is not part of a cache key: ``_pi
 from ``key``.
 
 Models with fixed sizes (all-MiniLM-L6-v2, the small GPT) are keyed without the sidebar's sizes
-(:func:`cache_key`), so moving a size slider never loads a second copy.
-
-Nothing here raises into a page: a failure becomes a message and ``None``, never a traceback.
+(:func:`cache_key`), so moving a size slider never loads a second copy. Nothing here raises into a
+page: a failure becomes a message and ``None``, never a traceback.
 """
 
 from __future__ import annotations

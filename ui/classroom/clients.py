@@ -1,20 +1,16 @@
 """Who is asking, as far as the server can know: the client whose floods the room store bounds.
 
-Streamlit's public API gives the address of a session's connection (``st.context.ip_address``:
-``None`` on loopback) and the headers of its first request (``st.context.headers``). So a client is:
+A client (:func:`client`) is:
 
-- **behind the project's own proxy** (``deploy/``: HAProxy with ``option forwardfor``, which adds one
-  ``X-Forwarded-For`` line of its own, after whatever the browser sent), the address on that last
-  line, but only when the connection comes from an address in ``GLASSBOX_TRUSTED_PROXIES`` (the
-  proxy's addresses or networks, separated by commas: ``127.0.0.1`` when it runs on the same machine,
-  as ``deploy/local.py`` sets it; the proxy's container network in ``deploy/docker-compose.yml``).
-  Earlier lines, and the header of any connection that is not from a listed proxy, are what a browser
-  chose to send, and are ignored;
-- otherwise, the connection's own address, and ``local`` for a connection from this machine.
+- **behind the project's own proxy** (``deploy/``: HAProxy with ``option forwardfor``), the address on
+  the last ``X-Forwarded-For`` line, but only when the connection comes from an address in
+  ``GLASSBOX_TRUSTED_PROXIES`` (addresses or networks, separated by commas); earlier lines, and the
+  header of any other connection, are what a browser chose to send, and are ignored;
+- otherwise, the connection's own address (``st.context.ip_address``), and ``local`` for a connection
+  from this machine.
 
-An IPv6 client counts per /64 network: one machine is commonly given a whole /64, so single addresses
-would make a flood from one machine look like thousands of clients. A hall behind one NAT address is
-one client; the bounds per client are sized for that (``ui/classroom/rooms.py``).
+An IPv6 client counts per /64 network; a hall behind one NAT address is one client.
+Decisions: docs/decisions.md, ui/classroom/clients.py.
 """
 
 from __future__ import annotations

@@ -4,46 +4,14 @@
     room = follow_room()          # before ui.page_setup: a followed room's settings become the session's
     settings = ui.page_setup(...)
     room_panel(room)              # the lecturer: code, URL, QR, PIN, who is here; a student: following
-                                  # or not; anyone else: "Start a room", or take one over with its PIN
-    ...                           # the page picks the step (the room's, for a follower)
     publish(step, settings)       # the lecturer: the room now shows this step and these settings
     question_panel(room, run)     # the open question (ui/classroom/quiz.py): tally and Reveal, or the answer
-    ...                           # the slide
     ask_panel(run, step_name)     # the lecturer: ask the room about the model on screen
     wake_followers()              # the lecturer: the followers' pages rerun now (ui/classroom/wake.py)
 
-Who holds what (``ui/classroom/rooms.py`` says who may do what):
-
-- **the lecturer** holds the room's secret in ``st.session_state`` (``Presenter``), never in a URL,
-  and in a cookie of their browser (``PRESENTER_COOKIE``: path ``/``, ``SameSite=Strict``, as long as a
-  room lives), so that reloading the page, which starts a new Streamlit session, keeps them the
-  presenter. The cookie is written by a two-line script of ours (``st.html`` with JavaScript: Streamlit
-  can read cookies, ``st.context.cookies``, but not set them) and read once, on a session's first run,
-  when its URL names no room: a student URL on the lecturer's own laptop shows the student's view.
-  Every run of their page sends the step and settings on screen (``publish``): one call, which moves
-  the room's version only when something changed, and keeps the room alive. One page presents at a
-  time, the newest: each page that becomes the presenter claims the room (``RoomStore.claim``) and
-  sends with its claim (``update_claimed``); an older page (another tab, a device the room was taken
-  over from) is refused, says so and sends nothing until *Present from here* claims it again;
-- **a student** holds a room code and a random member id (also kept in a cookie: one browser is one
-  voter, a reload does not vote twice), nothing else: this module calls only ``state``, ``version``,
-  ``seen`` and ``answer`` for them. Tampering with the student's URL (``?step=``) changes the student's
-  page at most, never the room.
-
-How following works: the student's page draws the room's step with the room's settings (validated
-like a URL's, in the student's own language). When the lecturer's page moves the room's version, it
-wakes every follower's page on this server (``ui/classroom/wake.py``): they rerun at once and read the room.
-A fragment re-run every ``FOLLOW_SECONDS`` also reads the room's version (one integer) and says the
-student is here; when the version moved (a wake lost, a lecturer on another server), it reruns the
-whole page. A student who changes a setting or moves a step leaves the room (the page says so) and
-rejoins with one click.
-
-Several servers: with ``GLASSBOX_REDIS_URL`` set, rooms live in Redis (``ui/classroom/rooms_redis.py``), so a
-lecturer on one server and students on others share one room; the lecturer's server announces each
-change there and every server wakes the followers it serves. When the store does not answer
-(``Unavailable``) every page still draws: a follower keeps the room's last step and settings and says
-rooms are unavailable, its poll tries again; the lecturer keeps the room's right and is told the same.
-A room the store lost (Redis restarted without its data) ends on every screen that followed it.
+The lecturer's secret lives in ``st.session_state`` and a cookie, never in a URL; a student holds a room
+code and a member id. A follower is woken when the room changes and also polls every ``FOLLOW_SECONDS``.
+Decisions (who holds what, following, several servers, outages): docs/decisions.md, ui/classroom/panels.py.
 """
 
 from __future__ import annotations
@@ -118,12 +86,11 @@ MEMBER_COOKIE = "glassbox_member"  # a student's member (and voter) id: one brow
 COOKIE_SECONDS = IDLE_SECONDS  # a cookie outlives no room
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_urlsafe secrets only
 
-# A change reaches the followers on this server at once (ui/classroom/wake.py); each page also looks at the
-# room
-# every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its presence.
-# Rarely: a poll tick that the browser sends just as a woken run starts lost that run now and then
-# (benchmarks/classroom.py, 40 followers: 5-36 lost steps per run polling every 3 s, none at 20 s).
-# With waking off (GLASSBOX_WAKE=0) the poll is all there is: every 3 s.
+# A change reaches the followers on this server at once (ui/classroom/wake.py); each page also looks at
+# the room every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its
+# presence. Rarely, because a poll tick that the browser sends just as a woken run starts loses that run
+# now and then (benchmarks/classroom.py; its figures: docs/performance.md). With waking off
+# (GLASSBOX_WAKE=0) the poll is all there is: every 3 s.
 FOLLOW_SECONDS = 20.0 if wake.enabled() else 3.0
 PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)

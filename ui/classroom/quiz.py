@@ -6,22 +6,11 @@ core/teaching/exercises.py for a class).
     quiz.ask_panel(store, code, secret, run, step_name)       # under the slide: pick and Ask
     quiz.student_panel(store, room, member, run)              # the question, one answer, the result
 
-What the room keeps of a question (``ui.classroom.rooms.Question``): its options as labels, the index of the
-model's answer, and the few strings that word it (which layer, head, query token, merge …), so every
-screen words it in its own language from the room alone, without running the model. A student's
-answer is one click, once (the store refuses a second from the same member id), from a page that
-follows the room (it says so to the store first: a made-up voter that follows nothing is refused),
-and at most ``ui.classroom.rooms.CLIENT_ANSWERS`` from one client: a script voting with fresh ids from one
-address cannot fill the question for the class. The tally counts, never names.
-
-An exercise given to the room is a question of kind ``exercise`` with the options "right" and
-"wrong": a student computes the number on their own card (``ui/sections/exercises.py``); the first check they
-make is their answer, so the lecturer's tally says how many got it right the first time. The card
-stays theirs to try again and to read the worked solution.
-
-Which question the lecturer is offered first follows the slide (``STEP_QUESTION``): BPE on the
-tokens slide, the encoder's self-attention on the encoder slide, and so on; every other question of
-the model on screen is one click further in the same list.
+A room keeps a question as a ``ui.classroom.rooms.Question`` (options as labels, the model's answer, the
+strings that word it), so every screen words it in its own language without running the model. A student
+answers once, with one click, from a page that follows the room; the tally counts, never names. An
+exercise is a question of kind ``exercise`` ("right" / "wrong": the student's first check). The lecturer
+is first offered the slide's question (``STEP_QUESTION``). Decisions: docs/decisions.md, ui/classroom/quiz.py.
 """
 
 from __future__ import annotations

@@ -1,74 +1,17 @@
 """Rooms: a class follows the lecturer. The state of every room, behind one small interface.
 
-A room is what one lecture shares: the step of the lecture the lecturer is on, the settings of the
-model on screen (the URL values of ``ui.page.settings.to_query``, a dict of strings), the question asked
-of the room (if any) and whether its answer is revealed, and whether the room has ended. The room
-code is short, on the projector, and public: knowing it lets anyone *read* the room, answer its
-question and be counted as present, never change it.
+    store = MemoryStore()                          # or ui.classroom.rooms_redis.RedisStore(url)
+    created = store.create(client=address)         # created.code is public; .secret and .pin the presenter's
+    store.update(created.code, created.secret, step=3)   # only the presenter moves the room
+    store.state(code), store.version(code)         # anyone with the code reads it
 
-Who may do what:
-
-- **the presenter** holds the secret returned by :meth:`RoomStore.create` and is the only one who
-  may move the step, change the settings, ask, reveal and end (a wrong or missing secret raises
-  :class:`NotPresenter` and changes nothing). The secret is never in a room's public state, a tally,
-  an error message or the student URL; it lives in the lecturer's browser. On another device the
-  lecturer types the 6-digit PIN shown on their own screen (:meth:`RoomStore.pin`) and
-  :meth:`RoomStore.recover` gives the secret back. Of the pages holding the secret (two tabs, two
-  devices) only the newest to :meth:`RoomStore.claim` the room moves it through
-  :meth:`RoomStore.update_claimed` (an older claim: :class:`Superseded`). A PIN is guessable in a
-  million tries, so after ``MAX_PIN_FAILURES`` wrong PINs from one client a room refuses every PIN
-  *from that client*, the right one too, for ``PIN_LOCK_SECONDS``: at most a few thousand guesses a
-  day per client against a room that lives an hour, and a guesser never locks the lecturer out;
-
-- **a student** (anyone with the code) reads the state, is counted as present (:meth:`RoomStore.seen`)
-  and, while present, answers the current question once per voter id (a second answer from the same
-  voter is refused, not counted twice; a voter the room has not seen following is refused). The tally
-  says how many chose each option and how many answered, never who.
-
-**Clients.** ``client`` (a keyword of ``create``, ``recover``, ``seen`` and ``answer``) is who is
-asking as the server can know it: an address (``ui/classroom/clients.py`` says which). Bounds that a flood
-from
-one client would otherwise exhaust for everyone are counted per client; ``None`` is a caller that
-cannot say (a script, a test): no per-client bound on rooms or answers, one shared PIN lock-out.
-
-Why versions: tens of followers each poll the room every fraction of a second. :meth:`version` is
-one integer; a follower rebuilds its page only when it changed. It increases on every change a
-follower must see (step, settings, question asked, revealed, ended or expired) and on nothing else:
-answers and presence do not move it, so 200 students answering do not make 200 pages redraw 200
-times (the lecturer reads :meth:`RoomStore.tally` and :meth:`RoomStore.present` directly).
-
-Bounds (everything a caller passes may come from a URL or a widget, and every store is finite):
-
-- ``MAX_ROOMS`` rooms per store; creating one more drops the room idle the longest (an ended or
-  expired room first), but never a room in use: one whose presenter called in the last
-  ``IN_USE_SECONDS`` or whose followers were seen in the last ``PRESENCE_WINDOW``. A store full of
-  rooms in use refuses a new one (:class:`TooMany`, ``reason`` ``"full"``). A room is idle when its
-  presenter does nothing: every presenter call, even an :meth:`RoomStore.update` that changes nothing
-  (a keep-alive), makes it new again;
-- one client starts at most ``CLIENT_ROOMS`` rooms in ``CLIENT_ROOMS_SECONDS`` (more:
-  :class:`TooMany`, ``reason`` ``"rooms"``, with ``retry_after``);
-- a room expires after ``IDLE_SECONDS`` without a presenter call. Reading it then says it ended,
-  with the reason (``EXPIRED`` or ``ENDED``, ended by the lecturer). An ended room keeps its code
-  and version only, so its students are told; it is the first to go when the store is full;
-- a question has at most ``MAX_OPTIONS`` options; it takes answers from members seen following in
-  the last ``PRESENCE_WINDOW`` only (:class:`NotFollowing`), at most ``CLIENT_ANSWERS`` from one client
-  and ``MAX_ANSWERS`` in all (:class:`TooMany`, ``reason`` ``"client_answers"`` / ``"answers"``); only
-  the current question's answers are kept;
-- presence remembers at most ``MAX_MEMBERS`` members per room, each for ``PRESENCE_WINDOW``
-  seconds after it was last seen: the least recently seen are forgotten first;
-- codes, ids, options, steps and settings have lengths, types and characters checked below; bad
-  input raises :class:`BadInput` (or :class:`NotPresenter` for a secret) and never echoes it.
-
-Every error is a :class:`RoomError`, whose message is safe to show to whoever caused it.
-
-:class:`MemoryStore` keeps rooms in the process, under one lock (one Streamlit server runs its
-sessions on many threads): a single server needs no set-up at all. ``ui/classroom/rooms_redis.py`` keeps them
-in Redis, shared by several servers, behind the same :class:`RoomStore` Protocol and the same
-tests (``tests/ui/classroom/test_rooms.py`` runs every test on both). Several servers also tell each other
-that a room changed (:meth:`RoomStore.announce`, :meth:`RoomStore.listen`), so each wakes the
-followers it serves; one server has no one to tell.
-
-No Streamlit here: the standard library only, so the tests use a store without a server.
+A room is what one lecture shares: the lecturer's step, the model's settings (the URL values of
+``ui.page.settings.to_query``), the question asked and whether its answer is revealed, and whether the
+room has ended. Knowing the code lets anyone read the room, answer and be counted present, never change
+it. Every bound a caller could exhaust is a constant below (``MAX_ROOMS``, ``CLIENT_ANSWERS`` ...);
+every error is a :class:`RoomError`, whose message is safe to show. :class:`MemoryStore` keeps rooms in
+the process, ``ui/classroom/rooms_redis.py`` in Redis; no Streamlit here, the standard library only.
+Decisions (who may do what, clients, versions, every bound): docs/decisions.md, ui/classroom/rooms.py.
 """
 
 from __future__ import annotations

@@ -1,53 +1,16 @@
 """Rooms in Redis: one room store shared by every server of a class (``GLASSBOX_REDIS_URL``).
 
+    store = RedisStore(url)      # a RoomStore, as ui.classroom.rooms.MemoryStore is
+
 Same rooms, same rules, same errors as :class:`ui.classroom.rooms.MemoryStore` (``ui/classroom/rooms.py``
-says who may
-do what and every bound); ``tests/ui/classroom/test_rooms.py`` runs each of its tests on both stores, against
-a real ``redis-server``. What differs is where a room lives and how servers learn of a change.
+says who may do what and every bound); ``tests/ui/classroom/test_rooms.py`` runs each test on both.
+Keys start with ``PREFIX`` (``glassbox:room:CODE`` and its ``:answers``, ``:members``, ``:pins``,
+``:clients``; ``glassbox:client:CLIENT:rooms``; ``glassbox:rooms``), a code checked before it is part of
+a key, and every key expires (``KEEP_SECONDS``). Each call is one Lua script: atomic, one round trip.
+Servers learn of a change by pub/sub on ``glassbox:changed`` (:meth:`RedisStore.announce`,
+:meth:`RedisStore.listen`); when Redis does not answer, every call raises ``ui.classroom.rooms.Unavailable``.
 
-Keys (``PREFIX`` = ``glassbox:``; a code is checked by ``ui.classroom.rooms.parse_code`` before it is part of
-a key: six characters of ``ALPHABET``, so no student input becomes a key unchecked):
-
-- ``glassbox:room:CODE``: a hash, the room: secret, PIN, last presenter call, step, settings (JSON),
-  version, the question (JSON) with its number, whether revealed and its number of options, the
-  end reason, the PIN failures and lock-out, the presenter's claims;
-- ``glassbox:room:CODE:answers``: a hash, voter id → option (the current question's only);
-- ``glassbox:room:CODE:members``: a sorted set, member id → last seen;
-- ``glassbox:room:CODE:pins``: a hash, client → its wrong PINs and lock-out (``"failures|until"``);
-- ``glassbox:room:CODE:clients``: a hash, client → its answers to the current question;
-- ``glassbox:client:CLIENT:rooms``: a sorted set, the rooms a client started lately → when;
-- ``glassbox:rooms``: a sorted set, code → last presenter call (an ended room: minus the time it
-  ended), so that creating room ``MAX_ROOMS + 1`` drops the room idle the longest that is not in use,
-  an ended one first.
-
-A client is a digest of fixed length (``ui.classroom.rooms.client_key``), never the text that named it.
-
-Every key expires (``KEEP_SECONDS``, renewed by each presenter call, each answer and each presence):
-a room's own idle limit (``IDLE_SECONDS``) is checked in the scripts with the servers' clock, so a
-room that expired still says so to its students; ``KEEP_SECONDS`` later its keys are gone from
-Redis whatever happens. Voter and member ids are checked like a code (``ui.classroom.rooms._id``) and are
-fields of those keys, never keys. Redis's own memory is capped too (``deploy/``: ``maxmemory``).
-
-Atomic: each call is one Lua script (``EVALSHA``; redis-py loads it again after a Redis restart),
-so two servers never interleave halfway through a change, and a call costs one round trip. The
-presenter's secret is compared through SHA-1 digests, so the time the comparison takes says
-nothing about the secret.
-
-Time: the servers' wall clock (``time.time``), the same on every server of one machine and, through
-NTP, of several; the tests pass a clock they move by hand.
-
-**How followers learn of a change (pub/sub, and a cheap version read):** the lecturer's server
-publishes the room's code on the channel ``glassbox:changed`` when its version moved
-(:meth:`RedisStore.announce`); every server subscribes once (:meth:`RedisStore.listen`, one thread
-and one connection per server) and wakes the followers it serves (``ui/classroom/wake.py``). So a change costs
-Redis one message per server, not one read per follower, and reaches every screen at once. Each
-follower's page still reads the room's version (one ``HGET`` in a script) every ``FOLLOW_SECONDS``
-(``ui/classroom/panels.py``): the safety net for a message lost while a server reconnected.
-
-**When Redis does not answer** (stopped, restarting, unreachable, a malformed URL) every call raises
-:class:`ui.classroom.rooms.Unavailable`, a :class:`RoomError` like the others: pages say rooms are unavailable
-and draw everything else. After a failure the store waits ``RETRY_SECONDS`` before trying again, so
-a class of pages does not queue on a dead socket; a call waits at most ``TIMEOUT_SECONDS``.
+Decisions (keys, expiry, scripts, clock, pub/sub, outages): docs/decisions.md, ui/classroom/rooms_redis.py.
 """
 
 from __future__ import annotations

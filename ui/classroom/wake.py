@@ -6,23 +6,12 @@ this server reruns at once, instead of at its next look at the room.
     wake(code)       # the lecturer's page, when the room's version moved: rerun every follower now
     wake_all()       # the shared store's announcements were cut for a while: every follower looks
 
-Why: a follower's page also looks at the room every few seconds (``ui.classroom.panels._watch``), but a
-class that only polls sees a change up to one poll late, and 40 pages polling every second keep a
-server busy doing nothing. Woken, a follower's page reruns within the time the server takes to draw
-it; the poll stays, slower, as the safety net (a wake lost, a room on another server).
+How: Streamlit's own ``AppSession.request_rerun`` (a private part of Streamlit 1.67, pinned), called
+on the server's event loop; if it is missing or refuses, waking does nothing and the poll
+(``ui.classroom.panels._watch``) still brings the change. ``GLASSBOX_WAKE=0`` turns waking off.
+A room remembers at most ``MAX_MEMBERS`` sessions, each for ``FORGET_SECONDS`` after its page last ran.
 
-How: Streamlit has no public call to rerun another session. The one it uses itself when a source
-file changes (``AppSession.request_rerun`` with the session's last client state, the widget values
-and URL of its last run) is called here on the server's event loop, for the sessions registered for
-the room (``Runtime.get_app_session``: thread-safe). Those are private parts of Streamlit 1.67
-(pinned in requirements.txt); if they are missing or refuse, waking does nothing and the poll still
-brings the change (``tests/browser/test_classroom.py`` and ``benchmarks/classroom.py`` measure it).
-
-``GLASSBOX_WAKE=0`` in the server's environment turns waking off (the pages then only poll): for an
-operator who would rather not rely on Streamlit's private parts, and to measure the difference.
-
-Bounded: a room remembers at most ``MAX_MEMBERS`` sessions, each for ``FORGET_SECONDS`` after its page
-last ran; rooms no one followed for that long are forgotten.
+Decisions (why wake and not only poll; Streamlit's private parts): docs/decisions.md, ui/classroom/wake.py.
 """
 
 from __future__ import annotations

@@ -5,15 +5,12 @@
 In order, and nothing is read before the checks that can refuse it have passed:
 1. the name is one found on disk (``ui.folders.models.choice``: a path or an unknown name is refused);
 2. its family is supported (a message names its architecture and lists what is);
-3. its float32 weights fit in the memory the server allows (``ui.folders.models.check_size``), said with the
-   size and the limit, before a byte of weights is read;
-4. core reads it (``loading.folder.load_folder``, no code executed), reporting progress; every file through
-   ``core.loading.files.FolderFiles``: inside the root it was found in, each under the cap of its kind, the
-   weights together under the memory the server allows;
-5. its tokenizer: core's own for GPT-2 and BERT, ``tokenizer.json`` through Hugging Face
-   ``tokenizers`` for the others (``ui.folders.hf_tokenizer``).
+3. its float32 weights fit in the memory the server allows (``ui.folders.models.check_size``);
+4. core reads it (``core.loading.folder.load_folder``, no code executed), reporting progress;
+5. its tokenizer: core's own for GPT-2 and BERT, ``ui.folders.hf_tokenizer`` for the others.
 
 No Streamlit here: ``ui.caches.cache`` keeps the pipeline in the server's budget and draws the progress bar.
+Decisions (what each check says, how files are read): docs/decisions.md, ui/folders/hf_pipeline.py.
 """
 
 from __future__ import annotations

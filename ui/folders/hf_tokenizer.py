@@ -1,26 +1,17 @@
 """A model folder's own tokenizer, as the app's pipelines need it.
 
-Every pipeline needs two things from a tokenizer: its ids, with the special tokens the model was
-trained with, and the display label of every id (attention axes, output probabilities).
-:func:`folder_tokenizer` gives both as a :class:`FolderTokenizer`, a ``core.tokenizers.protocol.Tokenizer``
-(``encode`` -> ids, ``tokenize`` -> pieces, ``special_tokens``) with ``labels`` and ``labelled(text)``:
+:func:`folder_tokenizer` gives a pipeline a tokenizer's ids (with the special tokens the model was
+trained with) and the display label of every id, as a :class:`FolderTokenizer`, a
+``core.tokenizers.protocol.Tokenizer`` (``encode``, ``tokenize``, ``special_tokens``) with ``labels``
+and ``labelled(text)``. GPT-2 and BERT are read by core itself (``load_folder`` hands them over);
+anything else is the folder's ``tokenizer.json``, run by Hugging Face ``tokenizers`` (:class:`TokenizerJson`).
 
-* GPT-2 (``vocab.json`` + ``merges.txt``) and BERT (``vocab.txt``) are read by core itself
-  (core/tokenizers/: gpt2.py, wordpiece.py): ``load_folder`` hands them over and they are wrapped;
-* anything else is the folder's ``tokenizer.json`` (Qwen2 and Llama 3: byte-level BPE with their own
-  pre-tokenizer regex; Llama 2 / TinyLlama: SentencePiece-style BPE with ``▁`` for spaces and
-  ``<0xNN>`` byte tokens), run by Hugging Face ``tokenizers`` itself (:class:`TokenizerJson`). That
-  reference lives here, in ui/, because core reads like the paper and has no third-party tokenizer.
+Labels follow core.tracing.pipeline.display_token's rule: a space as ``␣``, a newline as ``⏎``, a tab
+as ``⇥``, a piece of a multi-byte character as its bytes (``⟨e4 bd⟩``), special tokens as spelled,
+and ``∅`` for an empty label. Nothing here touches the network; every file is read through
+``core.loading.files.FolderFiles`` (a ``tokenizer.json`` over 64 MB is refused unread).
 
-Labels follow one rule for every kind, core.tracing.pipeline.display_token's: the token's text with a space as
-``␣``, a newline as ``⏎``, a tab as ``⇥``; a piece of a multi-byte character as its bytes, ``⟨e4 bd⟩``;
-special tokens as they are spelled (``<|endoftext|>``, ``<s>``, ``[CLS]``). So a byte-level token
-(``Ġthe``, GPT-2's printable alphabet) is decoded to its bytes first, SentencePiece's ``▁the`` becomes
-``␣the`` and the byte-fallback token ``<0xE4>`` becomes ``⟨e4⟩``. No label is empty: an empty label
-would vanish from a plotly axis, so it is ``∅``.
-
-Nothing here touches the network, and every file is read through ``core.loading.files.FolderFiles`` (inside
-the models root, under the cap of its kind: a ``tokenizer.json`` over 64 MB is refused unread).
+Decisions (the kinds of tokenizer, labels, why this is in ui/): docs/decisions.md, ui/folders/hf_tokenizer.py.
 """
 
 from __future__ import annotations

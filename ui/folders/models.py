@@ -1,30 +1,17 @@
 """Model folders on disk: found, described and chosen by name, never by path.
 
-Where models are looked for (:func:`model_dirs`): the folders named by ``GLASSBOX_MODELS`` (several,
-separated as in ``PATH``), then the local Hugging Face hub cache (``HF_HUB_CACHE``, else
-``HF_HOME/hub``, else ``~/.cache/huggingface/hub``). A model folder holds ``config.json`` and its
-weights (``*.safetensors``, or ``pytorch_model.bin`` and its shards). A root may be a model folder
-itself, hold model folders (two levels deep at most: ``root/gpt2``, ``root/Qwen/Qwen2.5-0.5B``) or be
-laid out as a hub cache (``models--ORG--NAME/snapshots/<revision>/``).
+Where (:func:`model_dirs`): the folders named by ``GLASSBOX_MODELS`` (separated as in ``PATH``), then
+the local Hugging Face hub cache. A model folder holds ``config.json`` and its weights
+(``*.safetensors``, or ``pytorch_model.bin`` and its shards); a root may be one, hold them (two levels
+deep at most) or be laid out as a hub cache (``models--ORG--NAME/snapshots/<revision>/``).
 
-Each model is a choice of the sidebar's ``weights`` with the value ``hf:<name>``: the folder's name, or
-for the hub cache the repo's name without its organisation (``hf:gpt2``, ``hf:Qwen2.5-0.5B``). So a
-value never holds a ``/`` and "looks like a path" stays one simple rule with no exception; the
-organisation appears only to tell two models of the same name apart. Two folders with the same name:
-the first found keeps ``hf:<name>`` (the roots are searched in order, as ``PATH`` is, so a shared URL
-keeps its meaning when a later root gains a copy), the others are ``hf:<name>@<where>`` (``<where>``:
-the hub organisation, or the name of the root they were found in), then ``-2``, ``-3``... if need be.
+Each model is a choice of the sidebar's ``weights``, ``hf:<name>`` (``hf:gpt2``, ``hf:Qwen2.5-0.5B``;
+a name found twice: ``hf:<name>@<where>``); a URL names a model only by that value (:func:`choice`),
+never by a path. A symlink is followed only while it stays inside its root. No Streamlit and no
+``transformers``: every file is read through ``core.loading.files.FolderFiles``, and the scan never
+raises (a folder that cannot be read is skipped with a log line).
 
-A URL names a model only by that value (:func:`choice`): anything that looks like a path is refused,
-so the list of roots is all the server will ever read. For the same reason a symlink is followed only
-when it stays inside the root it was found in (the hub's snapshots link to its ``blobs/``); one that
-leads out is skipped, and a loop is visited once.
-
-No Streamlit and no ``transformers`` here. Every file is read through ``core.loading.files.FolderFiles`` (in
-the root, under the cap of its kind): ``config.json`` (at most ``MAX_CONFIG_BYTES``), the hub's
-``refs/main`` and the safetensors headers; besides them only directory listings and file sizes. A
-folder that cannot be read is skipped with a log line: the scan never raises, so one bad folder never
-takes a page down.
+Decisions (names, duplicates, symlinks, what is read): docs/decisions.md, ui/folders/models.py.
 """
 
 from __future__ import annotations

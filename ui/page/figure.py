@@ -3,31 +3,15 @@
 
     ui.show_figure(fig, key="attn_heatmap", name="attention-layer1-head2")
 
-Under each chart a small "Download" popover offers:
+Under each chart a small "Download" popover offers **Data (CSV)** (:func:`figures.export.figure_csv`,
+computed only when someone clicks, in the server's download handler, without a rerun; UTF-8 with a
+byte-order mark), **Image (SVG)** and **Image (PNG, 2×)**, made in the browser by plotly.js: a small
+fixed script (no user text, one click listener per browser tab) clicks the chart's own camera button
+with the wanted format. The toolbar's camera button keeps working (PNG at 2×, named after the figure)
+and the toolbar is always available on hover (a caller's ``displayModeBar: False`` is overridden).
+Figures of sizes and settings alone are built once for every session (:func:`memo_figure`).
 
-- **Data (CSV)**: ``st.download_button(data=callable, on_click="ignore")``. The CSV
-  (:func:`figures.export.figure_csv`) is computed only when someone clicks, in the server's
-  download handler, and the click does not rerun the page: drawing a page costs one small popover
-  per chart, not a CSV per chart (a big heatmap's CSV is megabytes). A UTF-8 byte-order mark leads
-  the file so that Excel reads Chinese tokens as Chinese.
-- **Image (SVG)** and **Image (PNG, 2×)**: made in the browser by plotly.js itself, the same code as
-  the toolbar's camera button: a small fixed script switches the chart's
-  ``toImageButtonOptions.format`` to the wanted format, clicks the chart's camera button, and
-  switches it back. Why in the browser: plotly's toolbar can export only one format, and the server
-  alternative (kaleido) needs a Chrome on the server, starts a browser per image and is not in the
-  container image; the browser already has plotly.js and the chart. The script holds no user
-  text (the chart's key, mirrored to Streamlit's ``st-key-…`` class, and the translated labels are
-  escaped), and installs its one click listener once per browser tab.
-  plotly's SVG keeps text and lines as vectors; a heatmap's cells are one embedded raster image,
-  as in plotly's own export. The popover closes after an image click (the script's click on the
-  toolbar counts as a click outside it).
-- The toolbar's camera button keeps working (PNG at 2× scale, named after the figure); the toolbar
-  is always available on hover, since the PNG/SVG buttons drive it (a caller's
-  ``displayModeBar: False`` is overridden for that reason).
-
-Cost, measured: the popover adds about 0.8 ms of script time per chart (10 charts: 6.2 → 14.4 ms
-in AppTest), and the Positional page (15 charts) was fully drawn in Chromium in 4.1 s with the
-popovers and 3.9 s without (medians; the first load imports torch either way).
+Decisions: docs/decisions.md, ui/page/figure.py.
 """
 
 from __future__ import annotations
@@ -252,8 +236,8 @@ def _share(value) -> Shared:
 
 
 # Figures that depend on sizes and settings only (not on weights or the sentence) are built once per
-# arguments, for every session: on the Positional page such figures were ~0.4 s of the ~0.65 s a new
-# seed took on the server (py-spy), rebuilt on every rerun to come out the same. In the server's cache
+# arguments, for every session: rebuilt on every rerun they came out the same, and were most of a new
+# seed's server time on the Positional page (docs/performance.md). In the server's cache
 # budget (ui.caches.budget): a 512 × 512 heatmap's numbers, as the lists draw_once makes, are ~8 MB.
 def _memo_key(where: str, themed: bool, _make, args: tuple, kwargs: tuple):
     return where, themed, hashable(args), hashable(kwargs)  # arrays and dataclasses by value
@@ -319,8 +303,8 @@ def show_figure(
     name = name or key
     kwargs.setdefault("width", "stretch")
     # theme=None: figures.style's own look (projector fonts, margins reserved from the labels).
-    # Streamlit's theme re-styles every chart in the browser on every rerun, redrawn or not: ~0.1-0.2 s
-    # per page after a slider move. A caller may still ask for it (theme="streamlit").
+    # Streamlit's theme re-styles every chart in the browser on every rerun, redrawn or not (its cost:
+    # docs/performance.md). A caller may still ask for it (theme="streamlit").
     kwargs.setdefault("theme", None)
     config = plot_config(name, kwargs.pop("config", None))
     if kwargs["theme"] is None:  # our fonts: room for the labels known up front

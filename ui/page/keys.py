@@ -2,24 +2,15 @@
 
     step_buttons(step, total, move)   # Previous / Next; move(-1) or move(+1) runs on a click or a key
 
-Keys: PageDown, → and Space go to the next step; PageUp and ← to the previous one. Clickers send
-PageDown / PageUp (some send the arrows).
-
-**Decision: a key queue (``ui/components/step_keys.js``), not Streamlit's button shortcuts.** A
-button is a trigger: two presses of one button that reach the server while a rerun is pending are
-merged into one, and under load the lecturer's page fell steps behind the keys pressed. The
-component's *state value* is the list of the tab's last presses, each ``{"seq": n, "move": ±1}``
-with a per-tab increasing ``seq``: whatever Streamlit merges, the newest value holds every press.
-The server keeps the last ``seq`` it applied and applies each newer press in order, stopping at
-the first / last step exactly as a disabled button would (:func:`new_moves`). One listener per
-tab on the app's window, only while a page that calls ``step_buttons`` is on screen; a key typed
-into a text field, a slider or a tab list, or with a modifier, is not a move, and Space on a
-focused button is that button's click. Each key takes exactly one path: the buttons have no
-shortcuts and only click. The hidden twin buttons (←, →, Space) stay, for scripts and tests that
-click them. A key pressed before the page's script has loaded on a cold page is not queued.
+Keys: PageDown, → and Space go to the next step; PageUp and ← to the previous one (clickers send
+PageDown / PageUp, some the arrows). Keys go through a queue (``ui/components/step_keys.js``), not
+Streamlit's button shortcuts: the component's value lists the tab's last presses, each
+``{"seq": n, "move": ±1}``, and the server applies each newer press in order (:func:`new_moves`),
+stopping at the first / last step. A key typed into a text field, a slider or a tab list, or with a
+modifier, is not a move.
 
 ``check_step`` reads the step from the URL (``?step=N``); a value that is not a whole number from 1
-to ``total`` falls back with a message, never a traceback.
+to ``total`` falls back with a message, never a traceback. Decisions: docs/decisions.md, ui/page/keys.py.
 """
 
 from __future__ import annotations

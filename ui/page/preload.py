@@ -4,14 +4,13 @@ Streamlit runs each session's script in its own thread. When forty students open
 on a fresh server, one thread may still be importing pandas while another builds a plotly figure:
 plotly looks pandas up in ``sys.modules`` without importing it (``get_module(should_load=False)``),
 finds the half-initialised module and raises ``AttributeError: partially initialized module
-'pandas' has no attribute 'Series'`` - a traceback on a student's screen (found by
-benchmarks/load.py). Importing them here, inside the import of the ``ui`` package that every page
-does first, closes the window: Python makes every other thread wait until ``ui`` has finished
-importing.
+'pandas' has no attribute 'Series'`` - a traceback on a student's screen. Importing them here,
+inside the import of the ``ui`` package that every page does first, closes the window: Python makes
+every other thread wait until ``ui`` has finished importing.
 
 torch gets one intra-op thread. A lecture server is busy (many sessions, perhaps a training run):
-with 2 threads on 2 busy cores OpenMP's threads spin against each other, and a d_model=512,
-6-layer trace took 2.1 s instead of 0.14 s. Concurrency comes from sessions, not from one matmul.
+with 2 threads on 2 busy cores OpenMP's threads spin against each other, many times slower than one
+(docs/performance.md). Concurrency comes from sessions, not from one matmul.
 """
 
 import numpy  # noqa: F401

@@ -339,8 +339,8 @@ def _ensure_navigation() -> None:
 # a third of its opacity (a 1 s transition after 0.5 s). Glassbox keeps it steady instead: a slider
 # move redraws the page within about a second, so the fade was a flicker on the projector, and its
 # ~50 running transitions cost Chromium's renderer and GPU process CPU while the server was building
-# the model on the same two cores (a 0.6 s wait on the Attention page: renderer 1.6-1.8 -> 1.5 CPU-s,
-# GPU process 0.11-0.13 -> 0.07-0.08). The running indicator at the top right still shows a rerun.
+# the model on the same two cores (docs/performance.md). The running indicator at the top right still
+# shows a rerun.
 # Fixed stylesheet, no user text; a style-only st.html goes to the event container and takes no space.
 STEADY_RERUN_CSS = (
     '<style>[data-testid="stElementContainer"][data-stale="true"] '

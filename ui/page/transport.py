@@ -1,18 +1,16 @@
 """The browser's messages, mended before Streamlit reads them: a lone surrogate in a text box.
 
-A JavaScript string can hold a lone surrogate (half of a UTF-16 pair: typed through some input
-methods, pasted, or left when half of an emoji is deleted). Streamlit's browser code (protobufjs)
-writes it as three bytes, ``ED A0..BF 80..BF``, which are not UTF-8, and the server's protobuf parser
-refuses the whole message ("String field had bad UTF-8"): the server closed the connection, the
-rerun never happened, and the sidebar showed the new sentence while the page kept the old one, with
-no message. Nothing in the page script can see it: the message never reaches it.
+A JavaScript string can hold a lone surrogate (half of a UTF-16 pair). Streamlit's browser code writes
+it as three bytes, ``ED A0..BF 80..BF``, which are not UTF-8, and the server's protobuf parser refuses
+the whole message: the rerun never happens, and the page script cannot see why.
 
 So the parse of a browser message (``BackMsg``) that fails is tried once more with each such
-three-byte sequence replaced by U+FFFD (``EF BF BD``), what the browser's own UTF-8 encoder
-(``TextEncoder``) writes for a lone surrogate. Three bytes for three bytes: every length prefix in the
-message stays right. A message that parses is never touched, so bytes fields and numbers that happen
-to hold those bytes are left alone. The sentence then arrives with a ``�`` where the broken half was,
-and the page shows it (``ui.page.settings.clean_text`` keeps U+FFFD: it is a character anyone may type).
+three-byte sequence replaced by U+FFFD (``EF BF BD``), what the browser's ``TextEncoder`` writes for
+a lone surrogate: three bytes for three, so every length prefix stays right. A message that parses is
+never touched. The sentence arrives with a ``�`` where the broken half was, and the page shows it
+(``ui.page.settings.clean_text`` keeps U+FFFD).
+
+Decisions: docs/decisions.md, ui/page/transport.py.
 """
 
 from __future__ import annotations

@@ -5,24 +5,12 @@
     self_study(run, "encoder")                      # the Lecture page: the card in an expander
 
 A card is reusable: the Lecture page draws one for a student alone (``self_study``); a room gives the
-same exercise to the class and counts the answers through ``on_checked``.
+same exercise to the class and counts the answers through ``on_checked``. An exercise follows from
+(run, seed) alone, so a lecturer's screen and a student's agree; nothing is computed until the
+expander is opened. User text reaches the page only through ``st.code``, a dataframe or ``literal()``.
 
-Decisions:
-- **One seed, every kind.** ``exercises_at`` filters ``core.teaching.exercises.exercises_for(run, seed)``,
-so a
-  lecturer's screen and a student's agree on an exercise from (run, seed) alone. ``exercises_for``
-  draws every kind from one random stream, so one step's exercise cannot be drawn without the
-  others: the whole list is cached per (run identity, seed), across sessions and steps.
-- **Nothing computed until asked for.** The expander tracks its state (``on_change="rerun"``): a
-  closed one computes no exercise, so a lecture that never opens it pays nothing.
-- **Where the numbers come from decides the step.** A softmax exercise is a decoder row when the model
-  has a decoder (its own masked weights), else an encoder row: it goes to that step.
-- **Numbers:** the numbers given are shown as the exercise rounded them (``decimals``); the worked
-  solution, the model's value and a miss keep two decimals more, so the rounding of a step never eats
-  the tolerance. The tolerance is stated rounded down (never promising more than the check gives).
-- **User text** (tokens, the sentence, what was typed) reaches the page only through ``st.code``, a
-  dataframe or ``literal()``; the tables of numbers (``st.table``, which renders Markdown) hold our
-  own labels and numbers, and tokens there only as ``literal()``.
+Decisions (one seed for every kind, where a softmax exercise goes, rounding and tolerance, user
+text): docs/decisions.md, ui/sections/exercises.py.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
 """The Tokenization page's own helpers: its URL values, the note on what a training plan limited, and
 its tables.
 
-URL: ``tok_merges`` is a bound widget (``bind="query-params"``). ``tok_source``, ``tok_kind`` and
-``tok_labels`` are synced by hand with language-independent ids (``?tok_source=textbook``): a bound
-widget puts its *displayed* (translated) label in the URL, so a link would change with the language
-(the English labels of older links are still understood). ``tok_step`` is synced by hand too
-(:func:`step_from_url`). A bad value in the URL gives a warning naming it, on the page's first run in
-the session; afterwards the URL is written by the widgets themselves.
+URL: ``tok_merges`` is a bound widget (``bind="query-params"``); ``tok_source``, ``tok_kind``,
+``tok_labels`` and ``tok_step`` (:func:`step_from_url`) are synced by hand, the first three with
+language-independent ids (``?tok_source=textbook``). A bad value in the URL gives a warning naming it,
+on the page's first run in the session; afterwards the URL is written by the widgets themselves.
 
 Play button (:func:`play_film`): ``st.fragment(run_every=…)`` steps the ``tok_step`` slider on the
-server, jumping from one merge that changes the sentence to the next (most merges never touch a short
-sentence). We chose it over a plotly animation with frames because the slider, the URL and the title
-stay in step with what is drawn, and a frame per merge for a long sentence would ship megabytes of
-JSON; one step is one small figure (3 traces) plus the token-count curve.
+server, jumping from one merge that changes the sentence to the next.
+
+Decisions (URL values synced by hand, the play button rather than a plotly animation):
+docs/decisions.md, ui/sections/tokenization_tables.py.
 """
 
 from __future__ import annotations
