@@ -220,11 +220,11 @@ def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(st
 
 
 def test_students_following_one_slide_share_its_figure_built_once(store, monkeypatch):
-    import figures.attention as fa
+    import ui.sections.lecture as lecture
 
     built = []
-    real = fa.heads_figure
-    monkeypatch.setattr(fa, "heads_figure", lambda *a, **k: built.append(1) or real(*a, **k))
+    real = lecture.heads_figure  # the slide's figure, as the lecture's sections call it
+    monkeypatch.setattr(lecture, "heads_figure", lambda *a, **k: built.append(1) or real(*a, **k))
     sentence = "shared slide, built once"  # a sentence no other test shows: nothing cached yet
     lecturer, code = start_room({"sentence": sentence, "step": "5"})
     students = [join(code) for _ in range(3)] + [join(code, "zh")]
