@@ -348,6 +348,7 @@ STEADY_RERUN_CSS = (
 )
 # Tab labels (Attention's views, Positional's schemes, the Full model's sections) at the body text's
 # size: Streamlit draws them at 14 px, small on a projector for what picks the section on screen.
+FAVICON = "🔍"  # drawn by the browser from the emoji, no file and no request
 TAB_LABEL_CSS = (
     '<style>[data-testid="stTab"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }</style>'
 )
@@ -363,7 +364,9 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     if STORE not in state:
         _read_url()
     title = t(title) if title.startswith("nav.") else title
-    st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon, layout="wide")
+    # Our own favicon: with none, Streamlit shows the page's Material icon fetched from fonts.gstatic.com
+    # (nothing is fetched from outside the server: a lecture hall may be offline).
+    st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon or FAVICON, layout="wide")
     st.html(STEADY_RERUN_CSS + TAB_LABEL_CSS)
     _ensure_navigation()
     settings = _with_session_model(state[STORE])
