@@ -7,6 +7,7 @@ without this file (Streamlit's ``pages/`` folder mode), and drawing it twice wou
 import streamlit as st
 
 from ui.page.lang import current_lang
-from ui.page.nav import navigation_pages
+from ui.page.nav import FAVICON, navigation_pages
 
+st.set_page_config(page_icon=FAVICON)  # before the navigation, or the page's Material icon is fetched
 st.navigation(navigation_pages(current_lang())).run()

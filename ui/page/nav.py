@@ -8,6 +8,11 @@ from i18n import DEFAULT_LANG, t
 
 # (script, English title, icon, one-line description for the overview). Shown translated: the
 # i18n keys are nav.<name>.title and nav.<name>.desc, <name> being the script's file name.
+# The app's favicon, set before the navigation (app.py, ui.page_setup): with none, Streamlit shows the
+# page's Material icon fetched from fonts.gstatic.com, and nothing may be fetched from outside the
+# server (a lecture hall may be offline). An emoji the browser draws: no file, no request.
+FAVICON = "🔍"
+
 PAGES: list[tuple[str, str, str, str]] = [
     ("pages/overview.py", "Overview", ":material/account_tree:", "The whole pipeline with its tensor shapes"),
     ("pages/tokenization.py", "Tokenization", ":material/content_cut:", "Text → tokens → ids (BPE)"),

@@ -25,6 +25,7 @@ from i18n import strings as _strings
 from i18n import t as _t
 from ui.caches.cache import get_pipeline, model_failure
 from ui.page.lang import STORE, current_lang, t
+from ui.page.nav import FAVICON, navigation_pages
 from ui.page.settings import (
     D_FF_CHOICES,
     D_MODEL_CHOICES,
@@ -330,8 +331,6 @@ def _ensure_navigation() -> None:
     except ImportError:  # internal API moved: the app still works, with file names in the nav
         return
     if PagesManager.uses_pages_directory:
-        from ui.page.nav import navigation_pages
-
         st.navigation(navigation_pages(current_lang()))
 
 
@@ -348,7 +347,6 @@ STEADY_RERUN_CSS = (
 )
 # Tab labels (Attention's views, Positional's schemes, the Full model's sections) at the body text's
 # size: Streamlit draws them at 14 px, small on a projector for what picks the section on screen.
-FAVICON = "🔍"  # drawn by the browser from the emoji, no file and no request
 TAB_LABEL_CSS = (
     '<style>[data-testid="stTab"] [data-testid="stMarkdownContainer"] p { font-size: 1rem; }</style>'
 )
@@ -364,8 +362,6 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     if STORE not in state:
         _read_url()
     title = t(title) if title.startswith("nav.") else title
-    # Our own favicon: with none, Streamlit shows the page's Material icon fetched from fonts.gstatic.com
-    # (nothing is fetched from outside the server: a lecture hall may be offline).
     st.set_page_config(page_title=f"{title} · Glassbox", page_icon=icon or FAVICON, layout="wide")
     st.html(STEADY_RERUN_CSS + TAB_LABEL_CSS)
     _ensure_navigation()
