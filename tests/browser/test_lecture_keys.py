@@ -11,7 +11,6 @@ import time
 
 import pytest
 from browserhelpers import keys_ready
-from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 from serverprocess import Server, free_port, streamlit_command
 
@@ -55,14 +54,6 @@ def settled_at(page: Page, step: int) -> None:
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
-def wait_for_keys(page: Page) -> None:
-    """keys_ready where it exists; the code before the key queue had no such script to wait for."""
-    try:
-        keys_ready(page, timeout=20_000)
-    except PlaywrightError:  # fails below, on the steps, if the keys are not heard
-        pass
-
-
 def slowed(pid: int, done: threading.Event) -> None:
     """Pause the process STOPPED s of every PERIOD s until ``done``; it always runs again at the end."""
     try:
@@ -79,7 +70,7 @@ def test_every_key_press_counts_while_the_server_is_slow(page: Page, server: Ser
     assert len(KEYS) == 30 and expected(KEYS) == 8
     page.goto(f"{server.url}/lecture?weights=random&step=1")
     settled_at(page, 1)
-    wait_for_keys(page)
+    keys_ready(page, timeout=20_000)
     done = threading.Event()
     pauser = threading.Thread(target=slowed, args=(server.proc.pid, done), daemon=True)
     pauser.start()

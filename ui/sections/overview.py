@@ -41,7 +41,7 @@ class Shown:
 def target(settings, pipe, stack: str) -> tuple[str, str]:
     """(what the decoder reads, for the diagram; the note under it), for a model of ``stack``
     (``ModelConfig.stack``)."""
-    if pipe is not None and pipe.config.stack == "decoder":  # one stack reads the sentence
+    if stack == "decoder":  # one stack reads the sentence
         return "sentence", ui.t("overview.target.one_stack")
     if stack == "encoder":
         return "given", ui.t("overview.target.none")
