@@ -12,7 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 # A chart drawn in our style (no template: not Streamlit's theme, which restyles and redraws anyway)
-# whose labels, colour bar or legend needed more room than figures.style reserved: plotly grew the
+# whose labels, colour bar or legend needed more room than figures.drawing.style reserved: plotly grew the
 # margin after drawing and drew the whole chart a second time, ~20-50 ms of Chromium on every rerun.
 REDRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
   .filter((gd) => gd._fullLayout && !gd.layout.template)

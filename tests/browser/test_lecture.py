@@ -54,7 +54,7 @@ def test_clicker_keys_move_between_steps_and_the_url_follows(page: Page, app_url
 
 def test_every_slide_is_drawn_once(page: Page, app_url: str):
     """The slides' figures get the presenter's larger fonts and their margins reserved again for them
-    (figures.presenter): no slide needs a second drawing (step 3's embedding table did until its
+    (figures.drawing.presenter): no slide needs a second drawing (step 3's embedding table did until its
     dimension axis got fixed ticks that never turn upright)."""
     page.goto(f"{app_url}/lecture?step=1")
     redrawn = {}
