@@ -1,4 +1,4 @@
-"""Streamlit's second drawing of every changed chart, with and without figures.redraw.draw_once.
+"""Streamlit's second drawing of every changed chart, with and without figures.drawing.redraw.draw_once.
 
 Streamlit (1.67) mounts a changed chart anew: ``Plotly.newPlot`` on the figure, then, from an effect,
 ``Plotly.react`` on a deep copy of it. This script does the same in a bare page (Debian's Chromium,
@@ -27,8 +27,8 @@ import plotly.io as pio  # noqa: E402
 import figures.attention as fa  # noqa: E402
 import figures.attention_views as fv  # noqa: E402
 from core.tracing.pipeline import PipelineSettings, load_pipeline, run_pipeline  # noqa: E402
-from figures.redraw import draw_once  # noqa: E402
-from figures.style import reserve_figure_margins  # noqa: E402
+from figures.drawing.redraw import draw_once  # noqa: E402
+from figures.drawing.style import reserve_figure_margins  # noqa: E402
 
 SENTENCE = "注意力就是一切 Attention is all you need"
 WIDTH = 704  # the main column at 1280×720 with the sidebar open; Streamlit sets width and height

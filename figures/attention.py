@@ -7,7 +7,7 @@ Pure: (trace, model weights, tokens) -> numpy arrays -> ``go.Figure``; no Stream
 
 The numbers on screen are the trace's own tensors (``core.model.trace.AttentionTrace``); the only things
 computed here are the unscaled Q Kᵀ (= scores · √d_k) and the concatenation of the heads. The figures
-are built with :mod:`figures.toolbox`: a big matrix (up to 512 tokens) is an overview of blocks of
+are built with :mod:`figures.drawing.toolbox`: a big matrix (up to 512 tokens) is an overview of blocks of
 neighbouring positions (a 512 × 512 weight matrix 128 × 128 cells), exact numbers a hover away in the
 one-query bars and the neuron view. Every text comes from ``i18n`` in the language ``lang``.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.style import (
+from figures.drawing.style import (
     AUTO_ANGLE_WIDTH,
     MASK_SCALE,
     WEIGHTS_SCALE,
@@ -31,7 +31,7 @@ from figures.style import (
     token_label,
     unique_labels,
 )
-from figures.toolbox import (
+from figures.drawing.toolbox import (
     MAX_TICKS,
     as_numpy,
     block_axis,
@@ -624,7 +624,7 @@ def _wide_end(unit: str) -> bool:
 
 def title_px(text: str, size: int = HEAD_TITLE_SIZE) -> float:
     """How wide a head's title is drawn, in px, a little generous: wide characters (CJK) one em,
-    capitals 0.7, digits 0.6, other characters 0.5 (``figures.style.label_px``'s 0.58 for every
+    capitals 0.7, digits 0.6, other characters 0.5 (``figures.drawing.style.label_px``'s 0.58 for every
     Latin character would wrap titles that fit: lower case is narrower).
 
     >>> title_px("头 2"), title_px("Ab1")

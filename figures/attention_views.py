@@ -24,9 +24,9 @@ import plotly.graph_objects as go
 
 from core.model.positional import alibi_slopes
 from figures.attention import kind_label, kv_group_of
+from figures.drawing.style import escape_label, token_label
+from figures.drawing.toolbox import as_numpy, build_figure, domains, matrix_figure
 from figures.positional import slope_text
-from figures.style import escape_label, token_label
-from figures.toolbox import as_numpy, build_figure, domains, matrix_figure
 from i18n import t
 
 # One colour per head (up to 16 heads: the sidebar offers divisors of d_model up to 16), distinct
@@ -48,7 +48,7 @@ def head_color(head: int) -> str:
 def plain_label(token: str, max_chars: int = LABEL_CHARS) -> str:
     """A token as plain text (for ``textContent``, not HTML): whitespace made visible, long ones shortened.
 
-    The same text as ``figures.style.token_label`` shows on a plotly axis, without the HTML escaping
+    The same text as ``figures.drawing.style.token_label`` shows on a plotly axis, without the HTML escaping
     that plotly needs and the DOM does not.
 
     >>> plain_label("<b>"), plain_label(" the")

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from figures.style import escape_label
-from figures.toolbox import build_figure
+from figures.drawing.style import escape_label
+from figures.drawing.toolbox import build_figure
 from i18n import t
 
 BAR = "#4c78a8"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.style import (
+from figures.drawing.style import (
     SIGNED_SCALE,
     apply_style,
     escape_label,

@@ -19,8 +19,22 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.tokenizers.vocab import PAD
-from figures.style import FONT_FAMILY, MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, escape_label, token_label
-from figures.toolbox import as_numpy, build_figure, domains, heatmap_on_axes, hover_template, token_axis
+from figures.drawing.style import (
+    FONT_FAMILY,
+    MASK_SCALE,
+    SIGNED_SCALE,
+    WEIGHTS_SCALE,
+    escape_label,
+    token_label,
+)
+from figures.drawing.toolbox import (
+    as_numpy,
+    build_figure,
+    domains,
+    heatmap_on_axes,
+    hover_template,
+    token_axis,
+)
 from i18n import t
 
 # This page's figures sit side by side in narrow columns or hold three panels: 15 px labels and a

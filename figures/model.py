@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 import i18n
-from figures.style import (
+from figures.drawing.style import (
     _CONTROL_NAMES,
     SIGNED_SCALE,
     WEIGHTS_SCALE,
@@ -25,7 +25,7 @@ from figures.style import (
     heatmap,
     token_label,
 )
-from figures.toolbox import as_numpy, build_figure
+from figures.drawing.toolbox import as_numpy, build_figure
 
 # Kinds of rows in the residual diagram, and their colours (names: i18n "model.fig.kind.<kind>").
 STREAM, SUBLAYER, NORMED = "stream", "sublayer", "normed"
@@ -130,7 +130,7 @@ def residual_figure(
 ) -> go.Figure:
     """Left: ‖v‖ of each stage's vector; right: its first ``dims`` dimensions (signed colours).
 
-    Built from plain dicts (``figures.toolbox.build_figure``): ``make_subplots`` and plotly's
+    Built from plain dicts (``figures.drawing.toolbox.build_figure``): ``make_subplots`` and plotly's
     validation cost most of what this figure cost per rerun of the Full model page.
     """
     stages = residual_stages(layer, token, norm, norm_kind=norm_kind, lang=lang)

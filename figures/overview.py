@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from figures.style import COLORS, apply_style, escape_label
+from figures.drawing.style import COLORS, apply_style, escape_label
 from i18n import t
 
 BOX_W, BOX_H = 18.8, 11.0

@@ -24,8 +24,10 @@ import torch
 from plotly.subplots import make_subplots
 
 from core.model.positional import alibi_bias, alibi_slopes, apply_rope, rope_angles, sinusoidal_encoding
-from figures.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
-from figures.toolbox import MAX_TICKS  # token ticks on an axis; with more tokens every n-th is labelled
+from figures.drawing.style import BASE_FONT_SIZE, SIGNED_SCALE, apply_style, escape_label, token_label
+from figures.drawing.toolbox import (
+    MAX_TICKS,  # token ticks on an axis; with more tokens every n-th is labelled
+)
 from i18n import t
 
 DIM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")

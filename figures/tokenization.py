@@ -33,7 +33,7 @@ from core.tokenizers.wordpiece import (
     normalize,
     pre_tokenize,
 )
-from figures.style import FONT_FAMILY, apply_style, escape_label, token_label
+from figures.drawing.style import FONT_FAMILY, apply_style, escape_label, token_label
 from i18n import t
 
 # The textbook example (Sennrich et al. 2016; Jurafsky & Martin, ch. 2): word counts low×5,

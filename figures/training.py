@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 import i18n
-from figures.style import apply_style, escape_label, fit_margins, heatmap
+from figures.drawing.style import apply_style, escape_label, fit_margins, heatmap
 
 SCHEDULE_POINTS = 400  # points of the planned learning-rate curve (a budget has up to 5,000 steps)
 

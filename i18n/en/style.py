@@ -1,4 +1,4 @@
-"""Words the shared figure helpers (figures/style.py) put in hovers."""
+"""Words the shared figure helpers (figures/drawing/style.py) put in hovers."""
 
 STRINGS = {
     "style.row": "row",

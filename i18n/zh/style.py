@@ -1,4 +1,4 @@
-"""图表公共部分（figures/style.py）在悬停提示中使用的词。"""
+"""图表公共部分（figures/drawing/style.py）在悬停提示中使用的词。"""
 
 STRINGS = {
     "style.row": "行",

@@ -10,10 +10,12 @@ its copy: the test that changed it fails.
 from __future__ import annotations
 
 import copy
+import functools
 import weakref
 
 import pytest
 from apphelpers import differs
+from streamlit.components.v2 import manifest_scanner
 
 import core.tracing.batch
 import core.tracing.pipeline
@@ -26,6 +28,11 @@ SHARED = [
     (core.tracing.pipeline, "greedy_sentence"),
     (core.tracing.batch, "run_batch"),
 ]
+
+# Every new AppTest scans the metadata of every installed package for Streamlit components (about a
+# second each, hundreds of AppTests): the packages do not change during a test run, so the scan is
+# made once per process. The app's own server scans once at start and is not touched.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 _made: list[tuple[weakref.ref, object, str]] = []  # (the result, its copy when made, who made it)
 

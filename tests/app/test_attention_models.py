@@ -15,7 +15,7 @@ from test_page_attention import head_view, lines_of, meta, neuron_chart
 import figures.attention as fa
 from core.tracing.pipeline import run_pipeline
 from figures.attention_views import plain_label
-from figures.style import token_label
+from figures.drawing.style import token_label
 from i18n import t as tr
 from ui.folders.hf_pipeline import load_model
 from ui.page.settings import MAX_TOKENS

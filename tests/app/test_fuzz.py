@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from figures.style import token_label
+from figures.drawing.style import token_label
 from ui.page.settings import (
     D_FF_CHOICES,
     D_MODEL_CHOICES,

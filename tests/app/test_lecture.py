@@ -236,7 +236,7 @@ def test_user_text_is_never_markdown_on_the_slides():
 
 
 def test_presenter_style_scales_every_font_and_fixes_the_height():
-    from figures.presenter import presenter_style
+    from figures.drawing.presenter import presenter_style
 
     fig = go.Figure(go.Heatmap(z=[[1, 2]], textfont={"size": 15}, colorbar={"title": {"text": "w"}}))
     fig.update_layout(font={"size": 18}, title={"text": "t", "font": {"size": 22}}, height=900,
@@ -253,7 +253,7 @@ def test_presenter_style_scales_every_font_and_fixes_the_height():
 
 
 def test_presenter_style_leaves_crowded_token_axes_at_their_size():
-    from figures.presenter import CROWDED_TICKS, presenter_style
+    from figures.drawing.presenter import CROWDED_TICKS, presenter_style
 
     many, few = list(range(CROWDED_TICKS + 1)), list(range(3))
     fig = go.Figure(go.Heatmap(z=np.zeros((3, len(many)))))

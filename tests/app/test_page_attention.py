@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import figures.attention as fa
 from core.tracing.pipeline import load_pipeline, run_pipeline
-from figures.style import token_label
+from figures.drawing.style import token_label
 from i18n import t as tr
 from ui.page.settings import DEFAULT_SENTENCE, MAX_TOKENS, Settings, minilm_available
 
@@ -238,7 +238,7 @@ def head_view(at: AppTest) -> tuple[dict, str]:
 
 def meta(spec: dict) -> dict:
     """A chart's ``layout.meta`` as sent: a one-item list from a chart in our style
-    (figures.redraw.draw_once), the figure's own dict from a chart in Streamlit's theme."""
+    (figures.drawing.redraw.draw_once), the figure's own dict from a chart in Streamlit's theme."""
     found = spec["layout"].get("meta") or {}
     return found[0] if isinstance(found, list) and len(found) == 1 else found
 

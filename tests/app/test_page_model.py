@@ -11,8 +11,8 @@ from apphelpers import plotly_array as arr
 from apphelpers import plotly_specs as specs
 
 from core.tracing.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
+from figures.drawing.style import token_label
 from figures.model import stream_norms
-from figures.style import token_label
 from i18n import t
 from ui.page.settings import DEFAULT_SENTENCE, minilm_available
 

@@ -224,7 +224,7 @@ def test_the_scanner_finds_what_it_looks_for(tmp_path):
 # until it is reviewed and listed here with the test that shows user text stays text.
 AUDITED_RAW_HTML = {
     # the SVG/PNG buttons: fixed markup; the chart's key class and translated labels, escaped
-    "ui/page/figure.py": "st.html",  # tests/figures/test_export.py, tests/browser/test_lecture.py
+    "ui/page/figure.py": "st.html",  # tests/figures/drawing/test_export.py, tests/browser/test_lecture.py
     # a stylesheet hiding the hidden shortcut buttons: a constant
     "ui/page/keys.py": "st.html",
     # the lecture page's fixed stylesheet: a constant

@@ -12,7 +12,7 @@ import apphelpers
 import pytest
 from apphelpers import assert_clean
 
-from figures.export import FORMULA_START
+from figures.drawing.export import FORMULA_START
 from i18n import t
 from ui.page.settings import minilm_available
 

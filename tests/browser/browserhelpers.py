@@ -8,11 +8,12 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 
 # A chart drawn in our style (no template: not Streamlit's theme, which restyles and redraws anyway)
-# whose labels, colour bar or legend needed more room than figures.style reserved: plotly grew the
+# whose labels, colour bar or legend needed more room than figures.drawing.style reserved: plotly grew the
 # margin after drawing and drew the whole chart a second time, ~20-50 ms of Chromium on every rerun.
 REDRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
   .filter((gd) => gd._fullLayout && !gd.layout.template)
@@ -48,6 +49,20 @@ def settled(page: Page, timeout: float = 60_000) -> None:
     placeholders = page.locator('[data-testid="stMain"] [data-testid="stSkeleton"]')
     expect(placeholders).to_have_count(0, timeout=timeout)
     page.wait_for_function(CHARTS_DRAWN, timeout=timeout)
+
+
+LOCAL = ("data:", "blob:", "about:")
+
+
+def outside_requests(page: Page, app_url: str) -> list[str]:
+    """Every request ``page`` makes from now on to anywhere but the app's own server, as it is made: a
+    lecture hall may have no internet. The favicon, icons and fonts are asked for after the script's
+    run, so a test reads the list after its page has settled and drawn."""
+    origin = urlsplit(app_url).netloc
+    outside: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) or urlsplit(r.url).netloc == origin
+            else outside.append(r.url))
+    return outside
 
 
 # -- the README's screenshots ----------------------------------------------------------------------

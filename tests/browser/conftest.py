@@ -45,11 +45,11 @@ def page(shared_context):
 
 
 @pytest.fixture(scope="session")
-def app_url():
+def app_url(tmp_path_factory):
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
     port = free_port()
-    (ROOT / "test-results").mkdir(exist_ok=True)
-    server = Server(streamlit_command(port), port, ROOT / "test-results" / "streamlit.log")
+    # its log in this worker's temporary folder: another worker's playwright plugin empties test-results/
+    server = Server(streamlit_command(port), port, tmp_path_factory.mktemp("server") / "streamlit.log")
     try:
         yield server.url
     finally:

@@ -19,7 +19,7 @@ import torch
 from playwright.sync_api import Page
 
 import figures.attention as fa
-from figures.style import AUTO_ANGLE_WIDTH
+from figures.drawing.style import AUTO_ANGLE_WIDTH
 from i18n import t
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browserhelpers import REDRAWN, keys_ready, screenshot
+from browserhelpers import REDRAWN, keys_ready, outside_requests, screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -54,8 +54,9 @@ def test_clicker_keys_move_between_steps_and_the_url_follows(page: Page, app_url
 
 def test_every_slide_is_drawn_once(page: Page, app_url: str):
     """The slides' figures get the presenter's larger fonts and their margins reserved again for them
-    (figures.presenter): no slide needs a second drawing (step 3's embedding table did until its
-    dimension axis got fixed ticks that never turn upright)."""
+    (figures.drawing.presenter): no slide needs a second drawing (step 3's embedding table did until its
+    dimension axis got fixed ticks that never turn upright). Nothing is fetched from outside the server."""
+    outside = outside_requests(page, app_url)
     page.goto(f"{app_url}/lecture?step=1")
     redrawn = {}
     for step in range(1, 13):
@@ -66,6 +67,7 @@ def test_every_slide_is_drawn_once(page: Page, app_url: str):
         if grew := page.evaluate(REDRAWN):
             redrawn[step] = grew
     assert redrawn == {}
+    assert outside == []
 
 
 def test_sidebar_is_folded_away_and_the_slide_fills_the_screen(page: Page, app_url: str):

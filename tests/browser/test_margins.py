@@ -1,4 +1,4 @@
-"""The margins figures.style reserves for labels, colour bars and legends, against plotly's own
+"""The margins figures.drawing.style reserves for labels, colour bars and legends, against plotly's own
 automargin in Chromium: a figure drawn with our fonts (theme=None) must not need more room than
 reserved, else plotly draws it a second time (the redraw the reservation exists to avoid) and the
 estimate is wrong.
@@ -25,7 +25,7 @@ import figures.positional as fp
 import figures.training as ft
 from core.tracing.batch import run_batch
 from core.tracing.pipeline import PipelineSettings, greedy, load_pipeline, run_pipeline
-from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
+from figures.drawing.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 
 pytestmark = pytest.mark.browser
 

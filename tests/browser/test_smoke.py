@@ -1,4 +1,6 @@
-"""Every page in a real Chromium: renders without an exception, by cold URL and by the sidebar.
+"""Every page in a real Chromium: renders without an exception, by cold URL and by the sidebar, and
+fetches nothing from outside its own server (the favicon included: Streamlit takes a Material icon's
+from fonts.gstatic.com unless the page sets its own).
 
 The tests run in file order on one server. The first request on a fresh server is a cold page URL
 on purpose: it is the case where Streamlit runs the page without app.py (``pages/`` folder mode).
@@ -11,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browserhelpers import REDRAWN, assert_drawn_once, screenshot
+from browserhelpers import REDRAWN, assert_drawn_once, outside_requests, screenshot
 from playwright.sync_api import Page, expect
 
 from ui.page.nav import PAGES
@@ -69,6 +71,7 @@ def test_cold_url_on_a_fresh_server_shows_the_url_state(page: Page, app_url: str
 @pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in BROWSED])
 def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: str):
     """The default view (trained checkpoint, d_model 128) as a visitor first sees it: the README shots."""
+    outside = outside_requests(page, app_url)
     page.goto(f"{app_url}/{url_path(script)}")
     wait_rendered(page, title)
     assert_no_exception(page)
@@ -84,6 +87,7 @@ def test_every_page_by_cold_url(page: Page, app_url: str, script: str, title: st
     first.evaluate("el => { el.style.scrollMarginTop = '70px'; el.scrollIntoView({block: 'start'}); }")
     page.wait_for_timeout(500)
     screenshot(page, f"{Path(script).stem}.png")
+    assert outside == []
 
 
 @pytest.mark.parametrize(("script", "title"), [(p[0], p[1]) for p in BROWSED])

@@ -2,12 +2,12 @@
 
 import pytest
 
-import figures.toolbox as toolbox
+import figures.drawing.toolbox as toolbox
 
 
 @pytest.fixture(scope="module")
 def plotly_validation():
-    """Build figures with plotly's validation on (figures.toolbox skips it for speed in the app):
+    """Build figures with plotly's validation on (figures.drawing.toolbox skips it for speed in the app):
     a misspelt property fails the test instead of being dropped by the browser."""
     toolbox.VALIDATE = True
     yield

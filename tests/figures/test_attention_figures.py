@@ -7,10 +7,10 @@ import pytest
 import torch
 
 import figures.attention as fa
-import figures.toolbox as toolbox
+import figures.drawing.toolbox as toolbox
 from core.model.config import ModelConfig
 from core.model.transformer import Transformer
-from figures.style import token_label, unique_labels
+from figures.drawing.style import token_label, unique_labels
 
 SRC = ["<b>", "你", "好", "<b>", "🙂"]  # a repeated token, an HTML-looking token, CJK and emoji
 TGT = ["[BOS]", "nǐ", "hǎo", "<i>"]

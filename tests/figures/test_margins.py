@@ -1,11 +1,11 @@
-"""Margins reserved up front for tick labels, titles, colour bars and legends (figures.style).
+"""Margins reserved up front for tick labels, titles, colour bars and legends (figures.drawing.style).
 
 tests/browser/test_margins.py checks the same estimates against plotly's own automargin in Chromium.
 """
 
 import plotly.graph_objects as go
 
-from figures.style import BASE_FONT_SIZE, label_px, reserve_figure_margins, reserve_margins
+from figures.drawing.style import BASE_FONT_SIZE, label_px, reserve_figure_margins, reserve_margins
 
 
 def test_wide_characters_count_one_em_and_markup_escapes_count_as_one_character():

@@ -7,7 +7,7 @@ import pytest
 
 from core.tokenizers.bpe import BPETokenizer
 from core.tokenizers.wordpiece import WordPieceTokenizer
-from figures.style import FONT_FAMILY
+from figures.drawing.style import FONT_FAMILY
 from figures.tokenization import (
     MAX_BOXES,
     SPECIAL_COLOR,

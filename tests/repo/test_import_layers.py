@@ -70,9 +70,47 @@ def test_the_model_imports_nothing_of_loading_training_teaching_or_tracing():
             assert not outside, f"{module} imports {outside}"
 
 
+def test_the_drawing_helpers_know_no_stage_of_the_paper():
+    """figures.drawing is how any figure is drawn; the stages' figures build on it, never the other way."""
+    for module, targets in imports().items():
+        if module.startswith("figures.drawing"):
+            stages = {t for t in targets if t.startswith("figures.") and not t.startswith("figures.drawing")}
+            assert not stages, f"{module} imports {stages}"
+
+
 def test_no_folder_holds_more_than_twelve_modules():
     """Packages named for concepts: a folder that grows past a dozen modules is split by concept."""
-    for package in ("core", "ui"):
+    for package in ("core", "ui", "figures"):
         for folder in [ROOT / package, *(p for p in (ROOT / package).rglob("*") if p.is_dir())]:
             modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
             assert len(modules) <= 12, f"{folder.relative_to(ROOT)}: {len(modules)} modules"
+
+
+def test_the_ui_facade_is_the_pages_door_and_only_theirs():
+    """``import ui`` hands the pages their dozen names (``ui.page_setup``, ``ui.t``…): pages and their
+    sections take those names from the facade, never from their home; the rest of ui takes them from
+    their home, never from the facade. One path per name, fixed by the importer's layer."""
+    facade = {
+        alias.asname or alias.name
+        for node in ast.parse((ROOT / "ui" / "__init__.py").read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    found = []
+    for folder in ("pages", "ui"):
+        for path in (ROOT / folder).rglob("*.py"):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative == "ui/__init__.py":
+                continue
+            above = relative.startswith(("pages/", "ui/sections/"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                plain = isinstance(node, ast.Import) and any(a.name == "ui" for a in node.names)
+                named = isinstance(node, ast.ImportFrom) and node.module == "ui" and not node.level
+                facade_import = plain or named
+                if facade_import and not above:
+                    found.append(f"{relative} imports the ui facade: import the home module")
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ui."):
+                    homes = {a.name for a in node.names} & facade
+                    if above and homes:
+                        found.append(f"{relative} imports {homes} from {node.module}: use ui.")
+    assert not found, found

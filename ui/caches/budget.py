@@ -151,7 +151,7 @@ def _walk_into(o, stack: list) -> int:
         stack.extend(o.buffers())
         return 0
     if _is_figure(o):
-        from figures.toolbox import figure_parts  # here: plotly is loaded once a figure exists
+        from figures.drawing.toolbox import figure_parts  # here: plotly is loaded once a figure exists
 
         parts = figure_parts(o)
         stack.extend((parts.data, parts.layout, *parts.frames))

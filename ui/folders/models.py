@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.loading.files import FILE_CAPS, FolderFileError, FolderFiles
-from figures.text import literal
+from figures.drawing.text import literal
 from ui.caches.budget import ENV_VAR as BUDGET_ENV_VAR
 from ui.caches.budget import MB, limit_from_env
 

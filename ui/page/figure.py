@@ -3,7 +3,7 @@
 
     ui.show_figure(fig, key="attn_heatmap", name="attention-layer1-head2")
 
-Under each chart a small "Download" popover offers **Data (CSV)** (:func:`figures.export.figure_csv`,
+Under each chart a small "Download" popover offers **Data (CSV)** (:func:`figures.drawing.export.figure_csv`,
 computed only when someone clicks, in the server's download handler, without a rerun; UTF-8 with a
 byte-order mark), **Image (SVG)** and **Image (PNG, 2×)**, made in the browser by plotly.js: a small
 fixed script (no user text, one click listener per browser tab) clicks the chart's own camera button
@@ -25,9 +25,9 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
 from core.teaching.questions import run_identity
-from figures.export import figure_csv
-from figures.redraw import draw_once
-from figures.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
+from figures.drawing.export import figure_csv
+from figures.drawing.redraw import draw_once
+from figures.drawing.style import AUTO_ANGLE_WIDTH, reserve_figure_margins
 from ui.caches.budget import cached, hashable
 from ui.page.lang import t
 
@@ -53,7 +53,7 @@ def plot_config(name: str, config: dict | None = None) -> dict:
     """plotly's config: no logo; the camera button saves a PNG named after the figure, 2× scale;
     a double click resets the axes to the figure's own ranges and there is no "Autoscale" button:
     plotly's autoscale would turn a heatmap's explicit reversed range (first row on top, see
-    :mod:`figures.redraw`) upside down.
+    :mod:`figures.drawing.redraw`) upside down.
 
     ``config`` (a caller's) is kept, except what the downloads need: the toolbar (it may not be
     switched off or lose its camera button) and the image options.
@@ -302,7 +302,7 @@ def show_figure(
     """
     name = name or key
     kwargs.setdefault("width", "stretch")
-    # theme=None: figures.style's own look (projector fonts, margins reserved from the labels).
+    # theme=None: figures.drawing.style's own look (projector fonts, margins reserved from the labels).
     # Streamlit's theme re-styles every chart in the browser on every rerun, redrawn or not (its cost:
     # docs/performance.md). A caller may still ask for it (theme="streamlit").
     kwargs.setdefault("theme", None)

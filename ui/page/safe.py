@@ -1,6 +1,6 @@
 """Showing user text safely: as text, never as Markdown or HTML.
 
-User text goes to ``st.code``/``st.text`` (or plotly, through ``figures.style.escape_label``), never
+User text goes to ``st.code``/``st.text`` (or plotly, through ``figures.drawing.style.escape_label``), never
 to ``st.markdown``/``st.write``: ``<script>`` and ``**bold**`` must appear exactly as typed.
 """
 

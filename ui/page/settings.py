@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from core.names import Weights
-from figures.text import literal  # re-exported: ui and pages import it from here
+from figures.drawing.text import literal  # re-exported: ui and pages import it from here
 from i18n import DEFAULT_LANG, LANGS, t
 
 # The sentence on screen until the user types one (or a URL names one): one that shows what the weights

@@ -8,7 +8,7 @@ import re
 
 import streamlit as st
 
-from figures.text import literal  # URL values in messages (Markdown): inert inside a code span
+from figures.drawing.text import literal  # URL values in messages (Markdown): inert inside a code span
 from ui.page.lang import t
 
 

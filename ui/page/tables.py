@@ -2,7 +2,7 @@
 
 Streamlit's table toolbar offers "Download as CSV" (and a copy to the clipboard) of exactly the values
 given to ``st.dataframe``, unescaped: a token typed as ``=HYPERLINK(…)`` would be run by the
-spreadsheet that opens the file. So every text cell goes through ``figures.export.safe_table`` (the
+spreadsheet that opens the file. So every text cell goes through ``figures.drawing.export.safe_table`` (the
 same rule as our own CSV downloads: a leading ``'`` before ``=``, ``+``, ``-``, ``@``, tab or carriage
 return), and a caption under the table says why a cell shows that ``'``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from figures.export import safe_table
+from figures.drawing.export import safe_table
 from ui.page.lang import t
 
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import streamlit as st
 
+from figures.drawing.text import literal  # URL values in notices (Markdown): inert inside a code span
 from figures.positional import DEFAULT_MAX_POS, MAX_DIMS_SHOWN, MAX_POS_RANGE, default_dims
-from figures.text import literal  # URL values in notices (Markdown): inert inside a code span
 from i18n import LANGS, t
 from ui.page.lang import current_lang
 

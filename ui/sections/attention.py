@@ -15,7 +15,7 @@ import streamlit as st
 
 import figures.attention as fa
 import figures.attention_views as fv
-import figures.toolbox as toolbox
+import figures.drawing.toolbox as toolbox
 import ui
 from core.names import Weights
 from core.training.pairs import aligned_source

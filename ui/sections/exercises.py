@@ -25,10 +25,10 @@ import streamlit as st
 
 from core.teaching.exercises import MAX_TYPED, Exercise, Verdict, check, exercises_for
 from core.teaching.questions import bpe_merges_possible, run_identity
-from figures.text import literal
+from figures.drawing.text import literal
+from ui import t
 from ui.caches.budget import cached
 from ui.page.figure import key_class
-from ui.page.lang import t
 from ui.page.tables import show_table
 
 log = logging.getLogger("glassbox.exercises")

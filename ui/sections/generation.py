@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui import Settings, t
 from ui.caches.budget import cached
 from ui.caches.cache import cache_key, show_failure
-from ui.page.lang import t
-from ui.page.settings import Settings
 
 
 @dataclass(frozen=True)

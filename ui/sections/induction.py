@@ -25,10 +25,11 @@ from core.teaching.induction import (
     repeated_text,
 )
 from i18n import t as _t
+from ui import Settings, t
 from ui.caches.budget import cached
 from ui.caches.cache import cache_key
-from ui.page.lang import STORE, t
-from ui.page.settings import Settings, gpt_available, literal, validate
+from ui.page.lang import STORE
+from ui.page.settings import gpt_available, literal, validate
 from ui.page.sidebar import NOTICES, SENTENCE_OWN, SESSION_MODEL
 from ui.page.tables import show_table
 

@@ -4,7 +4,7 @@ Steps: the whole model → tokens → embeddings → positional encoding → enc
 decoder masked self-attention → cross-attention → masks → residual + LayerNorm → feed-forward →
 output probabilities → greedy decoding. Each is one figure of the app's own figure functions (the
 same numbers as the pages, on the sidebar's sentence and weights), restyled for a projector by
-``figures/presenter.py``, with a big title, one or two sentences and the paper's equation. Steps
+``figures/drawing/presenter.py``, with a big title, one or two sentences and the paper's equation. Steps
 that need a stack the model lacks are left out (``shown_steps``), with a note saying how many.
 
 Also here: the step on screen (``current_step``: a room's, a followed ``?step=N``, or the
@@ -25,6 +25,9 @@ import ui
 from core.names import Weights
 from core.tracing.run import SentenceRun
 from figures.attention import groups_text, head_steps, heads_figure
+from figures.drawing.presenter import PRESENTER_HEIGHT, Slide, presenter_style
+from figures.drawing.redraw import draw_once
+from figures.drawing.style import BASE_FONT_SIZE
 from figures.embeddings import embedding_arrays, embedding_heatmap
 from figures.masks import masking_figure
 from figures.model import (
@@ -40,9 +43,6 @@ from figures.model import (
     topk_figure,
 )
 from figures.overview import DiagramSizes, has_output_bias, output_latex, pipeline_diagram
-from figures.presenter import PRESENTER_HEIGHT, Slide, presenter_style
-from figures.redraw import draw_once
-from figures.style import BASE_FONT_SIZE
 from figures.tokenization import token_boxes, wordpiece_figure
 from ui.classroom import panels as classroom
 from ui.page.keys import check_step

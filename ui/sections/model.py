@@ -38,7 +38,7 @@ from figures.model import (
 )
 from figures.overview import has_output_bias, output_latex
 from i18n import strings
-from ui.page.settings import Settings
+from ui import Settings
 from ui.page.sliders import url_slider
 from ui.page.tables import show_table
 from ui.sections.generation import Sampling, generation

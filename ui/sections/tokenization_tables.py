@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.tokenizers.bpe import BPETokenizer, TrainingWork
-from figures.text import literal
+from figures.drawing.text import literal
 from figures.tokenization import (
     TEXTBOOK_CORPUS,
     UPLOAD_LIMIT,
@@ -33,10 +33,8 @@ from figures.tokenization import (
     token_count_figure,
 )
 from i18n import t as tr
+from ui import show_text, show_themed_figure, t
 from ui.caches.cache import corpus_text
-from ui.page.figure import show_themed_figure
-from ui.page.lang import t
-from ui.page.safe import show_text
 from ui.page.tables import show_table
 
 SOURCES = ("corpus", "corpus_all", "textbook", "paste", "upload")

@@ -1,4 +1,4 @@
-"""figures.export: a figure's CSV holds exactly the figure's numbers and labels, safely."""
+"""figures.drawing.export: a figure's CSV holds exactly the figure's numbers and labels, safely."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from figures.export import HEADER, cell, figure_csv, plain_label, safe_text
-from figures.style import heatmap
+from figures.drawing.export import HEADER, cell, figure_csv, plain_label, safe_text
+from figures.drawing.style import heatmap
 
 CJK_TOKENS = ["注意力", "就是", "一切", "注意力"]  # a repeated token must keep its own row
 

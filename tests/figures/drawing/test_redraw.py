@@ -1,4 +1,4 @@
-"""figures.redraw.draw_once: the JSON a chart is sent as lets plotly.js see that a copy is the same,
+"""figures.drawing.redraw.draw_once: the JSON a chart is sent as lets plotly.js see that a copy is the same,
 and what is drawn does not change."""
 
 import copy
@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from figures.export import figure_csv
-from figures.redraw import draw_once
-from figures.style import apply_style, heatmap
+from figures.drawing.export import figure_csv
+from figures.drawing.redraw import draw_once
+from figures.drawing.style import apply_style, heatmap
 
 
 def spec(fig) -> dict:

@@ -7,7 +7,7 @@ place, so the copy compares equal: what is drawn is the same, and the react on t
 comparison instead of a full drawing (benchmarks/redraw.py measures it).
 
 Pure plotly and numpy, no Streamlit: ``ui.show_figure`` calls it for every chart drawn in our style.
-What plotly.js cannot compare, item by item: docs/decisions.md, figures/redraw.py.
+What plotly.js cannot compare, item by item: docs/decisions.md, figures/drawing/redraw.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import hashlib
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.toolbox import figure_parts
+from figures.drawing.toolbox import figure_parts
 
 RANGED_TYPES = ("heatmap", "bar")  # cells and bars centred on their coordinate, ±half a step
 

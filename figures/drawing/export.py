@@ -9,7 +9,7 @@ Pure: ``go.Figure`` in, text out; no Streamlit. One tidy long table for any figu
 Labels are what the chart shows (tick texts, plotly's HTML undone, ``…`` kept); float32 values keep
 float32's digits and missing values are empty cells; a text cell a spreadsheet would run as a formula
 gets a leading ``'``. Column names are fixed English identifiers, the same in both languages.
-Each rule and its reason: docs/decisions.md, figures/export.py.
+Each rule and its reason: docs/decisions.md, figures/drawing/export.py.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ The lecture page (``pages/lecture.py``) draws the app's own figures, then calls
 Every font is scaled by ``FONT_SCALE`` (but an axis with more than ``CROWDED_TICKS`` labels), the
 height is ``PRESENTER_HEIGHT``, every axis gets ``automargin``, a horizontal legend goes under the
 plot and the margins are reserved again for the larger fonts; data, colours and hover texts stay as
-the figure function made them. What changes and why: docs/decisions.md, figures/presenter.py.
+the figure function made them. What changes and why: docs/decisions.md, figures/drawing/presenter.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from figures.style import BASE_FONT_SIZE, TITLE_FONT_SIZE, reserve_figure_margins
+from figures.drawing.style import BASE_FONT_SIZE, TITLE_FONT_SIZE, reserve_figure_margins
 
 FONT_SCALE = 4 / 3
 PRESENTER_HEIGHT = 470

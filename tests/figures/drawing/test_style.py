@@ -1,10 +1,17 @@
-"""figures.style: escaping for plotly labels, unique token axes, projector defaults."""
+"""figures.drawing.style: escaping for plotly labels, unique token axes, projector defaults."""
 
 import numpy as np
 import pytest
 
+from figures.drawing.style import (
+    BASE_FONT_SIZE,
+    FONT_FAMILY,
+    escape_label,
+    heatmap,
+    token_label,
+    unique_labels,
+)
 from figures.overview import DiagramSizes, pipeline_diagram, shapes_text
-from figures.style import BASE_FONT_SIZE, FONT_FAMILY, escape_label, heatmap, token_label, unique_labels
 
 
 def test_escape_label_keeps_markup_literal():

@@ -10,7 +10,7 @@ Heatmap axes that carry tokens are categories named ``token·index`` with the pl
 text; matrices are sent as float32. In a matrix of more than MAX_CELLS cells, an axis longer than
 POOL_MAX is shown as blocks of f = ⌈n / POOL_MAX⌉ neighbouring positions, each cell its block's mean
 (weights: the largest value, so one sharp weight is not averaged away).
-Decisions: docs/decisions.md, figures/toolbox.py.
+Decisions: docs/decisions.md, figures/drawing/toolbox.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
-from figures.style import (
+from figures.drawing.style import (
     SIGNED_SCALE,
     TITLE_FONT_SIZE,
     apply_style,
@@ -117,7 +117,7 @@ def figure_parts(fig: go.Figure) -> FigureParts:
     The one place that reads plotly's private attributes (``_data``, ``_layout``, ``_frame_objs``,
     ``_props``). The public ways cost what the callers are there to save: ``fig.to_dict()`` deep-copies
     every array, and ``fig.data`` / ``fig.layout`` wrap each dict in objects that validate every value
-    again when it is set. ``figures.redraw.draw_once`` rewrites a finished figure in place and
+    again when it is set. ``figures.drawing.redraw.draw_once`` rewrites a finished figure in place and
     ``ui.caches.budget`` measures the memory a cached one holds, for every chart of every rerun.
     """
     return FigureParts(fig._data, fig._layout, [frame._props for frame in fig._frame_objs])
