@@ -166,7 +166,8 @@ def tokens_slide(c: Context) -> Slide:
     boxes = wordpiece_figure if c.run.pipe.weights == Weights.MINILM else token_boxes
     fig = boxes(c.run.src_tokens, ids=ids, lang=c.lang)
     text = c.t("lecture.tokens.text")
-    return Slide(fig, text, LATEX["tokens"], c.sentence, c.t("lecture.sentence"))
+    # boxes sized for their text and ids at the figure's own font: scaled up, the ids ran into each other
+    return Slide(fig, text, LATEX["tokens"], c.sentence, c.t("lecture.sentence"), font_scale=1.0)
 
 
 def embeddings_slide(c: Context) -> Slide:

@@ -35,7 +35,8 @@ def built(monkeypatch):
 
 
 def lecture_page(weights: str, step: int, lang: str):
-    at = open_page("pages/lecture.py", {"sentence": SENTENCE, "step": str(step), "lang": lang}, weights=weights)
+    query = {"sentence": SENTENCE, "step": str(step), "lang": lang}
+    at = open_page("pages/lecture.py", query, weights=weights)
     assert_clean(at)
     return at
 
