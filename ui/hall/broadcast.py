@@ -200,11 +200,13 @@ class Hall:
             tally = await asyncio.to_thread(store.tally, channel.code) if state.question else None
         except RoomError:
             return
-        events = {}
-        for lang in langs:
+        same = state.version == channel.version  # a language new here: the others are built already
+        events = {lang: event for lang, event in channel.events.items() if same and lang in langs}
+        for lang in langs - set(events):
             events[lang] = await asyncio.to_thread(self._event, state, tally, lang)
+        new = {lang: events[lang] for lang in events if not same or lang not in channel.events}
         channel.version, channel.events = state.version, events
-        self._send_all(channel, state.version, events.get)
+        self._send_all(channel, state.version, new.get)
 
     def _event(self, state: RoomState, tally: Tally | None, lang: str) -> bytes:
         try:
