@@ -98,7 +98,18 @@ def _with_member(response: Response, member: str, new: bool) -> Response:
 # -- the page -------------------------------------------------------------------------------------
 
 
-def _page(code: str, lang: str, said: str | None = None) -> str:
+def _refused_page(lang: str, said: str) -> str:
+    """A page that only says why there is nothing to follow (no script: there is no room to stream)."""
+    return f"""<!doctype html>
+<html lang="{'zh-CN' if lang == 'zh' else 'en'}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Glassbox</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/hall/follower.css"></head>
+<body><main><p class="said" role="alert">{html.escape(said)}</p></main></body>
+</html>
+"""
+
+
+def _page(code: str, lang: str) -> str:
     """The follower's page: fixed markup, the room code (checked: letters and digits only) and our own
     texts as data for the script; the slides arrive by the stream and are drawn as text, never HTML."""
     keys = ["hall.connecting", "hall.reconnecting", "hall.waiting", "hall.leave", "hall.rejoin", "hall.left",
@@ -107,7 +118,6 @@ def _page(code: str, lang: str, said: str | None = None) -> str:
     texts = {key: t(key, lang, code=code, reason="{reason}") for key in keys}
     data = html.escape(json.dumps({"code": code, "lang": lang, "texts": texts}, ensure_ascii=False))
     title = html.escape(t("hall.title", lang, code=code))
-    notice = f'<p class="said" role="status">{html.escape(said)}</p>' if said else ""
     return f"""<!doctype html>
 <html lang="{'zh-CN' if lang == 'zh' else 'en'}">
 <head>
@@ -121,7 +131,6 @@ def _page(code: str, lang: str, said: str | None = None) -> str:
 <body data-hall="{data}">
 <header><span id="room"></span><span id="status" role="status" aria-live="polite"></span></header>
 <main>
-{notice}
 <h2 id="heading"></h2>
 <div id="figure"><div id="plot"></div></div>
 <div id="text"></div>
@@ -144,14 +153,14 @@ async def page(request: Request) -> Response:
     raw = request.path_params["code"]
     code = parse_code(raw)
     if code is None:
-        return HTMLResponse(_page("", lang, t("hall.bad_code", lang)), status_code=400)
+        return HTMLResponse(_refused_page(lang, t("hall.bad_code", lang)), status_code=400)
     if code != raw:  # one address per room: /r/k7m-q2p -> /r/K7MQ2P
         return Response(status_code=308, headers={"location": f"/r/{code}" + (f"?{request.url.query}" if
                                                                                  request.url.query else "")})
     try:
         await asyncio.to_thread(_store().state, code)
     except UnknownRoom:
-        return HTMLResponse(_page(code, lang, t("hall.unknown", lang, code=code)), status_code=404)
+        return HTMLResponse(_refused_page(lang, t("hall.unknown", lang, code=code)), status_code=404)
     except RoomError:
         pass  # ended, or the store is away: the page says so from the stream
     member, new = _member(request)
