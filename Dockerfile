@@ -29,7 +29,7 @@ RUN pip install --find-links /tmp/build --index-url "${TORCH_INDEX_URL}" torch==
  && rm -rf /tmp/build
 
 COPY .streamlit/ .streamlit/
-COPY app.py ./
+COPY app.py streamlit_app.py ./
 COPY core/ core/
 COPY ui/ ui/
 COPY figures/ figures/

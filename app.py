@@ -1,13 +1,10 @@
-"""Glassbox entry point: navigation only.
-
-The sidebar is drawn by each page (``ui.page_setup``), not here: a page opened by its URL can run
-without this file (Streamlit's ``pages/`` folder mode), and drawing it twice would duplicate keys.
-"""
+"""Glassbox: ``streamlit run app.py`` serves the Streamlit app (``streamlit_app.py``: the pages) and,
+beside it on the same port, the lecture hall's own routes (``ui.hall.routes``): a student following a
+room opens ``/r/CODE``, a light page that receives each slide as it is shown instead of running a
+Streamlit session of its own."""
 
 import streamlit as st
 
-from ui.page.lang import current_lang
-from ui.page.nav import FAVICON, navigation_pages
+from ui.hall.routes import ROUTES, lifespan
 
-st.set_page_config(page_icon=FAVICON)  # before the navigation, or the page's Material icon is fetched
-st.navigation(navigation_pages(current_lang())).run()
+app = st.App("streamlit_app.py", routes=ROUTES, lifespan=lifespan)

@@ -1,7 +1,8 @@
-"""AppTest helpers, imported by the tests as `apphelpers`: run the real app.py on any page.
+"""AppTest helpers, imported by the tests as `apphelpers`: run the real streamlit_app.py (the
+navigation) on any page.
 
 Note: with a ``pages/`` folder, AppTest resets Streamlit's "pages directory" flag on every run, so
-every run after the first executes the page script *without* app.py, exactly like a page opened
+every run after the first executes the page script *without* the navigation script, exactly like a page opened
 cold by its URL on a fresh server. The tests therefore cover both paths.
 """
 
@@ -20,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from ui.page.nav import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+APP = str(ROOT / "streamlit_app.py")
 PAGE_FILES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
 PAGE_SCRIPTS = [script for script, *_ in PAGES]  # the navigation's pages, in order
 
@@ -48,9 +49,9 @@ def open_app(
 
 
 def open_page(page: str, query: dict[str, str] | None = None, weights: str | None = TEST_WEIGHTS) -> AppTest:
-    """A page opened cold by its URL, without app.py (``page``: "pages/attention.py").
+    """A page opened cold by its URL, without the navigation script (``page``: "pages/attention.py").
 
-    The overview is opened through app.py: its page links need the navigation.
+    The overview is opened through streamlit_app.py: its page links need the navigation.
     """
     if page == PAGE_SCRIPTS[0]:
         return open_app(query, weights=weights)

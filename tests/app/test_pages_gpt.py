@@ -92,7 +92,7 @@ def never_random_or_folder(said: list[str], lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_overview_shows_one_causal_stack_with_its_positions(gpt, lang):
-    at = open_page("app.py", lang)
+    at = open_page("streamlit_app.py", lang)
     assert_badge(at, lang, gpt)
     said = texts(at)
     positions = t(f"overview.explain.positions.{gpt[0].config.positions}", lang)

@@ -220,7 +220,7 @@ def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(st
 
 
 def test_students_following_one_slide_share_its_figure_built_once(store, monkeypatch):
-    import ui.sections.lecture as lecture
+    import figures.lecture as lecture
 
     built = []
     real = lecture.heads_figure  # the slide's figure, as the lecture's sections call it

@@ -155,7 +155,7 @@ def test_payload_in_the_model_pages_other_tabs(view, payload):
 
 # -- the source tree and the server config -----------------------------------------------------------
 
-SOURCE_DIRS = ["app.py", "core", "ui", "pages", "figures", "i18n", "benchmarks", "deploy"]
+SOURCE_DIRS = ["app.py", "streamlit_app.py", "core", "ui", "pages", "figures", "i18n", "benchmarks", "deploy"]
 
 
 def python_files() -> list[Path]:

@@ -94,14 +94,16 @@ class CachedParts:
     session). A
     part that fails shows one message and stops the script: never a traceback on the page."""
 
-    def __init__(self, settings: Settings, pipe) -> None:
-        self.settings, self.pipe = settings, pipe
+    def __init__(self, settings: Settings, pipe, quiet: bool = False) -> None:
+        self.settings, self.pipe, self.quiet = settings, pipe, quiet
         s = settings
         self.key = (pipe, cache_key(s), pipe.weights, s.sentence)
 
     def _computed(self, what: str, part, *args):
         """``part(*self.key, *args)``; a spinner while it is computed (none for a kept part: a spinner
-        costs a thread and messages on every rerun of every follower)."""
+        costs a thread and messages on every rerun of every follower). Quiet (no page): it raises."""
+        if self.quiet:
+            return part(*self.key, *args)
         try:
             if part.has(*self.key, *args):
                 return part(*self.key, *args)
@@ -265,6 +267,21 @@ def run_target(settings: Settings) -> str:
     """The target sentence a run reads: the sidebar's, but none for MiniLM (an encoder only) or a model
     folder (one stack reads the sentence)."""
     return "" if cache_key(settings).weights in (Weights.MINILM, Weights.HF, Weights.GPT) else settings.target
+
+
+def quiet_run(settings: Settings):
+    """The run ``get_run`` gives, from the same caches, for code that draws no page (the lecture hall's
+    slides): nothing is shown, a failure raises. Weights trained in a session are that session's only."""
+    from core.tracing.run import SentenceRun
+
+    if settings.weights == Weights.SESSION:
+        raise ValueError("weights trained in a browser session are that session's only")
+    if not settings.sentence.strip():
+        raise ValueError("the sentence is empty")
+    key = cache_key(settings)
+    pipe = _load(key)
+    return SentenceRun(pipe, settings.sentence, run_target(settings), settings.max_tokens,
+                       parts=CachedParts(settings, pipe, quiet=True))
 
 
 def get_run(settings: Settings, needs_decoder: bool = False):

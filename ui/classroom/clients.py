@@ -45,10 +45,17 @@ def _from_proxy(peer: str | None) -> bool:
 
 def client() -> str:
     """This session's client: see the module docstring."""
-    peer = _address(st.context.ip_address)
+    return client_of(st.context.ip_address, st.context.headers.get_all("X-Forwarded-For"))
+
+
+def client_of(ip_address: str | None, forwarded_for: list[str]) -> str:
+    """The client of a connection from ``ip_address`` (``None`` or a loopback address: this machine) that
+    sent these ``X-Forwarded-For`` lines: for a page's session or a route's request alike."""
+    peer = _address(ip_address)
+    if peer in LOOPBACK:
+        peer = None
     if _from_proxy(peer):
-        lines = st.context.headers.get_all("X-Forwarded-For")
-        forwarded = _address(lines[-1].split(",")[-1]) if lines else None
+        forwarded = _address(forwarded_for[-1].split(",")[-1]) if forwarded_for else None
         if forwarded is not None:
             return _network(forwarded)
     return LOCAL if peer is None else _network(peer)

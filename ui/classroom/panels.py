@@ -47,6 +47,7 @@ from ui.classroom.rooms import (
     is_id,
     parse_code,
 )
+from ui.hall.broadcast import HALL
 from ui.page.lang import STORE, current_lang, t
 from ui.page.settings import Settings, to_query, validate
 from ui.page.sidebar import NOTICES, SENTENCE_OWN
@@ -63,8 +64,19 @@ def _make_store() -> RoomStore:
     from ui.classroom.rooms_redis import RedisStore  # noqa: PLC0415 (the redis client only when it is used)
 
     store = RedisStore(url)
-    store.listen(wake.wake, wake.wake_all)
+    store.listen(_woken, _woken_all)
     return store
+
+
+def _woken(code: str) -> None:
+    """Another server announced a change of room ``code``: its followers here look now."""
+    wake.wake(code)
+    HALL.notify(code)
+
+
+def _woken_all() -> None:
+    wake.wake_all()
+    HALL.notify_all()
 
 
 # One store per process: every session of this server sees the same rooms.
@@ -109,6 +121,9 @@ SUPERSEDED = "_glassbox_room_superseded"  # True: a newer tab or device of the l
 def room_store() -> RoomStore:
     """The store of every room: this process's, or the one shared through Redis (``_make_store``)."""
     return _STORE
+
+
+HALL.connect(room_store)  # the lecture hall's followers read the same rooms
 
 
 @dataclass(frozen=True)
@@ -714,6 +729,7 @@ def wake_followers() -> None:
 def _wake(code: str) -> None:
     """The followers of ``code`` rerun now: this server's at once, every other server's when it hears."""
     wake.wake(code)
+    HALL.notify(code)
     room_store().announce(code)
 
 

@@ -30,6 +30,7 @@ from core.teaching.questions import (
 )
 from core.teaching.questions import Question as ModelQuestion
 from figures.classroom import tally_figure
+from i18n import t as texts_in
 from ui.classroom.clients import client
 from ui.classroom.rooms import (
     NotFollowing,
@@ -101,28 +102,36 @@ def _room_exercise(ex: Exercise, seed: int) -> RoomQuestion:
     return RoomQuestion(EXERCISE, (RIGHT, WRONG), None, params)
 
 
-def question_text(kind: str, params: dict[str, str]) -> str:
-    """The question in this page's language, from what the room keeps (user text as code spans)."""
+def _in(lang: str | None):
+    """The text function of ``lang``, or of this page's language (None)."""
+    return t if lang is None else (lambda key, **values: texts_in(key, lang, **values))
+
+
+def question_text(kind: str, params: dict[str, str], lang: str | None = None) -> str:
+    """The question in ``lang`` (default: this page's language), from what the room keeps (user text as
+    code spans)."""
+    say = _in(lang)
     if kind == EXERCISE:
-        return t("classroom.q.exercise")
+        return say("classroom.q.exercise")
     values = {k: literal(v) if k == "token" else v for k, v in params.items()}
     if kind == "self_attention":
-        return t(f"classroom.q.self_attention.{params.get('attn_kind', 'encoder')}", **values)
-    return t(f"classroom.q.{kind}", **values)
+        return say(f"classroom.q.self_attention.{params.get('attn_kind', 'encoder')}", **values)
+    return say(f"classroom.q.{kind}", **values)
 
 
-def option_text(kind: str, option: str) -> str:
-    return t(f"classroom.q.{option}") if kind == EXERCISE else option
+def option_text(kind: str, option: str, lang: str | None = None) -> str:
+    return _in(lang)(f"classroom.q.{option}") if kind == EXERCISE else option
 
 
-def answer_text(q: QuestionState) -> str:
+def answer_text(q: QuestionState, lang: str | None = None) -> str:
     """The reveal: the model's answer and its number (a weight, a probability, a count)."""
+    say = _in(lang)
     value = float(q.params.get("value", "nan"))
     if q.kind == EXERCISE:
-        return t("classroom.q.exercise_answer", value=f"{value:.4g}")
+        return say("classroom.q.exercise_answer", value=f"{value:.4g}")
     option = literal(q.options[q.answer]) if q.answer is not None else "?"
     key = {"bpe_count": "count", "next_token": "probability"}.get(q.kind, "weight")
-    return t(f"classroom.q.answer_{key}", option=option, value=f"{value:.2f}")
+    return say(f"classroom.q.answer_{key}", option=option, value=f"{value:.2f}")
 
 
 # -- the lecturer --------------------------------------------------------------------------------------

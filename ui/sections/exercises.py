@@ -33,7 +33,7 @@ from ui.page.tables import show_table
 
 log = logging.getLogger("glassbox.exercises")
 
-# The Lecture page's step ids (ui/sections/lecture.py STEPS) and the exercise kinds each one gives.
+# The Lecture page's step ids (figures/lecture.py STEPS) and the exercise kinds each one gives.
 STEP_EXERCISES: dict[str, tuple[str, ...]] = {
     "tokens": ("bpe_count",),
     "positional": ("pe_entry",),

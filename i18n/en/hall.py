@@ -1,0 +1,25 @@
+"""The lecture hall's follower page (ui/hall/): what a student's light page says."""
+
+STRINGS = {
+    "hall.title": "Glassbox · room {code}",
+    "hall.room": "Room {code}",
+    "hall.waiting": "Connected. The lecturer has not shown a slide yet.",
+    "hall.connecting": "Connecting to room {code}…",
+    "hall.reconnecting": "Reconnecting…",
+    "hall.leave": "Leave: explore this step on your own",
+    "hall.rejoin": "Rejoin the room",
+    "hall.left": "You left the room. Rejoin to follow the lecture again.",
+    "hall.unknown": "There is no room {code}. Check the code on the lecturer's screen.",
+    "hall.bad_code": "That is not a room code: a code has six letters and digits, as on the lecturer's screen.",
+    "hall.question": "Question",
+    "hall.send": "Send",
+    "hall.sent": "Your answer is in.",
+    "hall.answered": "You already answered this question.",
+    "hall.closed": "This question is closed.",
+    "hall.refused": "Not sent: {reason}",
+    "hall.too_many": "Too many requests: wait a moment and try again.",
+    "hall.full": "This room is full.",
+    "hall.bad_request": "The request was not understood.",
+    "hall.result": "The class answered:",
+    "hall.slide_failed": "This slide could not be built here: {error}",
+}

@@ -1,0 +1,25 @@
+"""讲堂的学生页面（ui/hall/）：学生的轻量页面上显示的文字。"""
+
+STRINGS = {
+    "hall.title": "Glassbox · 房间 {code}",
+    "hall.room": "房间 {code}",
+    "hall.waiting": "已连接。讲师还没有展示幻灯片。",
+    "hall.connecting": "正在连接房间 {code}…",
+    "hall.reconnecting": "正在重新连接…",
+    "hall.leave": "离开：自己探索这一步",
+    "hall.rejoin": "重新加入房间",
+    "hall.left": "你已离开房间。重新加入即可继续跟随讲课。",
+    "hall.unknown": "没有房间 {code}。请核对讲师屏幕上的代码。",
+    "hall.bad_code": "这不是房间代码：代码由六个字母和数字组成，见讲师屏幕。",
+    "hall.question": "问题",
+    "hall.send": "提交",
+    "hall.sent": "你的答案已提交。",
+    "hall.answered": "你已经回答过这个问题。",
+    "hall.closed": "这个问题已关闭。",
+    "hall.refused": "未提交：{reason}",
+    "hall.too_many": "请求太多：请稍等再试。",
+    "hall.full": "这个房间已满。",
+    "hall.bad_request": "无法理解这个请求。",
+    "hall.result": "全班的回答：",
+    "hall.slide_failed": "这张幻灯片无法在这里生成：{error}",
+}

@@ -1,0 +1,309 @@
+"""The lecture hall's routes, served by ``app.py``'s ``st.App`` beside the Streamlit app:
+
+    GET  /r/CODE            the follower's light page (``?lang=zh``; else the browser's language)
+    GET  /r/CODE/events     the room as Server-Sent Events (``ui.hall.broadcast``)
+    POST /r/CODE/answer     {"question": n, "option": i}: one browser (its member cookie), one vote
+    GET  /hall/FILE         the page's script and style, plotly.js (the installed ``plotly``), KaTeX
+
+Every refusal is a status and a short message in the follower's language (JSON for the answer route),
+never a traceback. Nothing here is fetched from outside the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import plotly
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from i18n import LANGS, t
+from ui.classroom import panels  # noqa: F401 (the one room store of this server, connected to HALL)
+from ui.classroom.clients import client_of
+from ui.classroom.rooms import (
+    BadInput,
+    NotFollowing,
+    QuestionClosed,
+    RoomEnded,
+    RoomError,
+    TooMany,
+    Unavailable,
+    UnknownRoom,
+    is_id,
+    parse_code,
+)
+from ui.hall.broadcast import HALL, HallFull
+
+log = logging.getLogger("glassbox.hall")
+
+ROOT = Path(__file__).resolve().parents[2]
+STATIC = Path(__file__).resolve().parent / "static"
+KATEX = ROOT / "assets" / "katex"
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+MEMBER_COOKIE = "glassbox_member"  # the same cookie as the Streamlit pages': one browser, one vote
+COOKIE_SECONDS = 4 * 3600
+MAX_BODY = 1024  # bytes of an answer
+ANSWERS_PER_MINUTE = 30  # per client (a hall behind one NAT address is one client: see RATE_CLIENTS)
+RATE_CLIENTS = 4096  # clients whose recent answers are remembered
+SEEN_SECONDS = 15.0  # a follower's stream tells the store it is there this often (the head count)
+FILES = {  # /hall/<name> -> (file, media type); nothing else is served
+    "follower.js": (STATIC / "follower.js", "text/javascript; charset=utf-8"),
+    "follower.css": (STATIC / "follower.css", "text/css; charset=utf-8"),
+    "plotly.min.js": (PLOTLY_JS, "text/javascript; charset=utf-8"),
+    "katex.min.js": (KATEX / "katex.min.js", "text/javascript; charset=utf-8"),
+    "katex.min.css": (KATEX / "katex.min.css", "text/css; charset=utf-8"),
+}
+
+
+def _store():
+    return HALL.store()
+
+
+def _lang(request: Request) -> str:
+    asked = request.query_params.get("lang", "")
+    if asked in LANGS:
+        return asked
+    accept = request.headers.get("accept-language", "").lower()
+    return "zh" if accept.startswith("zh") else LANGS[0]
+
+
+def _client(request: Request) -> str:
+    peer = request.client.host if request.client else None
+    return client_of(peer, request.headers.getlist("x-forwarded-for"))
+
+
+def _member(request: Request) -> tuple[str, bool]:
+    """This browser's member id (its cookie's) and whether it is new (to be written)."""
+    member = request.cookies.get(MEMBER_COOKIE)
+    if is_id(member):
+        return member, False
+    return secrets.token_urlsafe(12), True
+
+
+def _with_member(response: Response, member: str, new: bool) -> Response:
+    if new:
+        response.set_cookie(MEMBER_COOKIE, member, max_age=COOKIE_SECONDS, httponly=True, samesite="lax")
+    return response
+
+
+# -- the page -------------------------------------------------------------------------------------
+
+
+def _refused_page(lang: str, said: str) -> str:
+    """A page that only says why there is nothing to follow (no script: there is no room to stream)."""
+    return f"""<!doctype html>
+<html lang="{'zh-CN' if lang == 'zh' else 'en'}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Glassbox</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/hall/follower.css"></head>
+<body><main><p class="said" role="alert">{html.escape(said)}</p></main></body>
+</html>
+"""
+
+
+def _page(code: str, lang: str) -> str:
+    """The follower's page: fixed markup, the room code (checked: letters and digits only) and our own
+    texts as data for the script; the slides arrive by the stream and are drawn as text, never HTML."""
+    keys = ["hall.connecting", "hall.reconnecting", "hall.waiting", "hall.leave", "hall.rejoin", "hall.left",
+            "hall.question", "hall.send", "hall.sent", "hall.answered", "hall.closed", "hall.refused",
+            "hall.result", "hall.room"]
+    texts = {key: t(key, lang, code=code, reason="{reason}") for key in keys}
+    data = html.escape(json.dumps({"code": code, "lang": lang, "texts": texts}, ensure_ascii=False))
+    title = html.escape(t("hall.title", lang, code=code))
+    return f"""<!doctype html>
+<html lang="{'zh-CN' if lang == 'zh' else 'en'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/hall/katex.min.css">
+<link rel="stylesheet" href="/hall/follower.css">
+</head>
+<body data-hall="{data}">
+<header><span id="room"></span><span id="status" role="status" aria-live="polite"></span></header>
+<main>
+<h2 id="heading"></h2>
+<div id="figure"><div id="plot"></div></div>
+<div id="text"></div>
+<div id="equation"></div>
+<div id="code"></div>
+<section id="question" hidden></section>
+<p id="note"></p>
+</main>
+<footer><a id="leave" href="#"></a></footer>
+<script src="/hall/katex.min.js" defer></script>
+<script src="/hall/plotly.min.js" defer></script>
+<script src="/hall/follower.js" defer></script>
+</body>
+</html>
+"""
+
+
+async def page(request: Request) -> Response:
+    lang = _lang(request)
+    raw = request.path_params["code"]
+    code = parse_code(raw)
+    if code is None:
+        return HTMLResponse(_refused_page(lang, t("hall.bad_code", lang)), status_code=400)
+    if code != raw:  # one address per room: /r/k7m-q2p -> /r/K7MQ2P
+        return Response(status_code=308, headers={"location": f"/r/{code}" + (f"?{request.url.query}" if
+                                                                                 request.url.query else "")})
+    try:
+        await asyncio.to_thread(_store().state, code)
+    except UnknownRoom:
+        return HTMLResponse(_refused_page(lang, t("hall.unknown", lang, code=code)), status_code=404)
+    except RoomError:
+        pass  # ended, or the store is away: the page says so from the stream
+    member, new = _member(request)
+    response = HTMLResponse(_page(code, lang), headers={"cache-control": "no-store"})
+    return _with_member(response, member, new)
+
+
+# -- the stream -----------------------------------------------------------------------------------
+
+
+def _last_version(request: Request) -> int | None:
+    """The version the follower has: the stream's own reconnect sends it as Last-Event-ID, the page's
+    own reconnect (after a refusal) as ``?last=``."""
+    raw = request.headers.get("last-event-id") or request.query_params.get("last", "")
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
+async def events(request: Request) -> Response:
+    lang = _lang(request)
+    code = parse_code(request.path_params["code"])
+    if code is None:
+        return JSONResponse({"error": t("hall.bad_code", lang)}, status_code=400)
+    member, _ = _member(request)
+    try:
+        stream = HALL.follow(code, lang, _last_version(request))
+        first = await anext(stream)
+    except HallFull:
+        return JSONResponse({"error": t("hall.full", lang)}, status_code=503, headers={"retry-after": "5"})
+
+    async def body():
+        seen = asyncio.create_task(_seen(code, member))
+        try:
+            yield first
+            async for event in stream:
+                yield event
+        finally:
+            seen.cancel()
+            await stream.aclose()
+
+    headers = {"cache-control": "no-store", "x-accel-buffering": "no"}
+    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+
+
+async def _seen(code: str, member: str) -> None:
+    """While the stream is open: the room counts this follower (the lecturer's head count) and lets it
+    vote (a vote needs its voter seen following)."""
+    while True:
+        with contextlib.suppress(RoomError):
+            await asyncio.to_thread(_store().seen, code, member)
+        await asyncio.sleep(SEEN_SECONDS)
+
+
+# -- answers --------------------------------------------------------------------------------------
+
+_ANSWERS: OrderedDict[str, list[float]] = OrderedDict()  # client -> times of its recent answers
+
+
+def _too_fast(client: str) -> bool:
+    now = time.monotonic()
+    times = [t0 for t0 in _ANSWERS.pop(client, []) if now - t0 < 60.0]
+    limited = len(times) >= ANSWERS_PER_MINUTE
+    if not limited:
+        times.append(now)
+    _ANSWERS[client] = times
+    while len(_ANSWERS) > RATE_CLIENTS:
+        _ANSWERS.popitem(last=False)
+    return limited
+
+
+def _refusal(error: RoomError, code: str, lang: str) -> tuple[int, str]:
+    if isinstance(error, UnknownRoom):
+        return 404, t("hall.unknown", lang, code=code)
+    if isinstance(error, QuestionClosed | RoomEnded):
+        return 409, t("hall.closed", lang)
+    if isinstance(error, TooMany):
+        return 429, t("hall.too_many", lang)
+    if isinstance(error, Unavailable):
+        return 503, t("hall.refused", lang, reason=str(error))
+    if isinstance(error, NotFollowing | BadInput):
+        return 400, t("hall.refused", lang, reason=str(error))
+    return 400, t("hall.bad_request", lang)
+
+
+async def answer(request: Request) -> Response:
+    lang = _lang(request)
+    code = parse_code(request.path_params["code"])
+    if code is None:
+        return JSONResponse({"error": t("hall.bad_code", lang)}, status_code=400)
+    client = _client(request)
+    if _too_fast(client):
+        said = t("hall.too_many", lang)
+        return JSONResponse({"error": said}, status_code=429, headers={"retry-after": "10"})
+    body = await request.body()
+    try:
+        values = json.loads(body) if len(body) <= MAX_BODY else None
+        question, option = int(values["question"]), int(values["option"])
+    except (ValueError, TypeError, KeyError):
+        return JSONResponse({"error": t("hall.bad_request", lang)}, status_code=400)
+    member, new = _member(request)
+    try:
+        counted = await asyncio.to_thread(_store().answer, code, question, member, option, client=client)
+    except RoomError as error:
+        status, said = _refusal(error, code, lang)
+        return JSONResponse({"error": said}, status_code=status)
+    HALL.notify(code)  # the lecturer's tally; and the followers', once revealed
+    said = t("hall.sent" if counted else "hall.answered", lang)
+    return _with_member(JSONResponse({"counted": counted, "said": said}), member, new)
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+async def static(request: Request) -> Response:
+    found = FILES.get(request.path_params["name"])
+    if found is None or not found[0].is_file():
+        return Response("not found", status_code=404, media_type="text/plain")
+    path, media = found
+    return FileResponse(path, media_type=media, headers={"cache-control": "public, max-age=86400"})
+
+
+async def font(request: Request) -> Response:
+    """KaTeX's fonts, as its style sheet names them (``fonts/KaTeX_<Name>.woff2``, beside it)."""
+    name = request.path_params["name"]
+    path = KATEX / "fonts" / name
+    if not (name.startswith("KaTeX_") and name.endswith(".woff2") and "/" not in name and path.is_file()):
+        return Response("not found", status_code=404, media_type="text/plain")
+    return FileResponse(path, media_type="font/woff2", headers={"cache-control": "public, max-age=86400"})
+
+
+ROUTES = [
+    Route("/r/{code}", page, methods=["GET"]),
+    Route("/r/{code}/events", events, methods=["GET"]),
+    Route("/r/{code}/answer", answer, methods=["POST"]),
+    Route("/hall/{name}", static, methods=["GET"]),
+    Route("/hall/fonts/{name}", font, methods=["GET"]),
+]
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """The hall starts on the server's event loop and closes its streams when the server stops."""
+    HALL.attach(asyncio.get_running_loop())
+    try:
+        yield None
+    finally:
+        await HALL.close()
