@@ -183,9 +183,10 @@ def test_languages_and_runs_are_not_mixed(monkeypatch):
 
 def test_a_views_serialised_form_is_counted_in_the_budget():
     open_page(PAGE, {"step": "5", "sentence": "counted in bytes"})
-    # the budget's entries, least recently used first: the last encoder view is the one just drawn
+    # the budget's entries, least recently used first: the last view of step 5 (the encoder's
+    # self-attention) is the one just drawn
     *_, (key, size) = [
-        (k, n) for name, k, n in BUDGET.entries() if name.startswith("_view@") and k[1] == "lecture.encoder"
+        (k, n) for name, k, n in BUDGET.entries() if name.startswith("_view@") and k[1] == "lecture.5"
     ]
     view = uf._view.cache._values[key].value
     plain = view.fig._serialised.to_dict()

@@ -14,7 +14,7 @@ from browserhelpers import keys_ready
 from playwright.sync_api import Page, expect
 from serverprocess import Server, free_port, streamlit_command
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.alone]  # its load is made to measure: nothing else beside it
 
 TIMEOUT = 60_000  # the first session imports torch and builds the model
 TOTAL = 12  # the random-weights model's lecture has every step
