@@ -9,10 +9,11 @@ import html
 import json
 import urllib.error
 import urllib.request
+from urllib.parse import quote
 
 import pytest
 from browserhelpers import outside_requests
-from classroomhelpers import LECTURER, TIMEOUT, heading, moves, open_lecture, start_room
+from classroomhelpers import LECTURER, SENTENCE, TIMEOUT, heading, moves, open_lecture, start_room
 from playwright.sync_api import Browser, Page, expect
 
 from i18n import t
@@ -70,6 +71,7 @@ def test_students_follow_by_stream_in_both_languages_and_leave_to_the_full_page(
     expect(leave).to_have_text(t("hall.leave", "en"))
     href = leave.get_attribute("href")
     assert href.startswith("/lecture?") and "step=4" in href and f"rejoin={code}" in href
+    assert f"sentence={quote(SENTENCE)}" in href  # the room's settings, whoever built the slide first
     en.goto(app_url + href)
     expect(en.locator(".st-key-lecture_slide h2")).to_have_text(heading(4), timeout=TIMEOUT)
 

@@ -56,7 +56,10 @@ def room_message(state: RoomState, tally: Tally | None, lang: str) -> str:
     lang = lang if lang in LANGS else LANGS[0]
     room = {"code": state.code, "version": state.version, "step": state.step, "ended": state.ended,
             "end_reason": state.end_reason}
-    head = {"room": room, "question": question_data(state, tally, lang), "lang": lang}
+    # the room's own settings (the Leave link opens them): the slide's may have been built by the
+    # lecturer's page first, and carries what that page passed
+    head = {"room": room, "question": question_data(state, tally, lang), "lang": lang,
+            "settings": dict(state.settings)}
     if state.ended:
         key = "classroom.expired" if state.end_reason == EXPIRED else "classroom.ended"
         head["said"] = t(key, lang, code=state.code)

@@ -133,8 +133,8 @@
     }
   }
 
-  function leaveUrl(slide) {
-    const query = new URLSearchParams(slide.settings || {});
+  function leaveUrl(message, slide) {
+    const query = new URLSearchParams(message.settings || {});
     query.set("step", String(slide.step));
     query.set("lang", hall.lang);
     query.set("rejoin", hall.code);
@@ -168,7 +168,7 @@
     const leave = $("leave");
     leave.hidden = false;
     leave.textContent = say("hall.leave");
-    leave.href = leaveUrl(slide);
+    leave.href = leaveUrl(message, slide);
   }
 
   function connect() {
