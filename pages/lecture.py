@@ -1,7 +1,7 @@
 """Lecture mode: the whole Transformer as a sequence of steps, one large figure per screen, with
-``?step=N`` in the URL, PageDown / PageUp to move, and rooms a class can follow. The slides:
-figures/lecture.py; the step on screen and its layout: ui/sections/lecture.py; the page's decisions:
-docs/decisions.md, "Lecture mode"."""
+``?step=N`` in the URL, PageDown / PageUp to move, and rooms a class follows (the students on
+``/r/CODE``: ui/hall/). The slides: figures/lecture.py; the step on screen and its layout:
+ui/sections/lecture.py; the page's decisions: docs/decisions.md, "Lecture mode"."""
 
 import streamlit as st
 
@@ -13,18 +13,17 @@ from ui.sections import exercises
 from ui.sections.lecture import STYLE, _move, current_step, show_slide
 
 st.set_page_config(initial_sidebar_state="collapsed")
-room = classroom.follow_room()  # a followed room's settings become this session's, before the sidebar
 settings = ui.page_setup("nav.lecture.title")
 st.html(STYLE)
-classroom.room_panel(room)
+classroom.room_panel()
 run = ui.get_run(settings)
 if run is None:
     st.stop()
 ctx = Context(run, settings.sentence, settings.lang)
 total = len(shown_steps(ctx))
-step = current_step(total, settings.lang, classroom.room_step(room, total))
+step = current_step(total, settings.lang, classroom.room_step(total))
 classroom.publish(step, settings)
-classroom.question_panel(room, run)
+classroom.question_panel(run)
 view = ui.shared_view(run, f"lecture.{step}", settings.lang, lambda: slide_view(ctx, step))
 with st.container(key="lecture_slide"):
     head, nav = st.columns([2, 1], vertical_alignment="center")
@@ -35,4 +34,4 @@ with st.container(key="lecture_slide"):
     show_slide(view)
     exercises.self_study(ctx.run, view.name)
 classroom.ask_panel(run, view.name)
-classroom.wake_followers()  # last: the followers' pages rerun once this page is drawn
+classroom.notify_followers()  # last: the room's followers get the slide this page has built

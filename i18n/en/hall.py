@@ -21,5 +21,9 @@ STRINGS = {
     "hall.full": "This room is full.",
     "hall.bad_request": "The request was not understood.",
     "hall.result": "The class answered:",
+    "hall.exercise": "An exercise is answered with the number you computed, not an option.",
+    "hall.check": "Check",
+    "hall.your_number": "Your number",
+    "hall.checked_again": "Checked again: only your first check counts in the room's tally.",
     "hall.slide_failed": "This slide could not be built here: {error}",
 }

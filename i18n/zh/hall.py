@@ -21,5 +21,9 @@ STRINGS = {
     "hall.full": "这个房间已满。",
     "hall.bad_request": "无法理解这个请求。",
     "hall.result": "全班的回答：",
+    "hall.exercise": "练习题要填你算出的数字，不是选项。",
+    "hall.check": "核对",
+    "hall.your_number": "你的数字",
+    "hall.checked_again": "已再次核对：房间的统计只算你的第一次核对。",
     "hall.slide_failed": "这张幻灯片无法在这里生成：{error}",
 }

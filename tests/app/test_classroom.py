@@ -1,6 +1,7 @@
 """Rooms on the Lecture page (ui/classroom/panels.py) through AppTest: the lecturer starts a room and shows
-its code, URL and QR code; a student who opens the URL sees the lecturer's step and settings and
-follows them; Leave / Rejoin; bad, unknown, ended and expired codes; a student never drives the room.
+its code, address (``/r/CODE``) and QR code, and drives it; a student who left the hall page for this one
+(``?rejoin=CODE``) explores alone with Rejoin one click away and never drives the room; bad codes; the
+presenter's cookie. Following itself is the hall's (tests/ui/hall, tests/browser/test_classroom.py).
 
 AppTest runs every page in this process, so a lecturer's AppTest and a student's share the one store
 (``ui.classroom.panels.room_store``), as two browsers on one server do."""
@@ -12,11 +13,10 @@ from apphelpers import assert_clean, open_page
 
 import ui.classroom.panels as classroom
 from i18n import t
-from ui.classroom.rooms import IDLE_SECONDS, MemoryStore, is_id, parse_code
+from ui.classroom.rooms import IDLE_SECONDS, MemoryStore, parse_code
 from ui.page.settings import validate
 
 PAGE = "pages/lecture.py"
-STUDENT_CALLS = {"state", "version", "seen", "answer", "tally"}  # all a student's page may ask of the store
 
 
 def heading(step: int, name: str, lang: str = "en", total: int = 12) -> str:
@@ -77,12 +77,17 @@ def start_room(query: dict[str, str] | None = None):
     return at, code
 
 
-def join(code: str, lang: str | None = None):
-    """A student opening the student URL: ``/lecture?room=CODE`` and nothing else (no weights)."""
-    query = {"room": code, **({"lang": lang} if lang else {})}
+def left(code: str, lang: str | None = None, param: str = "rejoin", **query: str):
+    """A student's full page: the hall page's Leave (``?rejoin=CODE`` and the room's settings), or
+    ``?room=CODE`` where the server's forward did not run (AppTest runs the page alone)."""
+    query = {param: code, **({"lang": lang} if lang else {}), **query}
     at = open_page(PAGE, query, weights=None)
     assert_clean(at)
     return at
+
+
+def links(at) -> list[tuple[str, str]]:
+    return [(b.proto.label, b.proto.url) for b in at.get("link_button")]
 
 
 def said(at) -> list[str]:
@@ -122,7 +127,7 @@ def test_the_lecturer_starts_a_room_with_its_code_url_and_qr_code(store):
     at, code = start_room({"step": "3", "sentence": "the cat sat"})
     panel = keyed(at, "room_code")
     assert code in texts(panel)
-    assert f"/lecture?room={code}" in texts(panel)  # AppTest has no browser URL: the page's path
+    assert f"/r/{code}" in texts(panel)  # AppTest has no browser URL: the path
     assert len(of_type(panel, "Image")) == 1  # the QR code
     assert shown(at) == heading(3, "embeddings")
     room = store.state(code)
@@ -136,11 +141,12 @@ def test_the_lecturer_starts_a_room_with_its_code_url_and_qr_code(store):
 def test_the_student_url_uses_the_lecturers_host_and_the_qr_code_is_a_png(monkeypatch):
     import streamlit as st
 
-    monkeypatch.setattr(type(st.context), "url", property(lambda self: "https://uni.example:8501/lecture"))
-    assert classroom.student_url("K7MQ2P") == "https://uni.example:8501/lecture?room=K7MQ2P"
-    monkeypatch.setattr(type(st.context), "url", property(lambda self: "http://10.0.0.5:8501/"))
-    assert classroom.student_url("K7MQ2P") == "http://10.0.0.5:8501/lecture?room=K7MQ2P"
-    assert classroom.qr_png("http://10.0.0.5:8501/lecture?room=K7MQ2P").startswith(b"\x89PNG")
+    for page, address in [("https://uni.example:8501/lecture?step=3", "https://uni.example:8501/r/K7MQ2P"),
+                          ("http://10.0.0.5:8501/", "http://10.0.0.5:8501/r/K7MQ2P"),
+                          ("https://uni.example/glassbox/lecture", "https://uni.example/glassbox/r/K7MQ2P")]:
+        monkeypatch.setattr(type(st.context), "url", property(lambda self, page=page: page))
+        assert classroom.student_url("K7MQ2P") == address
+    assert classroom.qr_png("http://10.0.0.5:8501/r/K7MQ2P").startswith(b"\x89PNG")
 
 
 def test_every_step_and_setting_the_lecturer_shows_goes_to_the_room(store):
@@ -158,137 +164,60 @@ def test_every_step_and_setting_the_lecturer_shows_goes_to_the_room(store):
     assert store.state(code).ended
 
 
-# -- a student -----------------------------------------------------------------------------------------
+# -- a student on the full page ---------------------------------------------------------------------------
 
 
-def test_a_student_sees_the_lecturers_step_and_sentence_and_follows_them(store):
-    lecturer, code = start_room({"step": "2", "sentence": "the cat sat", "d_model": "32"})
-    student = join(code)
-    assert shown(student) == heading(2, "tokens")
-    assert sentence(student) == "the cat sat"
-    assert student.session_state["d_model"] == 32 and student.session_state["weights"] == "random"
-    assert t("classroom.following", "en", code=code) in [m.value for m in student.info]
-    assert store.present(code) == 1  # the student is counted
-    lecturer.run()
-    assert lecturer.metric[0].value == "1"
-
-    click(lecturer, "lecture_next")
-    lecturer.text_area(key="sentence").input("a dog ran").run()
-    student.run()
-    assert shown(student) == heading(3, "embeddings")
-    assert sentence(student) == "a dog ran"
-    assert student.query_params.get("step") in ("3", ["3"])
-
-
-def test_leave_stops_following_and_rejoin_follows_again(store):
-    lecturer, code = start_room()
-    student = join(code)
-    click(student, "room_leave")
-    assert t("classroom.alone", "en", code=code) in [m.value for m in student.info]
-    click(lecturer, "lecture_next")
-    student.run()
-    assert shown(student) == heading(1, "overview")  # alone: the lecturer's step 2 does not come
-    click(student, "room_rejoin")
-    assert shown(student) == heading(2, "tokens")
-    assert t("classroom.following", "en", code=code) in [m.value for m in student.info]
-    assert_clean(student)
-
-
-def test_a_student_who_moves_or_changes_a_setting_explores_alone(store):
-    lecturer, code = start_room({"sentence": "the cat sat"})
-    student = join(code)
-    click(student, "lecture_next")
-    assert shown(student) == heading(2, "tokens")
-    assert said(student)[0] == t("classroom.left_step", "en", code=code)
-    click(student, "room_rejoin")
-    assert shown(student) == heading(1, "overview")
-    student.text_area(key="sentence").input("my own").run()
-    assert said(student)[0] == t("classroom.left_settings", "en", code=code)
-    assert sentence(student) == "my own"
-    assert validate(store.state(code).settings).settings.sentence == "the cat sat"
-    assert_clean(student)
-
-
-def test_a_students_page_never_drives_the_room(store):
-    lecturer, code = start_room()
-    click(lecturer, "lecture_next")
-    before = store.state(code)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_student_who_left_the_hall_explores_alone_and_rejoin_links_back(store, lang):
+    """The hall page's Leave opens this page with the room's settings, its step and ``rejoin``: the
+    slide the student left, a note that they explore alone, and Rejoin to the hall page in their
+    language. The room is not asked anything: a full page costs the room store nothing."""
+    lecturer, code = start_room({"step": "3", "sentence": "the cat sat"})
     store.calls.clear()
-    student = join(code)
-    student.query_params["step"] = "7"  # tampering with the URL
-    student.run()
-    assert shown(student) == heading(2, "tokens")
-    click(student, "room_leave")
-    student.query_params["step"] = "9"
-    student.run()
-    click(student, "room_rejoin")
+    student = left(code, lang, step="3", sentence="the cat sat")
+    assert shown(student) == heading(3, "embeddings", lang) and sentence(student) == "the cat sat"
+    assert t("classroom.alone", lang, code=code) in [m.value for m in student.info]
+    assert links(student) == [(t("classroom.rejoin", lang), f"/r/{code}?lang={lang}")]
+    click(student, "lecture_next")  # the student's own steps and settings: the room does not move
+    student.text_area(key="sentence").input("my own").run()
     assert_clean(student)
-    assert set(store.calls) <= STUDENT_CALLS, store.calls
-    assert store.state(code) == before
+    assert shown(student) == heading(4, "positional", lang) and sentence(student) == "my own"
+    assert links(student) == [(t("classroom.rejoin", lang), f"/r/{code}?lang={lang}")]  # kept on every run
+    assert store.calls == []
     assert classroom.PRESENTER not in student.session_state
     assert "room_end" not in [b.key for b in student.button]  # nothing on the page can end the room
+    assert store.state(code).step == 3
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_lecturers_language_is_not_imposed_on_a_student(store, lang):
-    other = "zh" if lang == "en" else "en"
-    lecturer, code = start_room({"lang": other, "step": "4"})
-    student = join(code, lang)
-    assert shown(student) == heading(4, "positional", lang)
-    assert t("classroom.following", lang, code=code) in [m.value for m in student.info]
-    assert student.session_state["lang"] == lang
+def test_a_room_address_that_reaches_the_page_links_to_the_hall(store):
+    """``/lecture?room=CODE`` is forwarded by the server before the page runs (tests/ui/hall); a page
+    that is run with it anyway (a link followed inside the app) links to the room's hall page."""
+    lecturer, code = start_room({"step": "2"})
+    student = left(code, "zh", param="room")
+    assert links(student) == [(t("classroom.rejoin", "zh"), f"/r/{code}?lang=zh")]
+    assert classroom.PRESENTER not in student.session_state
 
 
-# -- bad codes -----------------------------------------------------------------------------------------
-
-
+@pytest.mark.parametrize("param", ["rejoin", "room"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("raw", ["", "abc", "K7MO2P", "<script>", "K7MQ2P" * 20, "ＫＭ２３４５"])
-def test_a_malformed_code_is_said_and_the_lecture_is_shown(store, lang, raw):
-    at = join(raw, lang)
+def test_a_malformed_code_is_said_and_the_lecture_is_shown(store, lang, raw, param):
+    at = left(raw, lang, param=param)
     assert said(at) == [t("classroom.malformed", lang)]
     assert shown(at) == heading(1, "overview", lang)
-    assert not at.query_params.get("room")
+    assert not at.query_params.get(param)
+    assert links(at) == [] and "room_start" in [b.key for b in at.button]
     assert store.calls == []  # nothing to look up
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_an_unknown_code_is_said_and_the_lecture_is_shown(store, lang):
-    at = join("K7M-Q2P", lang)
-    assert said(at) == [t("classroom.unknown", lang, code="K7MQ2P")]
-    assert shown(at) == heading(1, "overview", lang)
-    at.run()  # said once; the page goes on on its own
-    assert said(at) == [] and shown(at) == heading(1, "overview", lang)
-    assert_clean(at)
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_an_ended_room_is_said_to_its_students_and_to_newcomers(store, lang):
-    lecturer, code = start_room({"step": "3"})
-    student = join(code, lang)
-    click(lecturer, "room_end")
-    student.run()
-    assert said(student) == [t("classroom.ended", lang, code=code)]
-    assert shown(student) == heading(3, "embeddings", lang)  # where the lecture was: the student goes on
-    assert "room_rejoin" not in [b.key for b in student.button]
-    late = join(code, lang)
-    assert said(late) == [t("classroom.ended", lang, code=code)]
-    assert shown(late) == heading(1, "overview", lang)
-    assert_clean(student)
-
-
-def test_an_expired_room_is_said(monkeypatch):
+def test_an_expired_room_is_said_to_its_lecturer(monkeypatch):
     now = [1000.0]
     monkeypatch.setattr(classroom, "_STORE", MemoryStore(now=lambda: now[0]))
     lecturer, code = start_room()
-    student = join(code)
     now[0] += IDLE_SECONDS + 1
-    student.run()
-    assert said(student) == [t("classroom.expired", "en", code=code)]
-    lecturer.run()  # the lecturer is told too, and can start a new room
+    lecturer.run()  # the lecturer is told, and can start a new room
     assert said(lecturer) == [t("classroom.expired", "en", code=code)]
     assert "room_start" in [b.key for b in lecturer.button]
-    assert_clean(student)
     assert_clean(lecturer)
 
 
@@ -401,12 +330,12 @@ def test_a_cookie_that_is_not_the_presenters_gives_nothing(store, monkeypatch, c
     assert "room_start" in [b.key for b in other.button]
 
 
-def test_a_student_url_on_the_lecturers_browser_shows_the_students_view(store, monkeypatch):
+def test_a_student_address_on_the_lecturers_browser_is_no_presenter_page(store, monkeypatch):
     lecturer, code = start_room()
     secret = lecturer.session_state[classroom.PRESENTER].secret
-    view = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"room": code})
+    view = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"}, {"rejoin": code})
     assert classroom.PRESENTER not in view.session_state
-    assert t("classroom.following", code=code) in [m.value for m in view.info]
+    assert links(view) == [(t("classroom.rejoin", "en"), f"/r/{code}?lang=en")]
 
 
 def test_ending_the_room_deletes_the_cookie_and_a_reload_is_no_presenter(store, monkeypatch):
@@ -417,50 +346,6 @@ def test_ending_the_room_deletes_the_cookie_and_a_reload_is_no_presenter(store, 
     again = reloaded(monkeypatch, {"glassbox_presenter": f"{code}.{secret}"})
     assert classroom.PRESENTER not in again.session_state
     assert any("glassbox_presenter=;" in s for s in cookie_scripts(again))  # a stale cookie is deleted
-
-
-def test_a_students_member_id_is_kept_in_a_cookie_so_a_reload_does_not_vote_twice(store, monkeypatch):
-    lecturer, code = start_room()
-    student = join(code)
-    member = student.session_state[classroom.MEMBER]
-    assert any(f"glassbox_member={member};" in s for s in cookie_scripts(student))
-    again = reloaded(monkeypatch, {"glassbox_member": member}, {"room": code})
-    assert again.session_state[classroom.MEMBER] == member
-    assert not cookie_scripts(again)  # nothing new to write
-
-
-@pytest.mark.parametrize("cookie", ["a.b", ".", "a" * 64 + ".", "..--__"[:3] + "."])
-def test_a_member_cookie_the_store_refuses_is_replaced_by_a_new_id(store, monkeypatch, cookie):
-    """A member cookie edited by hand passes the cookie check (codes, ids, secrets) but not the store's
-    id check: the page must not carry it to the store (which refused it on every poll, and each refusal
-    reran the page, without end), but draw the slide and write a new id."""
-    lecturer, code = start_room({"step": "3"})
-    student = reloaded(monkeypatch, {"glassbox_member": cookie}, {"room": code})
-    assert_clean(student)
-    member = student.session_state[classroom.MEMBER]
-    assert member != cookie and is_id(member)
-    assert any(f"glassbox_member={member};" in s for s in cookie_scripts(student))
-    assert shown(student) == heading(3, "embeddings")
-    assert t("classroom.following", code=code) in [m.value for m in student.info]
-    assert store.present(code) == 1  # the new id is counted
-
-
-def test_a_followers_look_reruns_the_page_only_for_a_change_of_the_room(store, monkeypatch):
-    """The poll's look at the room reruns the page when the room moved or is gone, never for a refusal
-    the page's own run would meet again (that rerun would come back to the same refusal, forever)."""
-    lecturer, code = start_room({"step": "3"})
-    reruns = []
-    monkeypatch.setattr(classroom.st, "rerun", lambda **kwargs: reruns.append(kwargs))
-    version = store.version(code)
-    classroom._look(code, "bad.member", version)  # the store refuses the id (BadInput)
-    assert reruns == []
-    classroom._look(code, "member-1", version)  # nothing changed
-    assert reruns == []
-    classroom._look(code, "member-1", version - 1)  # the room moved
-    assert reruns == [{"scope": "app"}]
-    store.end(code, lecturer.session_state[classroom.PRESENTER].secret)
-    classroom._look(code, "member-1", version)  # ended: the page's run says so and stops following
-    assert reruns == [{"scope": "app"}] * 2
 
 
 def test_the_cookie_script_writes_only_our_own_characters():

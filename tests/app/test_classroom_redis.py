@@ -1,18 +1,20 @@
-"""The Lecture page's rooms over Redis (a real redis-server), through AppTest: a lecturer on one server
-and students on another, a store that stops answering (every page still draws and says so, the
-class goes on once it answers again), a store that lost its rooms (every screen that followed says the
-room ended), and ``GLASSBOX_REDIS_URL`` choosing the store.
+"""Rooms over Redis (a real redis-server): a lecturer (the Lecture page, AppTest) on one server and
+students (the hall's routes, in-process: hallclient) on another, a store that stops answering (the
+lecturer's page still draws and says so, the class goes on once it answers again), a store that lost
+its rooms (the lecturer and the students are told the room ended), and ``GLASSBOX_REDIS_URL`` choosing
+the store.
 
-Two servers here are two ``RedisStore`` objects over one Redis, swapped in as the page's store before
-each page's run (AppTest runs every page in this process); tests/deploy runs real servers."""
+Two servers here are two ``RedisStore`` objects over one Redis, swapped in as the store before each
+page's run or student's request (all in this process); tests/browser/test_cluster.py runs real servers."""
 
 from __future__ import annotations
 
 import pytest
 from apphelpers import assert_clean
+from hallclient import Student, client
 from redisserver import RedisServer
 from serverprocess import free_port
-from test_classroom import click, heading, join, keyed, reloaded, said, shown, start_room, texts
+from test_classroom import click, heading, keyed, reloaded, said, shown, start_room, texts
 
 import ui.classroom.panels as classroom
 import ui.classroom.rooms_redis
@@ -39,17 +41,15 @@ def test_a_lecturer_on_one_server_and_students_on_another_follow_each_other(serv
     on(monkeypatch, a)
     lecturer, code = start_room({"sentence": "重庆很重要", "step": "2"})
     on(monkeypatch, b)
-    student, student_zh = join(code), join(code, "zh")
-    assert shown(student) == heading(2, "tokens")
-    assert shown(student_zh) == heading(2, "tokens", "zh")
+    student, student_zh = Student(code), Student(code, "zh")
+    assert student.message()["slide"]["heading"] == heading(2, "tokens")
+    assert student_zh.message()["slide"]["heading"] == heading(2, "tokens", "zh")
     on(monkeypatch, a)
     click(lecturer, "lecture_next")
     assert b.state(code).step == 3  # server B reads what server A wrote
     on(monkeypatch, b)
-    for page in (student.run(), student_zh.run()):
-        assert_clean(page)
-    assert shown(student) == heading(3, "embeddings")
-    assert shown(student_zh) == heading(3, "embeddings", "zh")
+    assert student.message()["slide"]["heading"] == heading(3, "embeddings")
+    assert student_zh.message()["slide"]["heading"] == heading(3, "embeddings", "zh")
     on(monkeypatch, a)
     lecturer.run()
     assert lecturer.metric[0].value == "2"  # seen on server B, counted on server A
@@ -84,22 +84,20 @@ def test_a_store_that_stops_answering_is_said_and_the_class_goes_on_when_it_answ
     dead = RedisStore(f"redis://127.0.0.1:{free_port()}/0")  # nobody listens there
     on(monkeypatch, a)
     lecturer, code = start_room({"step": "4"})
-    student = join(code)
+    student = Student(code)
     on(monkeypatch, dead)
-    for page in (lecturer, student):
-        page.run()
-        assert_clean(page)
-        assert t("classroom.unavailable") in said(page)
-    assert shown(student) == heading(4, "positional")  # the slide stays, with the room's last settings
+    lecturer.run()
+    assert_clean(lecturer)
+    assert t("classroom.unavailable") in said(lecturer)
+    refused = student.http.post(f"/r/{code}/answer", json={"question": 1, "option": 0})
+    assert refused.status_code == 503 and refused.json() == {"error": t("classroom.unavailable")}
     click(lecturer, "lecture_next")  # the lecturer keeps teaching; the room hears of it later
     assert_clean(lecturer)
     assert shown(lecturer) == heading(5, "encoder")
     on(monkeypatch, a)
     lecturer.run()  # the store answers again: the next run publishes the step on screen
-    student.run()
-    assert_clean(student)
-    assert shown(student) == heading(5, "encoder")
-    assert t("classroom.unavailable") not in said(student) + said(lecturer)
+    assert student.message()["slide"]["heading"] == heading(5, "encoder")
+    assert t("classroom.unavailable") not in said(lecturer)
 
 
 def test_nobody_starts_a_room_while_the_store_is_away(monkeypatch):
@@ -111,8 +109,7 @@ def test_nobody_starts_a_room_while_the_store_is_away(monkeypatch):
     assert_clean(page)
     assert t("classroom.unavailable") in said(page)
     assert "room_start" in [b.key for b in page.button]  # no room panel for a room that is not
-    student = join("K7MQ2P")
-    assert t("classroom.unavailable") in said(student)
+    assert client().get("/r/K7MQ2P").status_code == 200  # not "no such room": the store cannot say
 
 
 def test_rooms_lost_with_the_store_end_on_every_screen_that_followed(monkeypatch):
@@ -121,13 +118,14 @@ def test_rooms_lost_with_the_store_end_on_every_screen_that_followed(monkeypatch
         monkeypatch.setattr(ui.classroom.rooms_redis, "RETRY_SECONDS", 0.0)
         on(monkeypatch, RedisStore(server.url))
         lecturer, code = start_room()
-        student = join(code)
+        student = Student(code, "zh")
         server.stop()
         server.start()
-        for page in (lecturer, student):
-            page.run()
-            assert_clean(page)
-            assert t("classroom.lost", code=code) in said(page)
+        lecturer.run()
+        assert_clean(lecturer)
+        assert t("classroom.lost", code=code) in said(lecturer)
+        gone = student.http.get(f"/r/{code}?lang=zh")  # the student's reload; the stream says "gone"
+        assert gone.status_code == 404 and t("hall.unknown", "zh", code=code) in gone.text
         assert "room_start" in [b.key for b in lecturer.button]  # the lecturer can start a new one
         click(lecturer, "room_start")
         assert_clean(lecturer)
@@ -147,5 +145,5 @@ def test_the_environment_chooses_the_store(monkeypatch, redis_server):
     assert store._listening  # and hears the other servers
     monkeypatch.setenv(classroom.REDIS_URL, "not a url")
     on(monkeypatch, classroom._make_store())
-    student = join("K7MQ2P")
-    assert t("classroom.unavailable") in said(student)
+    refused = client().post("/r/K7MQ2P/answer", json={"question": 1, "option": 0})
+    assert refused.status_code == 503 and refused.json() == {"error": t("classroom.unavailable")}

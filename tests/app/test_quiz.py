@@ -1,20 +1,23 @@
-"""Predict, then reveal, in a room (ui/classroom/quiz.py) through AppTest: the lecturer asks a question
-generated
-from the model on screen, students answer once on their own pages, the lecturer's tally counts them,
-the reveal shows the model's real answer on every screen; a closed question, a second answer and a
-student who never drives. The model's answer is checked against a trace computed here with core."""
+"""Predict, then reveal, in a room (ui/classroom/quiz.py): the lecturer (AppTest) asks a question generated
+from the model on screen, students answer once from the hall page (its routes, in-process: hallclient),
+the lecturer's tally counts them, the reveal shows the model's real answer on the projector and in every
+student's message; a closed question, a second answer and a student who never drives. The model's answer
+is checked against a trace computed here with core."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 from apphelpers import assert_clean, open_page
-from test_classroom import Spy, click, join, keyed, start_room, texts
+from hallclient import Student
+from test_classroom import Spy, click, keyed, start_room, texts
 
 import core.tracing.pipeline as P
 import ui.classroom.panels as classroom
 import ui.classroom.rooms as rooms
+from core.teaching.exercises import check
 from i18n import t
+from ui.hall import routes
 
 SENTENCE = "我爱北京天安门"  # seven distinct characters: every option is a bare token
 
@@ -23,6 +26,7 @@ SENTENCE = "我爱北京天安门"  # seven distinct characters: every option is
 def store(monkeypatch):
     fresh = Spy()
     monkeypatch.setattr(classroom, "_STORE", fresh)
+    routes._ANSWERS.clear()  # the answer route's rate limit: each test starts with none
     return fresh
 
 
@@ -56,52 +60,45 @@ def test_a_question_is_answered_once_counted_and_revealed_with_the_models_answer
     attn = trained_run.trace.encoder[int(q.params["layer"]) - 1].self_attn
     row = attn.weights[0, int(q.params["head"]) - 1, int(q.params["position"])]
     best = trained_run.src_tokens[int(torch.argmax(row))]
-    students = [join(code), join(code, "zh")]
+    students = [Student(code), Student(code, "zh", host="10.0.0.2")]
     for student in students:
-        box = keyed(student, "room_question")
-        assert any(q.params["layer"] in text for text in texts(box))
-        assert "room_answer_submit" in [b.key for b in student.button]
-    students[0].radio(key="room_answer_choice").set_value(best)
-    click(students[0], "room_answer_submit")
-    assert "room_answer_submit" not in [b.key for b in students[0].button]  # one answer: the form is gone
-    assert t("classroom.q.in", option=f"`{best}`") in [m.value for m in students[0].info]
+        asked = student.question()
+        assert asked["number"] == q.number and q.params["layer"] in asked["text"]
+        assert asked["options"] == list(q.options) and not asked["revealed"] and asked["answer"] is None
+    sent = {"counted": True, "said": t("hall.sent")}
+    assert students[0].answer(option=q.options.index(best)) == (200, sent)
     wrong = next(o for o in q.options if o != best)
-    students[1].radio(key="room_answer_choice").set_value(wrong)
-    click(students[1], "room_answer_submit")
+    assert students[1].answer(option=q.options.index(wrong))[0] == 200
     lecturer.run()
     assert answered(lecturer) == t("classroom.q.answered", n=2)
     tally = store.tally(code)
     assert tally.answered == 2 and tally.counts[q.options.index(best)] == 1
-    # a replayed answer from the same member is refused, not counted twice
-    member = students[0].session_state[classroom.MEMBER]
-    assert store.answer(code, q.number, member, 0) is False
+    # a replayed answer from the same browser is refused, not counted twice
+    assert students[0].answer(option=0) == (200, {"counted": False, "said": t("hall.answered")})
     assert store.tally(code).answered == 2
     click(lecturer, "room_reveal")
-    for screen, lang in ((lecturer, "en"), (students[0].run(), "en"), (students[1].run(), "zh")):
-        assert_clean(screen)
-        result = texts(keyed(screen, "room_result"))
-        revealed = store.state(code).question
-        assert revealed.revealed and revealed.options[revealed.answer] == best
-        words = t("classroom.q.answer_weight", lang, option=f"`{best}`", value="|").split("|")[0]
-        assert any(text.startswith(words) for text in result), result
+    assert_clean(lecturer)
+    words = t("classroom.q.answer_weight", "en", option=f"`{best}`", value="|").split("|")[0]
+    assert any(text.startswith(words) for text in texts(keyed(lecturer, "room_result")))
+    for student in students:
+        revealed = student.question()
+        assert revealed["revealed"] and q.options[revealed["answer"]] == best
+        assert revealed["counts"] == list(store.tally(code).counts)
+        words = t("classroom.q.answer_weight", student.lang, option=f"`{best}`", value="|").split("|")[0]
+        assert revealed["answer_text"].startswith(words)
+    assert students[1].answer(option=0) == (409, {"error": t("hall.closed")})  # revealed: answers are over
 
 
 def test_closing_a_question_clears_it_everywhere_and_a_late_answer_is_told(store):
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
     ask(lecturer, "BPE")
-    student = join(code)
-    assert t("classroom.q.bpe_count", k=store.state(code).question.params["k"]) in texts(
-        keyed(student, "room_question")
-    )
-    student.radio(key="room_answer_choice").set_value(store.state(code).question.options[0])
+    student = Student(code)
+    asked = student.question()
+    assert asked["text"] == t("classroom.q.bpe_count", k=store.state(code).question.params["k"])
     click(lecturer, "room_question_close")
-    assert store.state(code).question is None
-    click(student, "room_answer_submit")  # sent after the lecturer closed it
-    assert_clean(student)
-    assert t("classroom.q.closed") in [w.value for w in student.warning]
+    assert store.state(code).question is None and student.question() is None
+    assert student.answer(asked["number"], option=0) == (409, {"error": t("hall.closed")})  # sent too late
     assert store.tally(code) is None
-    student.run()
-    assert "room_answer_choice" not in [r.key for r in student.radio]
     assert "room_question_pick" in [s.key for s in lecturer.selectbox]  # the lecturer may ask again
 
 
@@ -116,44 +113,36 @@ def test_the_question_follows_the_slide_and_every_kind_is_offered(store):
     assert lecturer.selectbox(key="room_question_pick").options != before  # another draw
 
 
-def test_a_student_sees_no_ask_controls_and_never_changes_the_question(store):
+def test_a_student_never_changes_the_question(store):
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
     ask(lecturer, "BPE")
-    student = join(code)
-    keys = [b.key for b in student.button]
-    assert not {"room_ask", "room_reveal", "room_question_close", "room_question_new"} & set(keys)
-    assert "room_question_pick" not in [s.key for s in student.selectbox]
-    store.calls.clear()  # from here on, only the student's page calls the store
-    student.radio(key="room_answer_choice").set_value(store.state(code).question.options[1])
-    click(student, "room_answer_submit")
-    student.run()
-    assert set(store.calls) <= {"state", "version", "seen", "answer", "tally"}, store.calls
+    before = store.state(code)
+    store.calls.clear()  # from here on, only the student's browser calls the store
+    student = Student(code)
+    student.answer(option=1)
+    student.answer(option=2)
+    assert set(store.calls) <= {"state", "seen", "answer", "tally"}, store.calls
+    assert store.state(code) == before
 
 
 def test_a_room_with_a_question_is_worded_in_each_students_language(store):
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2", "lang": "en"})
     ask(lecturer, "BPE")
-    student = join(code, "zh")
     k = store.state(code).question.params["k"]
-    assert t("classroom.q.bpe_count", "zh", k=k) in texts(keyed(student, "room_question"))
+    assert Student(code, "zh").question()["text"] == t("classroom.q.bpe_count", "zh", k=k)
+    assert Student(code, "en").question()["text"] == t("classroom.q.bpe_count", "en", k=k)
 
 
 # -- floods ---------------------------------------------------------------------------------------------
 
 
 def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch):
-    import ui.classroom.rooms as rooms
-
     monkeypatch.setattr(rooms, "MAX_ANSWERS", 2)
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
     ask(lecturer, "BPE")
-    options = store.state(code).question.options
-    for _ in range(3):
-        student = join(code)
-        student.radio(key="room_answer_choice").set_value(options[0])
-        click(student, "room_answer_submit")
-        assert_clean(student)
-    assert t("classroom.q.full") in [w.value for w in student.warning]  # the third: told, not counted
+    replies = [Student(code, host=f"10.0.0.{i}").answer(option=0) for i in range(3)]
+    assert [status for status, _ in replies] == [200, 200, 409]
+    assert replies[2][1] == {"error": t("classroom.q.full")}  # the third: told, not counted
     assert store.tally(code).answered == 2
     lecturer.run()
     assert answered(lecturer) == t("classroom.q.answered", n=2)
@@ -161,7 +150,7 @@ def test_answers_beyond_the_rooms_bound_are_told_not_counted(store, monkeypatch)
 
 def test_a_thousand_rooms_made_in_a_loop_drop_no_room_in_use_and_are_told_why(store):
     lecturer, code = start_room({"sentence": SENTENCE, "step": "2"})
-    student = join(code)
+    student = Student(code)
     refused = 0
     for _ in range(1000):  # a script creating rooms in a loop: every room is new, so in use
         try:
@@ -171,11 +160,9 @@ def test_a_thousand_rooms_made_in_a_loop_drop_no_room_in_use_and_are_told_why(st
             refused += 1
     assert len(store) == rooms.MAX_ROOMS and refused == 1000 - (rooms.MAX_ROOMS - 1)
     lecturer.run()
-    student.run()
-    for screen in (lecturer, student):
-        assert_clean(screen)
-        assert [w.value for w in screen.warning] == []  # the lecture goes on
-    assert store.state(code).step == 2
+    assert_clean(lecturer)
+    assert [w.value for w in lecturer.warning] == []  # the lecture goes on
+    assert store.state(code).step == 2 and student.message()["slide"]["step"] == 2
     another = open_page("pages/lecture.py")
     click(another, "room_start")
     assert_clean(another)
@@ -185,9 +172,14 @@ def test_a_thousand_rooms_made_in_a_loop_drop_no_room_in_use_and_are_told_why(st
 # -- an exercise given to the room ----------------------------------------------------------------------
 
 
-def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(store):
+def test_an_exercise_given_to_the_room_is_checked_on_the_server_and_counts_the_first_check(store):
+    """The lecturer gives the class an exercise; each student's message carries its card (the same
+    numbers as the projector's); a typed number is checked by the server against core's exercise, the
+    verdict comes back (a miss with the worked solution), and the first readable check of each browser
+    counts right or wrong in the tally."""
     from test_exercises_ui import reference_run
 
+    import figures.exercises as fx
     from core.teaching.exercises import exercises_for
 
     query = {"weights": "trained", "sentence": SENTENCE, "step": "5"}
@@ -198,22 +190,27 @@ def test_an_exercise_given_to_the_room_counts_who_got_it_right_the_first_time(st
     given = exercises_for(reference_run(query), int(q.params["seed"]))
     (exercise,) = [e for e in given if e.id == q.params["id"]]
     assert "room_exercise_shown_answer" in [w.key for w in lecturer.text_input]  # numbers on the projector
-    right, wrong, late = join(code), join(code, "zh"), join(code)
-    for student, typed in ((right, exercise.answer), (wrong, exercise.answer + 1), (late, exercise.answer)):
-        student.text_input(key="room_exercise_card_answer").input(f"{typed:.6f}")
-        click(student, "room_exercise_card_check")
-        assert_clean(student)
-    # a second check after a wrong one is the student's to learn from, not a second vote
-    wrong.text_input(key="room_exercise_card_answer").input(f"{exercise.answer:.6f}")
-    click(wrong, "room_exercise_card_check")
-    assert wrong.success  # right now, on the student's own card
+    right, wrong, late = Student(code), Student(code, "zh", host="10.0.0.2"), Student(code, host="10.0.0.3")
+    assert wrong.question()["card"] == fx.card_view(exercise, "zh")  # the projector's numbers, in 中文
+    status, reply = right.answer(value=f"{exercise.answer:.6f}")
+    assert status == 200 and reply["counted"] and reply["verdict"]["tone"] == "right"
+    status, reply = wrong.answer(value=f"{exercise.answer + 1:.6f}")
+    assert status == 200 and reply["counted"] and reply["verdict"]["tone"] == "wrong"
+    assert reply["verdict"]["solution"] and reply["verdict"]["text"] == fx.verdict_text(
+        exercise, check(exercise, f"{exercise.answer + 1:.6f}"), "zh")
+    status, reply = wrong.answer(value="1,500")  # not a number anyone can read: said, not counted
+    assert status == 200 and not reply["counted"] and reply["verdict"]["tone"] == "problem"
+    status, reply = wrong.answer(value=f"{exercise.answer:.6f}")  # right now: the student's to learn from
+    assert reply["verdict"]["tone"] == "right" and not reply["counted"]
+    assert late.answer(value=f"{exercise.answer:.6f}")[1]["counted"]
     assert store.tally(code).counts == (2, 1)
+    assert right.answer(option=0) == (400, {"error": t("hall.exercise")})  # a vote is not a check
     lecturer.run()
     assert answered(lecturer) == t("classroom.q.answered", n=3)
     click(lecturer, "room_reveal")
-    for screen in (lecturer, right.run()):
-        result = " ".join(texts(keyed(screen, "room_result")))
-        assert t("classroom.q.exercise_answer", value=f"{exercise.answer:.4g}") in result
+    result = " ".join(texts(keyed(lecturer, "room_result")))
+    assert t("classroom.q.exercise_answer", value=f"{exercise.answer:.4g}") in result
+    assert right.question()["answer_text"] == t("classroom.q.exercise_answer", value=f"{exercise.answer:.4g}")
 
 
 # -- one view, built once for the class -----------------------------------------------------------------
@@ -227,9 +224,9 @@ def test_students_following_one_slide_share_its_figure_built_once(store, monkeyp
     monkeypatch.setattr(lecture, "heads_figure", lambda *a, **k: built.append(1) or real(*a, **k))
     sentence = "shared slide, built once"  # a sentence no other test shows: nothing cached yet
     lecturer, code = start_room({"sentence": sentence, "step": "5"})
-    students = [join(code) for _ in range(3)] + [join(code, "zh")]
+    students = [Student(code) for _ in range(3)] + [Student(code, "zh")]
     for student in students:
-        assert student.header[0].value.startswith("5 / 12")
+        assert student.message()["slide"]["heading"].startswith("5 / 12")
     assert len(built) == 2  # once in English (the lecturer and three students), once in 中文
 
 

@@ -1,17 +1,17 @@
-"""Rooms on the Lecture page: the class follows the lecturer (the Streamlit side of
-``ui/classroom/rooms.py``).
+"""Rooms on the Lecture page: the lecturer's side of ``ui/classroom/rooms.py`` in Streamlit.
 
-    room = follow_room()          # before ui.page_setup: a followed room's settings become the session's
     settings = ui.page_setup(...)
-    room_panel(room)              # the lecturer: code, URL, QR, PIN, who is here; a student: following
+    room_panel()                  # the lecturer: code, address, QR, PIN, who is here; else Start / Rejoin
     publish(step, settings)       # the lecturer: the room now shows this step and these settings
-    question_panel(room, run)     # the open question (ui/classroom/quiz.py): tally and Reveal, or the answer
+    question_panel(run)           # the lecturer's open question (ui/classroom/quiz.py): tally and Reveal
     ask_panel(run, step_name)     # the lecturer: ask the room about the model on screen
-    wake_followers()              # the lecturer: the followers' pages rerun now (ui/classroom/wake.py)
+    notify_followers()            # last: the room's followers get the new slide (ui/hall/broadcast.py)
 
-The lecturer's secret lives in ``st.session_state`` and a cookie, never in a URL; a student holds a room
-code and a member id. A follower is woken when the room changes and also polls every ``FOLLOW_SECONDS``.
-Decisions (who holds what, following, several servers, outages): docs/decisions.md, ui/classroom/panels.py.
+Students follow on ``/r/CODE`` (``ui/hall/``: each slide by broadcast), not on this page. Its Leave
+opens this page with ``?rejoin=CODE``: Rejoin links back. ``?room=CODE``, the address of earlier
+sessions, is forwarded to ``/r/CODE`` (``ui.hall.routes.Forward``). The lecturer's secret lives in
+``st.session_state`` and a cookie, never in a URL.
+Decisions (who holds what, several servers, outages): docs/decisions.md, ui/classroom/panels.py.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ import io
 import math
 import os
 import re
-import secrets
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 import streamlit as st
 
-from core.names import Weights
-from ui.classroom import quiz, wake
+from ui.classroom import quiz
 from ui.classroom.clients import client
 from ui.classroom.rooms import (
     EXPIRED,
@@ -44,10 +42,9 @@ from ui.classroom.rooms import (
     TooMany,
     Unavailable,
     UnknownRoom,
-    is_id,
     parse_code,
 )
-from ui.hall.broadcast import HALL
+from ui.hall.broadcast import HALL, SEEN_SECONDS
 from ui.page.lang import STORE, current_lang, t
 from ui.page.settings import Settings, to_query, validate
 from ui.page.sidebar import NOTICES, SENTENCE_OWN
@@ -64,55 +61,31 @@ def _make_store() -> RoomStore:
     from ui.classroom.rooms_redis import RedisStore  # noqa: PLC0415 (the redis client only when it is used)
 
     store = RedisStore(url)
-    store.listen(_woken, _woken_all)
+    store.listen(HALL.notify, HALL.notify_all)  # another server's change: its followers here look now
     return store
-
-
-def _woken(code: str) -> None:
-    """Another server announced a change of room ``code``: its followers here look now."""
-    wake.wake(code)
-    HALL.notify(code)
-
-
-def _woken_all() -> None:
-    wake.wake_all()
-    HALL.notify_all()
 
 
 # One store per process: every session of this server sees the same rooms.
 _STORE: RoomStore = _make_store()
 
 PRESENTER = "_glassbox_room_presenter"  # Presenter: this session drives that room
-ROOM = "_glassbox_room"  # the code of the room this session follows (or left, and may rejoin)
-FOLLOWING = "_glassbox_room_following"  # True while the page follows ROOM
-APPLIED = "_glassbox_room_applied"  # Applied: what of the room this page shows
-MEMBER = "_glassbox_room_member"  # this session's member id, for the lecturer's head count
+ROOM = "_glassbox_room"  # the code of the room this student left for this page (Rejoin returns to it)
 JUMP = "_glassbox_room_jump"  # the step a lecturer who took a room over goes to, once
 NOTICE = "_glassbox_room_notice"  # (i18n key, values): said once, on the next draw of the panel
-NOTICE_SHOWN = "_glassbox_room_notice_shown"  # the key of the notice the last draw showed (or None)
-PARAM = "room"  # the URL parameter of the student URL: /lecture?room=CODE
+PARAM = "room"  # the student address of earlier sessions, /lecture?room=CODE: forwarded to /r/CODE
+REJOIN = "rejoin"  # /lecture?...&rejoin=CODE: a student who left room CODE's hall page for this one
 COOKIES = "_glassbox_room_cookies"  # [(name, value, max-age)]: written by this run's page
 FIRST_RUN = "_glassbox_room_first_run"  # set once a session's first run read its cookies
 PRESENTER_COOKIE = "glassbox_presenter"  # "CODE.SECRET": the lecturer's right survives a reload
-MEMBER_COOKIE = "glassbox_member"  # a student's member (and voter) id: one browser, one vote
 COOKIE_SECONDS = IDLE_SECONDS  # a cookie outlives no room
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,300}")  # codes, ids and token_urlsafe secrets only
 
-# A change reaches the followers on this server at once (ui/classroom/wake.py); each page also looks at
-# the room every FOLLOW_SECONDS, the safety net (a lost wake, a lecturer on another server) and its
-# presence. Rarely, because a poll tick that the browser sends just as a woken run starts loses that run
-# now and then (benchmarks/classroom.py; its figures: docs/performance.md). With waking off
-# (GLASSBOX_WAKE=0) the poll is all there is: every 3 s.
-FOLLOW_SECONDS = 20.0 if wake.enabled() else 3.0
-PRESENT_WITHIN = 2 * FOLLOW_SECONDS + 5  # a quiet follower is seen at every poll: two polls and a margin
+PRESENT_WITHIN = 2 * SEEN_SECONDS + 5  # a follower's stream says it is there every SEEN_SECONDS
 COUNT_SECONDS = 3.0  # the lecturer's head count (and the room's keep-alive)
-AWAY_SECONDS = 3.0  # a follower's poll while the store is away: back in step within seconds of its return
 PUBLISHED = "_glassbox_room_published"  # the room's version after this lecturer's last publish
 ON_SCREEN = "_glassbox_room_on_screen"  # (step, settings' URL values) the lecturer's page drew last
-WAKE = "_glassbox_room_wake"  # a room whose followers this run wakes when the page is drawn
-READ = "_glassbox_room_read"  # the room as this follower last read it: kept while the store is away
+WAKE = "_glassbox_room_wake"  # a room whose followers hear of this run's change once the page is drawn
 AWAY_SAID = "_glassbox_room_away_said"  # the lecturer's page says the store is away (until it answers)
-AWAY_LEFT = "_glassbox_room_away_left"  # the room a student could not join while the store was away
 RECOVER_SAID = "_glassbox_room_recover_said"  # (i18n key, values): what the last take-over try got
 TOO_MANY = {"rooms": "classroom.too_many_rooms", "full": "classroom.full"}  # TooMany.reason -> i18n key
 SUPERSEDED = "_glassbox_room_superseded"  # True: a newer tab or device of the lecturer presents the room
@@ -131,17 +104,6 @@ class Presenter:
     code: str
     secret: str = field(repr=False)
     claim: int | None = None  # this page's claim of the room (RoomStore.claim); None: not made yet
-
-
-@dataclass(frozen=True)
-class Applied:
-    """The room's version, step and settings last put on this student's page."""
-
-    code: str
-    version: int
-    step: int
-    settings: Settings
-    weights: str = ""  # the lecturer's weights as the room says them (``session`` cannot come along)
 
 
 def _tell(key: str, **values: object) -> None:
@@ -164,13 +126,9 @@ def _error_key(error: RoomError) -> str:
 
 
 def _drop_param() -> None:
-    if PARAM in st.query_params:
-        del st.query_params[PARAM]
-
-
-def _same_view(a: Settings, b: Settings) -> bool:
-    """The same model and sentence on screen; the interface language is each student's own."""
-    return replace(a, lang="") == replace(b, lang="")
+    for param in (PARAM, REJOIN):
+        if param in st.query_params:
+            del st.query_params[param]
 
 
 def _set_cookie(name: str, value: str, max_age: int = COOKIE_SECONDS) -> None:
@@ -202,7 +160,7 @@ def _restore_presenter() -> None:
     this session its presenter again (the lecturer reloaded the page). Only the room's secret reads its
     PIN, so that call proves the cookie; a cookie of an ended room is deleted."""
     raw = _cookie(PRESENTER_COOKIE)
-    if raw is None or PARAM in st.query_params:
+    if raw is None or PARAM in st.query_params or REJOIN in st.query_params:
         return
     code, _, secret = raw.partition(".")
     code = parse_code(code)
@@ -218,213 +176,45 @@ def _restore_presenter() -> None:
     st.session_state[PRESENTER] = Presenter(code, secret, claim)
 
 
-def _member() -> str:
-    """This browser's member id: the cookie's (a reload keeps it), else a new one, written to the cookie."""
-    state = st.session_state
-    if MEMBER not in state:
-        member = _cookie(MEMBER_COOKIE)
-        if not is_id(member):  # a cookie edited by hand: the store would refuse it on every poll
-            member = secrets.token_urlsafe(12)
-            _set_cookie(MEMBER_COOKIE, member)
-        state[MEMBER] = member
-    return state[MEMBER]
-
-
 # -- a student -----------------------------------------------------------------------------------------
 
 
-def follow_room() -> RoomState | None:
-    """The room this page follows now (``None``: none), its settings put into the session's. Call
-    before ``ui.page_setup``: the sidebar then draws the room's sentence, weights and sizes."""
+def _student_room() -> str | None:
+    """The room this page links back to: ``?rejoin=CODE`` (the hall page's Leave), or ``?room=CODE``
+    where the forward did not run (a link followed inside the app); remembered for the session. A
+    malformed code is said once and dropped."""
     state = st.session_state
-    if not state.get(FIRST_RUN):
-        state[FIRST_RUN] = True
-        _restore_presenter()
-    if PRESENTER in state:
-        return None
-    raw = st.query_params.get(PARAM)
-    if raw is not None:
+    for param in (REJOIN, PARAM):
+        raw = st.query_params.get(param)
+        if raw is None:
+            continue
         code = parse_code(raw)
         if code is None:
             _tell("classroom.malformed")
             _drop_param()
-        else:
-            state[ROOM], state[FOLLOWING] = code, True
-    if not state.get(FOLLOWING):
-        return None
-    code = state[ROOM]
-    try:
-        room = room_store().state(code)
-    except Unavailable:
-        return _unreadable(code)
-    except UnknownRoom:
-        applied = state.get(APPLIED)
-        shown = applied is not None and applied.code == code  # this page showed it: the store lost it
-        return _stop_following("classroom.lost" if shown else "classroom.unknown", code)
-    except RoomError as error:
-        return _stop_following(_error_key(error), code)
-    state[READ] = room
-    if room.ended:
-        return _stop_following("classroom.expired" if room.end_reason == EXPIRED else "classroom.ended", code)
-    applied = state.get(APPLIED)
-    if applied is not None and applied.code == code and STORE in state:
-        if not _same_view(state[STORE], applied.settings):  # the student changed a setting
-            leave_room("classroom.left_settings")
-            return None
-    if applied is None or applied.code != code or applied.version != room.version:
-        _apply(room)
-    return room
+            return state.get(ROOM)
+        state[ROOM] = code
+    return state.get(ROOM)
 
 
-def _unreadable(code: str) -> RoomState | None:
-    """The store does not answer: the page keeps the room as last read (its poll tries again) and says
-    rooms are unavailable; a room never read yet is left, to rejoin with one click."""
-    last = st.session_state.get(READ)
-    if last is None or last.code != code:
-        leave_room("classroom.unavailable")
-        st.session_state[AWAY_LEFT] = code  # rejoined by itself once the store answers (_watch_return)
-        return None
-    _tell("classroom.unavailable")
-    return replace(last, question=None)
+def hall_url(code: str, lang: str) -> str:
+    """The room's hall page (its follower view), in ``lang``: a path on this server."""
+    return f"/r/{code}?lang={lang}"
 
 
-def _stop_following(key: str, code: str) -> None:
-    state = st.session_state
-    wake.unregister(code)
-    state[FOLLOWING] = False
-    state.pop(ROOM, None)
-    state.pop(APPLIED, None)
-    _drop_param()
-    _tell(key, code=code)
+def _student_panel(code: str) -> None:
+    """A student on the full page: exploring on their own; Rejoin opens the room's hall page again."""
+    with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
+        st.info(t("classroom.alone", code=code), icon=":material/explore:")
+        with st.container(key="room_rejoin", width="content"):
+            st.link_button(t("classroom.rejoin"), hall_url(code, current_lang()), type="primary",
+                           icon=":material/groups:")
 
 
-def _apply(room: RoomState) -> None:
-    """The room's settings, validated like a URL's, in this student's language. Weights trained in
-    another session cannot come along: ``session`` falls back, with the usual notice."""
-    state = st.session_state
-    values = {key: value for key, value in room.settings.items() if key != "lang"}
-    values["lang"] = current_lang()
-    checked = validate(values, session_model=False)
-    state[STORE] = checked.settings
-    state[SENTENCE_OWN] = "sentence" in values
-    state[NOTICES] = checked.notices
-    weights = room.settings.get("weights", "")
-    before = state.get(APPLIED)
-    told = before is not None and before.code == room.code and before.weights == weights
-    if weights == Weights.SESSION and not told:  # once, in the room panel, where the student looks
-        _tell("classroom.session_weights", code=room.code, shown=checked.settings.weights)
-    state[APPLIED] = Applied(room.code, room.version, room.step, checked.settings, weights)
-
-
-def following() -> bool:
-    return bool(st.session_state.get(FOLLOWING))
-
-
-def leave_room(key: str = "classroom.left") -> None:
-    """Stop following (the student explores alone); the room is remembered for Rejoin."""
-    state = st.session_state
-    if state.get(FOLLOWING):
-        wake.unregister(state.get(ROOM, ""))
-        state[FOLLOWING] = False
-        state.pop(APPLIED, None)
-        _drop_param()
-        _tell(key, code=state.get(ROOM, ""))
-
-
-def _forget_room() -> None:
-    """This session becomes a lecturer: it follows no room (and will not rejoin one)."""
-    state = st.session_state
-    state[FOLLOWING] = False
-    state.pop(ROOM, None)
-    state.pop(APPLIED, None)
-    _drop_param()
-
-
-def _rejoin() -> None:
-    state = st.session_state
-    state.pop(AWAY_LEFT, None)
-    if ROOM in state:
-        state[FOLLOWING] = True
-        state.pop(APPLIED, None)  # the room's settings replace the student's own
-        st.query_params[PARAM] = state[ROOM]
-
-
-@st.fragment(run_every=FOLLOW_SECONDS)
-def _watch(code: str, member: str, version: int) -> None:
-    """Say this student is here; rerun the page when the room changed (or ended): ``_look``."""
-    _look(code, member, version)
-
-
-@st.fragment(run_every=AWAY_SECONDS)
-def _watch_away(code: str, member: str, version: int) -> None:
-    """``_watch`` while the page says the store is away: nobody can wake this page then (the lecturer's
-    server cannot announce), so it looks often, and reruns once the store answers."""
-    _look(code, member, version)
-
-
-def _look(code: str, member: str, version: int) -> None:
-    """Say this student is here; rerun the page when the room changed, ended, or the store is back.
-
-    Every ``run_every`` fragment is called inside a keyed container of its own. Under load a timed
-    fragment run can start before the full run's messages are sent, and Streamlit 1.67 then drops the
-    full run's message that adds the fragment's container (``ForwardMsgQueue.clear`` drops every queued
-    delta of that fragment): at the top level that shifted every later element by one, and the slide
-    vanished from a follower's page (benchmarks/classroom.py, 40 followers). Inside a container of its
-    own, a lost fragment container moves nothing else."""
-    wake.register(code)  # on every run and every poll: a page quiet for minutes is still woken
-    store = room_store()
-    said_away = st.session_state.get(NOTICE_SHOWN) == "classroom.unavailable"
-    try:
-        store.seen(code, member)
-        changed = store.version(code) != version or said_away  # back: the page stops saying it is away
-    except Unavailable:  # the page says so once; then it waits for the store to answer again
-        changed = not said_away
-    except (UnknownRoom, RoomEnded):  # the page's own run reads the room, says so and stops following
-        changed = True
-    except RoomError:
-        # Anything else the page's run would meet again: rerunning the page for it would loop.
-        changed = False
-    if changed:
-        st.rerun(scope="app")
-
-
-def _student_panel(room: RoomState | None) -> None:
-    state = st.session_state
-    if room is not None:
-        member = _member()
-        with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
-            st.info(t("classroom.following", code=room.code), icon=":material/groups:")
-            st.button(t("classroom.leave"), key="room_leave", on_click=leave_room)
-        with st.container(key="room_watch"):  # see _look
-            away = state.get(NOTICE_SHOWN) == "classroom.unavailable"
-            (_watch_away if away else _watch)(room.code, member, room.version)
-    elif ROOM in state:
-        with st.container(key="room_follow", horizontal=True, vertical_alignment="center"):
-            st.info(t("classroom.alone", code=state[ROOM]), icon=":material/explore:")
-            st.button(t("classroom.rejoin"), key="room_rejoin", on_click=_rejoin, type="primary")
-        if state.get(AWAY_LEFT) == state[ROOM]:
-            with st.container(key="room_watch"):  # see _look
-                _watch_return(state[ROOM])
-
-
-@st.fragment(run_every=AWAY_SECONDS)
-def _watch_return(code: str) -> None:
-    """A student who opened the room's URL while the store was away did not leave: once the store
-    answers, the page joins the room by itself (the room says the rest: its step, or that it ended)."""
-    try:
-        room_store().version(code)
-    except Unavailable:
-        return
-    except RoomError:
-        pass
-    _rejoin()
-    st.rerun(scope="app")
-
-
-def room_step(room: RoomState | None, total: int) -> int | None:
-    """The room's step (1 … total) for a follower, and once for a lecturer who just took a room over;
-    ``None``: the page's own step."""
-    step = st.session_state.pop(JUMP, None) if room is None else room.step
+def room_step(total: int) -> int | None:
+    """The room's step (1 … total) once, for a lecturer who just took a room over; ``None``: the page's
+    own step."""
+    step = st.session_state.pop(JUMP, None)
     return None if step is None else min(max(step, 1), total)
 
 
@@ -439,7 +229,8 @@ def _start() -> None:
         minutes = math.ceil((getattr(error, "retry_after", None) or 60) / 60)
         _tell(_error_key(error), minutes=minutes)
         return
-    _forget_room()
+    st.session_state.pop(ROOM, None)  # a lecturer rejoins no room
+    _drop_param()
     _present(created.code, created.secret)
 
 
@@ -499,11 +290,24 @@ def _recover() -> None:
         return
     if not _present(code, secret):
         return
-    _forget_room()
-    _apply(room)
-    state.pop(APPLIED, None)
+    state.pop(ROOM, None)
+    _drop_param()
+    _take_settings(room)
     state[JUMP] = room.step
     _tell("classroom.recovered", code=code)
+
+
+def _take_settings(room: RoomState) -> None:
+    """The room's settings become this page's (validated like a URL's, in this page's language): the
+    lecturer who took the room over sees what the class sees. Weights trained in another session
+    cannot come along: ``session`` falls back, with the usual notice."""
+    state = st.session_state
+    values = {key: value for key, value in room.settings.items() if key != "lang"}
+    values["lang"] = current_lang()
+    checked = validate(values, session_model=False)
+    state[STORE] = checked.settings
+    state[SENTENCE_OWN] = "sentence" in values
+    state[NOTICES] = checked.notices
 
 
 def _room_bar() -> None:
@@ -533,16 +337,14 @@ def _recover_form() -> None:
 
 
 def student_url(code: str) -> str:
-    """The Lecture page with ``?room=CODE``, on the host the lecturer's browser uses (a path alone
-    when the browser has not said, as in tests)."""
+    """The room's follower page, ``/r/CODE``, on the host the lecturer's browser uses (a path alone
+    when the browser has not said, as in tests): short enough to type from the projector."""
     url = st.context.url
     if not url:
-        return f"/lecture?{PARAM}={code}"
+        return f"/r/{code}"
     parts = urlsplit(url)  # the lecturer's own page, the Lecture page: its path ends in /lecture
-    path = parts.path.rstrip("/")
-    if not path.endswith("/lecture"):
-        path += "/lecture"
-    return f"{parts.scheme}://{parts.netloc}{path}?{PARAM}={code}"
+    base = parts.path.rstrip("/").removesuffix("/lecture")
+    return f"{parts.scheme}://{parts.netloc}{base}/r/{code}"
 
 
 @functools.lru_cache(maxsize=32)
@@ -593,7 +395,10 @@ def _presenter_panel(presenter: Presenter) -> None:
             st.caption(t("classroom.url_label"))
             st.code(url, language=None, wrap_lines=True)
             with st.container(horizontal=True, vertical_alignment="bottom"):
-                with st.container(key="room_count"):  # see _look
+                # A run_every fragment in a keyed container of its own: Streamlit 1.67 may drop the
+                # message that adds a timed fragment's container when its run overtakes the page's;
+                # at the top level that shifted every later element by one (docs/decisions.md).
+                with st.container(key="room_count"):
                     _head_count(presenter)
                 _pin_popover(presenter)
                 st.button(t("classroom.end"), key="room_end", on_click=_end, icon=":material/stop_circle:")
@@ -622,12 +427,15 @@ def _superseded_panel(presenter: Presenter) -> None:
                   type="primary", icon=":material/co_present:")
 
 
-def room_panel(room: RoomState | None) -> None:
-    """At the top of the page: the lecturer's room, or whether this student follows one; and what
-    happened to a room since the last draw (ended, unknown, left …)."""
+def room_panel() -> None:
+    """At the top of the page: the lecturer's room; a student's Rejoin (back to the room's hall page);
+    else Start a room. And what happened to a room since the last draw (ended, lost, refused …)."""
     state = st.session_state
+    if not state.get(FIRST_RUN):
+        state[FIRST_RUN] = True
+        _restore_presenter()
+    code = None if PRESENTER in state else _student_room()
     notice = state.pop(NOTICE, None)
-    state[NOTICE_SHOWN] = None if notice is None else notice[0]
     if notice is not None:
         key, values = notice
         st.warning(t(key, **values), icon=":material/info:")
@@ -636,21 +444,19 @@ def room_panel(room: RoomState | None) -> None:
         _superseded_panel(presenter)
     elif presenter is not None:
         _presenter_panel(presenter)
-    elif room is None and ROOM not in state:
+    elif code is None:
         _room_bar()
     else:
-        _student_panel(room)
+        _student_panel(code)
     write_cookies()
 
 
-def question_panel(room: RoomState | None, run) -> None:
-    """The room's open question, above the slide: the lecturer's tally and Reveal, or a student's answer
-    (and, revealed, the model's answer beside the tally on both screens)."""
+def question_panel(run) -> None:
+    """The lecturer's open question, above the slide: the tally and Reveal, then the model's answer
+    beside the tally (what the hall page shows the students)."""
     presenter = _presenting()
     if presenter is not None:
         quiz.lecturer_panel(room_store(), presenter.code, presenter.secret, run)
-    elif room is not None:
-        quiz.student_panel(room_store(), room, _member(), run)
 
 
 def ask_panel(run, step_name: str) -> None:
@@ -717,18 +523,17 @@ def _moved(presenter: Presenter, version: int) -> bool:
     return True
 
 
-def wake_followers() -> None:
-    """The last call of the lecturer's page: wake the followers of a room whose version this run moved.
-    After the page is drawn, so the projector's page is not slowed by forty others, and they find
-    the slide built (``ui.shared_view``)."""
+def notify_followers() -> None:
+    """The last call of the lecturer's page: the followers of a room whose version this run moved get
+    the new slide. After the page is drawn, so they find the slide built (``ui.shared_view``): the
+    hall serialises what the projector shows, once per language."""
     code = st.session_state.pop(WAKE, None)
     if code is not None:
         _wake(code)
 
 
 def _wake(code: str) -> None:
-    """The followers of ``code`` rerun now: this server's at once, every other server's when it hears."""
-    wake.wake(code)
+    """The followers of ``code`` look now: this server's at once, every other server's when it hears."""
     HALL.notify(code)
     room_store().announce(code)
 

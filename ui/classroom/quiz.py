@@ -4,11 +4,11 @@ core/teaching/exercises.py for a class).
     quiz.lecturer_panel(store, code, secret, run)             # above the slide: the open question, its
                                                               # live tally, Reveal, Close
     quiz.ask_panel(store, code, secret, run, step_name)       # under the slide: pick and Ask
-    quiz.student_panel(store, room, member, run)              # the question, one answer, the result
 
 A room keeps a question as a ``ui.classroom.rooms.Question`` (options as labels, the model's answer, the
 strings that word it), so every screen words it in its own language without running the model. A student
-answers once, with one click, from a page that follows the room; the tally counts, never names. An
+answers once, from the room's hall page (``ui/hall/``: a POST with the browser's member cookie); the
+tally counts, never names. An
 exercise is a question of kind ``exercise`` ("right" / "wrong": the student's first check). The lecturer
 is first offered the slide's question (``STEP_QUESTION``). Decisions: docs/decisions.md, ui/classroom/quiz.py.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.teaching.exercises import Exercise, Verdict
+from core.teaching.exercises import Exercise
 from core.teaching.questions import (
     MIN_OPTIONS,
     NoQuestion,
@@ -31,17 +31,12 @@ from core.teaching.questions import (
 from core.teaching.questions import Question as ModelQuestion
 from figures.classroom import tally_figure
 from i18n import t as texts_in
-from ui.classroom.clients import client
+from ui.classroom.rooms import Question as RoomQuestion
 from ui.classroom.rooms import (
-    NotFollowing,
-    QuestionClosed,
     QuestionState,
     RoomError,
-    RoomState,
     RoomStore,
-    TooMany,
 )
-from ui.classroom.rooms import Question as RoomQuestion
 from ui.page.figure import show_figure
 from ui.page.lang import current_lang, t
 from ui.page.settings import literal
@@ -272,7 +267,7 @@ def _open_question(store: RoomStore, code: str, secret: str, q: QuestionState, r
         _result(store, code, q)
     else:
         with st.container(key="room_tally_box"):  # a timed fragment in a container of its own: see
-            _live_tally(store, code, q)  # ui.classroom.panels._watch
+            _live_tally(store, code, q)  # ui.classroom.panels._presenter_panel
     with st.container(horizontal=True):
         if not q.revealed:
             st.button(t("classroom.q.reveal"), key="room_reveal", type="primary",
@@ -316,96 +311,3 @@ def _result(store: RoomStore, code: str, q: QuestionState) -> None:
         with chart:
             _tally_chart(q, tally.counts if ok else (0,) * len(q.options), tally.answered if ok else 0,
                          revealed=True)
-
-
-# -- a student -----------------------------------------------------------------------------------------
-
-
-def student_panel(store: RoomStore, room: RoomState, member: str, run) -> None:
-    """The room's open question on a student's screen: answer once; after the reveal, the result."""
-    said = st.session_state.pop(SAID, None)
-    if said:  # said even when the question has gone since (closed before the answer arrived)
-        st.warning(t(said), icon=":material/info:")
-    q = room.question
-    if q is None:
-        return
-    mine = st.session_state.setdefault(ANSWERED, {})
-    with st.container(key="room_question"):
-        st.subheader(question_text(q.kind, q.params), anchor=False)
-        if q.kind == EXERCISE:
-            _student_exercise(store, room, q, member, run)
-        elif (room.code, q.number) in mine:
-            _mine(q, mine[(room.code, q.number)])
-        elif not q.revealed:
-            _vote(store, room.code, q, member)
-    if q.revealed:
-        _result(store, room.code, q)
-
-
-def _mine(q: QuestionState, chosen: int | None) -> None:
-    """What this student answered: in, waiting for the reveal; then right or not. ``None``: answered
-    elsewhere (another tab of this browser), which ``classroom.q.already`` said."""
-    if chosen is None:
-        return
-    option = literal(q.options[chosen])
-    if not q.revealed or q.answer is None:
-        st.info(t("classroom.q.in", option=option), icon=":material/how_to_vote:")
-    elif chosen == q.answer:
-        st.success(t("classroom.q.you_right", option=option), icon=":material/celebration:")
-    else:
-        st.info(t("classroom.q.you_other", option=option), icon=":material/lightbulb:")
-
-
-def _vote(store: RoomStore, code: str, q: QuestionState, member: str) -> None:
-    with st.form("room_answer", border=False):
-        # the options themselves (distinct), each shown as a code span: a token is never Markdown
-        st.radio(t("classroom.q.your_answer"), q.options, index=None, format_func=literal,
-                 key="room_answer_choice")
-        st.form_submit_button(t("classroom.q.submit"), key="room_answer_submit", type="primary",
-                              on_click=_submit, args=(store, code, q, member))
-
-
-def _submit(store: RoomStore, code: str, q: QuestionState, member: str) -> None:
-    choice = st.session_state.get("room_answer_choice")
-    if choice not in q.options:
-        st.session_state[SAID] = "classroom.q.choose"
-    else:
-        _send(store, code, q, member, q.options.index(choice))
-
-
-def _send(store: RoomStore, code: str, q: QuestionState, member: str, option: int | None) -> None:
-    """One answer; a second one, a closed question or a full room are said, never counted twice."""
-    mine = st.session_state.setdefault(ANSWERED, {})
-    try:
-        store.seen(code, member)  # this page follows the room now: only members seen following answer
-        first = store.answer(code, q.number, member, option, client=client())
-    except QuestionClosed:
-        st.session_state[SAID] = "classroom.q.closed"
-        return
-    except TooMany as error:
-        here = error.reason == "client_answers"
-        st.session_state[SAID] = "classroom.q.full_here" if here else "classroom.q.full"
-        return
-    except NotFollowing:
-        st.session_state[SAID] = "classroom.q.not_following"
-        return
-    except RoomError:
-        st.session_state[SAID] = "classroom.error"
-        return
-    mine[(code, q.number)] = option if first else None  # refused: what was counted is not known here
-    if not first:
-        st.session_state[SAID] = "classroom.q.already"
-
-
-def _student_exercise(store: RoomStore, room: RoomState, q: QuestionState, member: str, run) -> None:
-    ex = exercises.find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
-    if ex is None:  # the student's model is not the lecturer's (a session model cannot come along)
-        st.warning(t("classroom.q.no_exercise"), icon=":material/warning:")
-        return
-
-    def counted(verdict: Verdict) -> None:
-        if (room.code, q.number) not in st.session_state.setdefault(ANSWERED, {}):
-            _send(store, room.code, q, member, 0 if verdict.correct else 1)
-
-    exercises.exercise_card(ex, key="room_exercise_card", on_checked=counted)
-

@@ -6,10 +6,11 @@ the same bytes are written to every follower of that language.
 
 A channel watches its room while it has followers: it wakes when told (``notify``, or another
 server's announcement through the store) and also looks every ``POLL_SECONDS``, so a lost
-announcement costs at most that. The store and the slides are read in worker threads, never on the
-event loop. A follower that cannot keep up gets the newest version only: a step it missed is never
-queued behind the next. Each event carries the room's version as its id: a follower that reconnects
-with ``Last-Event-ID`` gets the current version at once, or nothing until the next if it has it.
+announcement costs at most that; a store that does not answer is said (``away``) until it does.
+The store and the slides are read in worker threads, never on the event loop. A follower that cannot
+keep up gets the newest version only: a step it missed is never queued behind the next. Each event
+carries the room's version as its id: a follower that reconnects with ``Last-Event-ID`` gets the
+current version at once, or nothing until the next if it has it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ log = logging.getLogger("glassbox.hall")
 POLL_SECONDS = 2.0  # a channel looks at its room this often even when nobody tells it of a change
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet stream: proxies keep it open, a dead client shows
 RETRY_MS = (1000, 3000)  # a follower's reconnect wait, drawn per stream: a restart is no thundering herd
+SEEN_SECONDS = 15.0  # a follower's stream tells the store it is there this often (the head count)
 MAX_FOLLOWERS = 5000  # streams one server holds at once, every room together
 
 
@@ -51,6 +53,7 @@ class Channel:
     queues: dict[str, set[asyncio.Queue]] = field(default_factory=dict)
     woken: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
+    away: bool = False  # the store did not answer the last look (the followers were told)
 
     def followers(self) -> int:
         return sum(len(q) for q in self.queues.values())
@@ -186,14 +189,22 @@ class Hall:
         store = self.store()
         try:
             version = await asyncio.to_thread(store.version, channel.code)
-        except UnknownRoom:
+        except UnknownRoom:  # a room this channel had shown is lost (the store forgot it), else unknown
+            key = "hall.unknown" if channel.version is None else "classroom.lost"
             self._send_all(channel, None, lambda lang: sse("gone", json.dumps(
-                {"said": t("hall.unknown", lang, code=channel.code)}, ensure_ascii=False)))
+                {"said": t(key, lang, code=channel.code)}, ensure_ascii=False)))
             return
-        except Unavailable:
-            return  # the shared store is away: followers keep the slide they have; the poll looks again
+        except Unavailable:  # the shared store is away: followers keep their slide, told why nothing moves
+            if not channel.away:
+                channel.away = True
+                self._send_all(channel, None, lambda lang: sse("away", json.dumps(
+                    {"said": t("classroom.unavailable", lang)}, ensure_ascii=False)))
+            return
+        back, channel.away = channel.away, False
         langs = set(channel.queues)
         if version == channel.version and langs <= set(channel.events):
+            if back:  # nothing moved meanwhile: the slide they have again, which clears the note
+                self._send_all(channel, version, channel.events.get)
             return
         try:
             state = await asyncio.to_thread(store.state, channel.code)

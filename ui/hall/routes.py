@@ -2,8 +2,10 @@
 
     GET  /r/CODE            the follower's light page (``?lang=zh``; else the browser's language)
     GET  /r/CODE/events     the room as Server-Sent Events (``ui.hall.broadcast``)
-    POST /r/CODE/answer     {"question": n, "option": i}: one browser (its member cookie), one vote
+    POST /r/CODE/answer     {"question": n, "option": i} or, an exercise, {"question": n, "value": "0.53"}:
+                            one browser (its member cookie), one vote; an exercise's verdict comes back
     GET  /hall/FILE         the page's script and style, plotly.js (the installed ``plotly``), KaTeX
+    GET  /lecture?room=CODE the student address of earlier sessions: forwarded to /r/CODE (``Forward``)
 
 Every refusal is a status and a short message in the follower's language (JSON for the answer route),
 never a traceback. Nothing here is fetched from outside the server.
@@ -25,10 +27,14 @@ import plotly
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from core.teaching.exercises import check
+from figures.exercises import verdict_view
 from i18n import LANGS, t
-from ui.classroom import panels  # noqa: F401 (the one room store of this server, connected to HALL)
+from ui.classroom import panels  # the one room store of this server, connected to HALL
 from ui.classroom.clients import client_of
+from ui.classroom.quiz import EXERCISE
 from ui.classroom.rooms import (
     BadInput,
     NotFollowing,
@@ -41,7 +47,8 @@ from ui.classroom.rooms import (
     is_id,
     parse_code,
 )
-from ui.hall.broadcast import HALL, HallFull
+from ui.hall.broadcast import HALL, SEEN_SECONDS, HallFull
+from ui.hall.slides import room_exercise
 
 log = logging.getLogger("glassbox.hall")
 
@@ -54,7 +61,6 @@ COOKIE_SECONDS = 4 * 3600
 MAX_BODY = 1024  # bytes of an answer
 ANSWERS_PER_MINUTE = 30  # per client (a hall behind one NAT address is one client: see RATE_CLIENTS)
 RATE_CLIENTS = 4096  # clients whose recent answers are remembered
-SEEN_SECONDS = 15.0  # a follower's stream tells the store it is there this often (the head count)
 FILES = {  # /hall/<name> -> (file, media type); nothing else is served
     "follower.js": (STATIC / "follower.js", "text/javascript; charset=utf-8"),
     "follower.css": (STATIC / "follower.css", "text/css; charset=utf-8"),
@@ -114,7 +120,7 @@ def _page(code: str, lang: str) -> str:
     texts as data for the script; the slides arrive by the stream and are drawn as text, never HTML."""
     keys = ["hall.connecting", "hall.reconnecting", "hall.waiting", "hall.leave", "hall.rejoin", "hall.left",
             "hall.question", "hall.send", "hall.sent", "hall.answered", "hall.closed", "hall.refused",
-            "hall.result", "hall.room"]
+            "hall.result", "hall.room", "hall.check", "hall.your_number"]
     texts = {key: t(key, lang, code=code, reason="{reason}") for key in keys}
     data = html.escape(json.dumps({"code": code, "lang": lang, "texts": texts}, ensure_ascii=False))
     title = html.escape(t("hall.title", lang, code=code))
@@ -231,20 +237,30 @@ def _too_fast(client: str) -> bool:
 
 
 def _refusal(error: RoomError, code: str, lang: str) -> tuple[int, str]:
+    """The status and the follower's words for a refused answer (the store's own messages are English)."""
     if isinstance(error, UnknownRoom):
         return 404, t("hall.unknown", lang, code=code)
     if isinstance(error, QuestionClosed | RoomEnded):
         return 409, t("hall.closed", lang)
     if isinstance(error, TooMany):
+        if error.reason == "answers":
+            return 409, t("classroom.q.full", lang)
+        if error.reason == "client_answers":
+            return 429, t("classroom.q.full_here", lang)
         return 429, t("hall.too_many", lang)
+    if isinstance(error, NotFollowing):
+        return 409, t("classroom.q.not_following", lang)
     if isinstance(error, Unavailable):
-        return 503, t("hall.refused", lang, reason=str(error))
-    if isinstance(error, NotFollowing | BadInput):
-        return 400, t("hall.refused", lang, reason=str(error))
+        return 503, t("classroom.unavailable", lang)
+    if isinstance(error, BadInput) and "exercise" in str(error):
+        return 400, t("hall.exercise", lang)
     return 400, t("hall.bad_request", lang)
 
 
 async def answer(request: Request) -> Response:
+    """An answer: ``{"question": n, "option": i}`` to a question, ``{"question": n, "value": "0.53"}`` to an
+    exercise (checked here by ``core.teaching.exercises``; the verdict and, for a miss, the worked
+    solution come back). The first answer of a browser counts in the tally, a later one does not."""
     lang = _lang(request)
     code = parse_code(request.path_params["code"])
     if code is None:
@@ -256,18 +272,56 @@ async def answer(request: Request) -> Response:
     body = await request.body()
     try:
         values = json.loads(body) if len(body) <= MAX_BODY else None
-        question, option = int(values["question"]), int(values["option"])
-    except (ValueError, TypeError, KeyError):
+        question = int(values["question"])
+        typed = values.get("value")
+        if typed is not None and (isinstance(typed, bool) or not isinstance(typed, str | int | float)):
+            raise TypeError("a number or the text typed")
+        option = int(values["option"]) if typed is None else None
+    except (ValueError, TypeError, KeyError, AttributeError):
         return JSONResponse({"error": t("hall.bad_request", lang)}, status_code=400)
     member, new = _member(request)
     try:
-        counted = await asyncio.to_thread(_store().answer, code, question, member, option, client=client)
+        if typed is None:
+            reply = await asyncio.to_thread(_vote, code, question, member, option, client, lang)
+        else:
+            reply = await asyncio.to_thread(_check, code, question, member, str(typed), client, lang)
     except RoomError as error:
         status, said = _refusal(error, code, lang)
         return JSONResponse({"error": said}, status_code=status)
-    HALL.notify(code)  # the lecturer's tally; and the followers', once revealed
-    said = t("hall.sent" if counted else "hall.answered", lang)
-    return _with_member(JSONResponse({"counted": counted, "said": said}), member, new)
+    if reply.get("counted"):
+        HALL.notify(code)  # the followers' tally, once revealed
+    return _with_member(JSONResponse(reply), member, new)
+
+
+def _vote(code: str, question: int, member: str, option: int, client: str, lang: str) -> dict:
+    store = _store()
+    asked = store.state(code).question
+    if asked is not None and asked.number == question and asked.kind == EXERCISE:
+        raise BadInput("an exercise is answered with a number")
+    counted = store.answer(code, question, member, option, client=client)
+    return {"counted": counted, "said": t("hall.sent" if counted else "hall.answered", lang)}
+
+
+def _check(code: str, question: int, member: str, typed: str, client: str, lang: str) -> dict:
+    """Check a typed number against the room's exercise: its first readable check counts (right or
+    wrong) until the reveal; every check gets the verdict, a miss the worked solution."""
+    store = _store()
+    state = store.state(code)
+    asked = state.question
+    if asked is None or asked.number != question:
+        raise QuestionClosed()
+    if asked.kind != EXERCISE:
+        raise BadInput("a question is answered with an option")
+    exercise = room_exercise(state)
+    if exercise is None:
+        return {"counted": False, "said": t("classroom.q.no_exercise", lang)}
+    verdict = check(exercise, typed)
+    view = verdict_view(exercise, verdict, typed, lang)
+    if verdict.parsed is None or asked.revealed:
+        return {"counted": False, "verdict": view}
+    counted = store.answer(code, question, member, 0 if verdict.correct else 1, client=client)
+    said = t("hall.sent" if counted else "hall.checked_again", lang)
+    return {"counted": counted, "said": said, "verdict": view}
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -288,6 +342,30 @@ async def font(request: Request) -> Response:
     if not (name.startswith("KaTeX_") and name.endswith(".woff2") and "/" not in name and path.is_file()):
         return Response("not found", status_code=404, media_type="text/plain")
     return FileResponse(path, media_type="font/woff2", headers={"cache-control": "public, max-age=86400"})
+
+
+# -- the old student address ------------------------------------------------------------------------
+
+
+class Forward:
+    """ASGI middleware: a browser opening the Lecture page with ``?room=CODE`` (a printed address, a
+    bookmark, a QR code from before ``/r/CODE``) is sent to the room's follower page, with its
+    ``lang``. Every other request passes untouched; a malformed code reaches the page, which says so."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        page = scope["type"] == "http" and scope["method"] in ("GET", "HEAD")
+        if page and scope["path"].endswith("/lecture"):
+            query = Request(scope).query_params
+            code = parse_code(query.get(panels.PARAM, ""))
+            if code is not None:
+                lang = query.get("lang", "")
+                location = f"/r/{code}" + (f"?lang={lang}" if lang in LANGS else "")
+                await Response(status_code=307, headers={"location": location})(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 ROUTES = [

@@ -11,21 +11,28 @@ from __future__ import annotations
 
 import json
 
+from core.teaching.exercises import Exercise
+from figures.exercises import card_view
 from figures.lecture import Context, shown_steps, slide_view, view_json
 from i18n import LANGS, t
 from ui.caches.cache import quiet_run
-from ui.classroom.quiz import answer_text, option_text, question_text
+from ui.classroom.quiz import EXERCISE, answer_text, option_text, question_text
 from ui.classroom.rooms import EXPIRED, RoomState, Tally
 from ui.page.figure import shared_view
-from ui.page.settings import validate
+from ui.page.settings import Settings, validate
+from ui.sections.exercises import find_exercise
+
+
+def _settings(settings: dict[str, str], lang: str) -> Settings:
+    """The room's settings, validated as a URL's are, in ``lang``."""
+    values = {key: value for key, value in settings.items() if key != "lang"}
+    values["lang"] = lang
+    return validate(values, session_model=False).settings
 
 
 def slide_json(settings: dict[str, str], step: int, lang: str) -> str:
     """Step ``step`` (clamped to the model's steps) of the run the room's settings name, as JSON."""
-    values = {key: value for key, value in settings.items() if key != "lang"}
-    values["lang"] = lang
-    checked = validate(values, session_model=False)
-    s = checked.settings
+    s = _settings(settings, lang)
     run = quiet_run(s)
     ctx = Context(run, s.sentence, lang)
     step = min(max(step, 1), len(shown_steps(ctx)))
@@ -33,12 +40,28 @@ def slide_json(settings: dict[str, str], step: int, lang: str) -> str:
     return view_json(view)
 
 
+def room_exercise(state: RoomState) -> Exercise | None:
+    """The exercise the room's open question gives, from the room's own run; None: not an exercise, or
+    one this server cannot make (the lecturer's session-trained weights cannot come along)."""
+    q = state.question
+    if q is None or q.kind != EXERCISE:
+        return None
+    run = quiet_run(_settings(state.settings, LANGS[0]))
+    return find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
+
+
 def question_data(state: RoomState, tally: Tally | None, lang: str) -> dict | None:
-    """The open question as a follower reads it: its words, options, the tally once revealed."""
+    """The open question as a follower reads it: its words, options, the tally once revealed; an
+    exercise's card (``figures.exercises.card_view``: what to compute and the numbers)."""
     q = state.question
     if q is None:
         return None
     counts = list(tally.counts) if tally is not None and tally.number == q.number and q.revealed else None
+    card = None
+    if q.kind == EXERCISE:
+        exercise = room_exercise(state)
+        missing = {"missing": t("classroom.q.no_exercise", lang)}
+        card = card_view(exercise, lang) if exercise is not None else missing
     return {
         "number": q.number,
         "kind": q.kind,
@@ -48,6 +71,7 @@ def question_data(state: RoomState, tally: Tally | None, lang: str) -> dict | No
         "answer": q.answer if q.revealed else None,
         "answer_text": answer_text(q, lang) if q.revealed else None,
         "counts": counts,
+        "card": card,
     }
 
 

@@ -13,7 +13,6 @@ import streamlit as st
 
 import ui
 from figures.lecture import SlideView
-from ui.classroom import panels as classroom
 from ui.page.keys import check_step
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session
@@ -43,16 +42,15 @@ STYLE = """<style>
 </style>"""
 
 def _move(delta: int) -> None:
-    """Previous / Next; a student following a room who moves on their own leaves it (Rejoin is one click)."""
-    classroom.leave_room("classroom.left_step")
+    """Previous / Next."""
     st.session_state[STEP] = st.session_state.get(STEP, 1) + delta
     st.session_state[MOVED] = True
 
 
 def current_step(total: int, lang: str, room_step: int | None = None) -> int:
-    """The step to show, 1 … total: a room's (``room_step``, whatever the URL says), else a ``?step=``
-    this page did not write (a link, a bookmark), else the session's; a tampered one falls back with a
-    message. The URL says the step.
+    """The step to show, 1 … total: a room's (``room_step``: a lecturer who took a room over), else a
+    ``?step=`` this page did not write (a link, a bookmark), else the session's; a tampered one falls
+    back with a message. The URL says the step.
 
     The browser sends the URL it has with every rerun, and under load that may not yet hold the step
     the last runs wrote (a key pressed while their replies were on their way): a step this session

@@ -1,6 +1,7 @@
 """ui.hall.broadcast: one channel per followed room, each version built once per language and the same
 bytes written to every follower; the newest version only to a follower behind; a reconnect with the
-version it has gets nothing until the next; a change told from another thread arrives at once."""
+version it has gets nothing until the next; a change told from another thread arrives at once; a store
+that stops answering is said, and the room comes back with it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import threading
 
 import pytest
 
-from ui.classroom.rooms import MemoryStore
+from i18n import t
+from ui.classroom.rooms import MemoryStore, Unavailable
 from ui.hall.broadcast import Hall
 
 
@@ -201,6 +203,46 @@ def test_an_unknown_room_says_so_and_a_failed_build_is_told_not_hidden():
         said = (await next_room(stream))["said"]
         assert "no such model here" in said and said.startswith("这张幻灯片")
         await stream.aclose()
+        await hall.close()
+
+    asyncio.run(main())
+
+
+def test_a_store_that_stops_answering_is_said_once_and_the_slide_comes_back_with_it(room):
+    """The shared store away (Redis restarting): every follower is told once, in its language, and keeps
+    its slide; when the store answers, the room's message comes again (the note goes) within a poll."""
+    store, code, secret = room
+    away = [False]
+
+    class Flaky:
+        def __getattr__(self, name):
+            if away[0]:
+                def refused(*args, **kwargs):
+                    raise Unavailable("the store does not answer")
+                return refused
+            return getattr(store, name)
+
+    async def main():
+        hall = Hall(Built(), poll=0.2)
+        hall.connect(lambda: Flaky())
+        en, zh = Follower(hall.follow(code, "en")), Follower(hall.follow(code, "zh"))
+        for s in (en, zh):
+            await s.next()
+            await next_room(s)
+        away[0] = True
+        for s, lang in ((en, "en"), (zh, "zh")):
+            name, data, _ = await s.next(timeout=2.0)
+            assert name == "away" and data["said"] == t("classroom.unavailable", lang)
+        with pytest.raises(TimeoutError):  # said once, not at every poll
+            await en.next(timeout=0.8)
+        away[0] = False
+        for s in (en, zh):
+            assert (await next_room(s, timeout=2.0))["room"]["version"] == store.version(code)
+        store.update(code, secret, step=3)
+        hall.notify(code)
+        assert (await next_room(en))["room"]["step"] == 3
+        for s in (en, zh):
+            await s.aclose()
         await hall.close()
 
     asyncio.run(main())

@@ -10,6 +10,8 @@
   const RECONNECTING_AFTER_MS = 2000; // a stream down for longer than this says so
   let version = null; // the room version on screen
   let shown = null; // the message on screen
+  const mine = {}; // "CODE/question number" -> what this page answered and the reply
+  const drafts = {}; // question number -> the number being typed into an exercise
   let left = false;
   let statusTimer = null;
   let retry = 1000;
@@ -71,6 +73,165 @@
     }
   }
 
+  function math(parent, latex, display) {
+    if (window.katex) {
+      katex.render(latex, parent, { displayMode: display, throwOnError: false, output: "htmlAndMathml" });
+    } else {
+      parent.textContent = latex;
+    }
+  }
+
+  function cell(parent, text, markdown) {
+    // a table's label or number: $math$ (our own labels), else inline Markdown; plain text as it is
+    const whole = markdown && /^\$(.+)\$$/.exec(text);
+    if (whole) math(parent, whole[1], false);
+    else if (markdown) inline(parent, text);
+    else parent.textContent = text;
+  }
+
+  function blocks(parent, list) {
+    // an exercise card's blocks (figures/exercises.py): text, note, latex, table, code, row
+    for (const block of list || []) {
+      let node;
+      if (block.kind === "text" || block.kind === "note") {
+        node = document.createElement("p");
+        node.className = block.kind;
+        inline(node, block.text);
+      } else if (block.kind === "latex") {
+        node = document.createElement("div");
+        node.className = "latex";
+        math(node, block.latex, true);
+      } else if (block.kind === "code") {
+        node = document.createElement("pre");
+        node.textContent = block.code;
+      } else if (block.kind === "table") {
+        node = document.createElement("div");
+        node.className = "table";
+        const table = document.createElement("table");
+        const head = table.insertRow();
+        const labelled = block.rows.some((row) => row[0]);
+        if (labelled) head.appendChild(document.createElement("th"));
+        for (const column of block.columns) {
+          const th = document.createElement("th");
+          cell(th, column, false);
+          head.appendChild(th);
+        }
+        for (const [label, cells] of block.rows) {
+          const tr = table.insertRow();
+          if (labelled) {
+            const th = document.createElement("th");
+            cell(th, label, block.markdown);
+            tr.appendChild(th);
+          }
+          for (const value of cells) cell(tr.insertCell(), value, block.markdown);
+        }
+        node.appendChild(table);
+      } else if (block.kind === "row") {
+        node = document.createElement("div");
+        node.className = "row";
+        for (const part of block.parts) {
+          const column = document.createElement("div");
+          blocks(column, part);
+          node.appendChild(column);
+        }
+      } else {
+        continue;
+      }
+      parent.appendChild(node);
+    }
+  }
+
+  function drawVerdict(box, reply) {
+    box.replaceChildren();
+    const said = reply.verdict;
+    if (!said) {
+      box.textContent = reply.said || reply.error || "";
+      return;
+    }
+    const head = document.createElement("p");
+    head.className = `verdict ${said.tone}`;
+    inline(head, said.text);
+    box.appendChild(head);
+    if (said.solution && said.solution.length) {
+      const title = document.createElement("p");
+      inline(title, `**${said.solution_title}**`);
+      box.appendChild(title);
+      blocks(box, said.solution);
+      if (said.model) {
+        const model = document.createElement("p");
+        model.className = "note";
+        inline(model, said.model);
+        box.appendChild(model);
+      }
+    }
+    if (reply.said) {
+      const counted = document.createElement("p");
+      counted.className = "note";
+      counted.textContent = reply.said;
+      box.appendChild(counted);
+    }
+  }
+
+  function drawExercise(box, q) {
+    const card = q.card || {};
+    if (card.missing) {
+      const p = document.createElement("p");
+      p.textContent = card.missing;
+      box.appendChild(p);
+      return;
+    }
+    const body = document.createElement("div");
+    body.className = "card";
+    blocks(body, card.blocks);
+    const form = document.createElement("form");
+    form.className = "check";
+    const input = document.createElement("input");
+    input.type = "text";
+    input.inputMode = "decimal";
+    input.maxLength = 200;
+    input.id = "exercise_answer";
+    input.placeholder = say("hall.your_number");
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.id = "exercise_check";
+    button.textContent = say("hall.check");
+    const rule = document.createElement("p");
+    rule.className = "note";
+    inline(rule, card.rule || "");
+    form.append(input, button);
+    const result = document.createElement("div");
+    result.id = "question_result";
+    result.setAttribute("role", "status");
+    const sent = mine[`${hall.code}/${q.number}`];
+    if (sent) drawVerdict(result, sent.reply);
+    input.value = q.number in drafts ? drafts[q.number] : sent ? sent.typed : "";
+    if (q.revealed && q.answer_text) {
+      const answer = document.createElement("p");
+      inline(answer, q.answer_text);
+      result.appendChild(answer);
+    }
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      button.disabled = true;
+      try {
+        const response = await fetch(`/r/${hall.code}/answer?lang=${hall.lang}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ question: q.number, value: input.value }),
+          credentials: "same-origin",
+        });
+        const reply = await response.json();
+        if (response.ok) mine[`${hall.code}/${q.number}`] = { typed: input.value, reply };
+        drafts[q.number] = input.value;
+        drawVerdict(result, reply);
+      } catch (e) {
+        result.textContent = say("hall.reconnecting");
+      }
+      button.disabled = false;
+    });
+    box.append(body, form, rule, result);
+  }
+
   function drawCode(slide) {
     const box = $("code");
     box.replaceChildren();
@@ -88,6 +249,9 @@
 
   function drawQuestion(q) {
     const box = $("question");
+    const typing = $("exercise_answer");  // a number being typed survives the room's next message
+    if (typing && q && box.dataset.number === String(q.number)) drafts[q.number] = typing.value;
+    box.dataset.number = q ? String(q.number) : "";
     box.replaceChildren();
     box.hidden = !q;
     if (!q) return;
@@ -96,14 +260,20 @@
     const text = document.createElement("p");
     inline(text, q.text);
     box.append(head, text);
+    if (q.kind === "exercise") {
+      drawExercise(box, q);
+      return;
+    }
     const list = document.createElement("div");
     list.className = "options";
+    const sent = mine[`${hall.code}/${q.number}`];
     q.options.forEach((option, i) => {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = option;
-      button.disabled = q.revealed;
+      button.disabled = q.revealed || Boolean(sent);
       if (q.revealed && q.answer === i) button.classList.add("answer");
+      if (sent && sent.option === i) button.classList.add("mine");
       if (q.counts) button.dataset.count = q.counts[i];
       button.addEventListener("click", () => send(q.number, i, button));
       list.appendChild(button);
@@ -113,11 +283,13 @@
     result.id = "question_result";
     result.setAttribute("role", "status");
     if (q.revealed && q.answer_text) inline(result, q.answer_text);
+    else if (sent) result.textContent = sent.said;
     box.appendChild(result);
   }
 
   async function send(number, option, button) {
     const result = $("question_result");
+    for (const other of button.parentNode.children) other.disabled = true;
     try {
       const response = await fetch(`/r/${hall.code}/answer?lang=${hall.lang}`, {
         method: "POST",
@@ -127,9 +299,16 @@
       });
       const reply = await response.json();
       result.textContent = reply.said || reply.error || "";
-      if (response.ok) button.classList.add("mine");
+      if (response.ok) {
+        // this page's answer to this question, kept across the room's next messages (a new step)
+        mine[`${hall.code}/${number}`] = { option: reply.counted ? option : null, said: reply.said };
+        if (reply.counted) button.classList.add("mine");
+      } else if (response.status !== 409) {
+        for (const other of button.parentNode.children) other.disabled = false;  // try again
+      }
     } catch (e) {
       result.textContent = say("hall.reconnecting");
+      for (const other of button.parentNode.children) other.disabled = false;
     }
   }
 
@@ -183,7 +362,12 @@
     source.addEventListener("room", (event) => {
       const message = JSON.parse(event.data);
       version = message.room ? message.room.version : version;
+      status("");
       draw(message);
+    });
+    source.addEventListener("away", (event) => {
+      // the room server does not answer: the slide on screen stays, and the page says why it stands still
+      status(JSON.parse(event.data).said);
     });
     source.addEventListener("gone", (event) => {
       draw({ said: JSON.parse(event.data).said, room: { ended: true } });
