@@ -485,7 +485,7 @@ def _solution_bpe(exercise: Exercise, d: int, lang: str) -> list[dict]:
             t("exercises.bpe.col_pair", lang),
             t("exercises.bpe.col_count", lang),
         ]
-        rows = [("", [str(m["rank"]), f"{m['pair'][0]} + {m['pair'][1]}", str(m["value"])]) for m in merges]
+        rows = [("", [m["rank"], f"{m['pair'][0]} + {m['pair'][1]}", m["value"]]) for m in merges]
         blocks.append(table(rows, heads, markdown=False))
     return blocks + [
         note(t("exercises.bpe.end", lang, k=len(merges), n=end["value"])),

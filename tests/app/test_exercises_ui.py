@@ -14,6 +14,7 @@ import pytest
 from apphelpers import assert_clean, open_page
 from streamlit.testing.v1 import AppTest
 
+import figures.exercises as fx
 import ui.sections.exercises as ux
 from core.teaching.exercises import exercises_for
 from core.tracing.pipeline import PipelineSettings, load_pipeline
@@ -257,7 +258,7 @@ def check_right_wrong_unreadable(
     computed by the test are right; a miss shows the solution with ``step_number`` (and its table the
     row ``row``: a label and the numbers, to 4 decimals); unreadable text gets a warning."""
     assert ex.answer == pytest.approx(reference, abs=1e-9)
-    tolerance = ux._tolerance(ex)
+    tolerance = fx.tolerance(ex)
     for typed in (repr(ex.answer), f"{ex.answer:.2f}".replace(".", ",").replace("-", "\u2212")):
         at = answer(at, typed)
         (success,) = at.success
@@ -402,7 +403,7 @@ def test_tolerance_is_stated_rounded_down():
 
     ex = softmax_entry([1.0, 2.0, 3.0], 0)
     stated = {
-        tol: ux._tolerance(replace(ex, tolerance=tol))
+        tol: fx.tolerance(replace(ex, tolerance=tol))
         for tol in (0.01, 0.005, 0.0193, 0.0078608, 2.37, 0, math.inf)
     }
     assert stated == {

@@ -86,7 +86,7 @@ def test_a_question_is_answered_once_counted_and_revealed_with_the_models_answer
         assert revealed["counts"] == list(store.tally(code).counts)
         words = t("classroom.q.answer_weight", student.lang, option=f"`{best}`", value="|").split("|")[0]
         assert revealed["answer_text"].startswith(words)
-    assert students[1].answer(option=0) == (409, {"error": t("hall.closed")})  # revealed: answers are over
+    assert students[1].answer(option=0) == (409, {"error": t("hall.closed", "zh")})  # revealed: over
 
 
 def test_closing_a_question_clears_it_everywhere_and_a_late_answer_is_told(store):

@@ -26,10 +26,9 @@ import streamlit as st
 import figures.exercises as fx
 from core.teaching.exercises import Exercise, Verdict, check, exercises_for
 from core.teaching.questions import bpe_merges_possible, run_identity
-from ui import t
+from ui import current_lang, t
 from ui.caches.budget import cached
 from ui.page.figure import key_class
-from ui.page.lang import current_lang
 from ui.page.tables import show_table
 
 log = logging.getLogger("glassbox.exercises")

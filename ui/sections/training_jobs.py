@@ -113,16 +113,16 @@ class SessionWatch:
 def session_watch() -> SessionWatch | None:
     """A watch on the session whose script is running now; None where there is no server whose
     sessions end (a bare script, AppTest, whose sessions live as long as the test holds them)."""
-    from streamlit import config
+    import streamlit as st
     from streamlit.runtime import Runtime
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    if ctx is None or not Runtime.exists() or config.get_option("global.appTest"):
+    if ctx is None or not Runtime.exists() or st.get_option("global.appTest"):
         return None
     # Runtime.is_active_session: "Threading: SAFE. May be called on any thread." (Streamlit 1.67)
     return SessionWatch(ctx.session_id, Runtime.instance().is_active_session,
-                        float(config.get_option("server.disconnectedSessionTTL")))
+                        float(st.get_option("server.disconnectedSessionTTL")))
 
 
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT_TRAININGS)

@@ -218,7 +218,7 @@ def test_a_store_that_stops_answering_is_said_once_and_the_slide_comes_back_with
         def __getattr__(self, name):
             if away[0]:
                 def refused(*args, **kwargs):
-                    raise Unavailable("the store does not answer")
+                    raise Unavailable()
                 return refused
             return getattr(store, name)
 
