@@ -36,18 +36,18 @@ PIN_DIGITS = 6
 
 # A single server teaches a few classes at once; 200 leaves room for a department and bounds the
 # worst case: a room at every bound below (longest settings, options and ids, MAX_ANSWERS answers from
-# as many clients, MAX_MEMBERS members, MAX_CLIENTS PIN guessers) holds under 0.8 MB, so all of
-# them hold under 160 MB; reaching it takes floods from many addresses.
+# as many clients, MAX_MEMBERS members, MAX_CLIENTS PIN guessers) holds under 1.5 MB, so all of
+# them hold under 300 MB; reaching it takes floods from many addresses.
 MAX_ROOMS = 200
 # Long enough for a lecture held on one slide with the presenter's page closed; the lecturer's page
 # keeps a room alive while it is open (any presenter call counts).
 IDLE_SECONDS = 2 * 60 * 60
-# A class is 30 to 200 students: 500 members leave margin for a large hall and for students on two
-# devices. An answer needs a member seen following, so the class's own size bounds the answers; one
+# A class is 30 to 500 students, a lecture hall followed from one laptop up to about 1,000 (the hall's
+# streams): 2,500 members leave margin for students on two devices. An answer needs a member seen following, so the class's own size bounds the answers; one
 # client (a hall behind one address is one client) gives at most CLIENT_ANSWERS, and MAX_ANSWERS only
 # bounds the memory of a question whose members come and go.
-MAX_ANSWERS = 2000
-MAX_MEMBERS = 500
+MAX_ANSWERS = 2500
+MAX_MEMBERS = 2500
 CLIENT_ANSWERS = 250
 # A lecturer starts a room or two in a lecture, a department behind one address a few more.
 CLIENT_ROOMS = 10
