@@ -239,7 +239,7 @@
     if (slide.code_label) {
       const label = document.createElement("div");
       label.className = "label";
-      label.textContent = slide.code_label;
+      inline(label, slide.code_label); // our own words, Markdown as on the projector: **The model's answer**
       box.appendChild(label);
     }
     const pre = document.createElement("pre");
@@ -343,7 +343,8 @@
     drawEquation(slide.latex);
     drawCode(slide);
     drawQuestion(message.question);
-    $("note").textContent = slide.note || "";
+    $("note").replaceChildren();
+    inline($("note"), slide.note || ""); // a caption on the projector: Markdown too
     const leave = $("leave");
     leave.hidden = false;
     leave.textContent = say("hall.leave");
