@@ -366,5 +366,8 @@ def test_the_cookie_script_writes_only_our_own_characters():
     at = AppTest.from_function(page).run()
     (script,) = cookie_scripts(at)
     assert "glassbox_member=ok.VALUE-1_2;" in script and "glassbox_member=;" in script
+    # a block of its own: the next write on the page declares `secure` again (a SyntaxError at the top
+    # level, and that cookie unwritten; tests/browser/test_classroom.py sees the page's script errors)
+    assert script.startswith("<script>{ const secure") and script.endswith(" }</script>")
     for bad in ("alert", "</script>", "<b>", "a b", "重庆", 'bad"name'):
         assert bad not in script.replace("<script>", "").removesuffix("</script>"), bad

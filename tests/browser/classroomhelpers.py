@@ -216,12 +216,6 @@ def same_figure(pupil: Page, teacher: Page, timeout: float = FOLLOW) -> None:
 # -- what a browser did that it must not -------------------------------------------------------------------
 
 
-# Script errors of the app known and reported, not of the hall: ui/classroom/panels.write_cookies declares
-# `const secure` in the page's global scope, so the second cookie a Lecture page writes without a reload
-# (End the room after Start a room) throws and is not written. Remove once panels.py scopes it.
-KNOWN_ERRORS = ("Identifier 'secure' has already been declared",)
-
-
 @dataclass
 class Watched:
     """Browser contexts whose every request to anywhere but ``origins`` (host:port) is noted, as is every
@@ -264,8 +258,7 @@ class Watched:
         for page in self.pages():
             clean(page)
             hall_clean(page)
-        errors = [e for e in self.errors if not any(known in e for known in KNOWN_ERRORS)]
-        assert errors == [], errors
+        assert self.errors == [], self.errors
         assert self.outside == [], self.outside
 
     def close_pages(self) -> None:

@@ -145,8 +145,8 @@ def write_cookies() -> None:
         for name, value, age in pending
         if _COOKIE_VALUE.fullmatch(name) and (value == "" or _COOKIE_VALUE.fullmatch(value))
     ]
-    if lines:
-        script = 'const secure = location.protocol === "https:" ? "; Secure" : "";' + "".join(lines)
+    if lines:  # a block of its own: a second write on the same page declares `secure` again
+        script = '{ const secure = location.protocol === "https:" ? "; Secure" : "";' + "".join(lines) + " }"
         st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 

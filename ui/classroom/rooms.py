@@ -43,9 +43,10 @@ MAX_ROOMS = 200
 # keeps a room alive while it is open (any presenter call counts).
 IDLE_SECONDS = 2 * 60 * 60
 # A class is 30 to 500 students, a lecture hall followed from one laptop up to about 1,000 (the hall's
-# streams): 2,500 members leave margin for students on two devices. An answer needs a member seen following, so the class's own size bounds the answers; one
-# client (a hall behind one address is one client) gives at most CLIENT_ANSWERS, and MAX_ANSWERS only
-# bounds the memory of a question whose members come and go.
+# streams): 2,500 members leave margin for students on two devices. An answer needs a member seen
+# following, so the class's own size bounds the answers; one client (a hall behind one address is one
+# client) gives at most CLIENT_ANSWERS, and MAX_ANSWERS only bounds the memory of a question whose
+# members come and go.
 MAX_ANSWERS = 2500
 MAX_MEMBERS = 2500
 CLIENT_ANSWERS = 250
