@@ -16,6 +16,7 @@ is first offered the slide's question (``STEP_QUESTION``). Decisions: docs/decis
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 import streamlit as st
@@ -179,6 +180,12 @@ def _offers(run, step_name: str) -> list[Offer]:
     return offers
 
 
+def _plain(title: str) -> str:
+    """A question's words for a select box, which shows text as it is: a token's code span (``literal``)
+    in quotation marks instead of between backticks."""
+    return re.sub(r"`([^`]*)`", "“\\1”", title)
+
+
 def _draw_again() -> None:
     st.session_state[SEED] = st.session_state.get(SEED, 0) + 1
 
@@ -240,7 +247,7 @@ def _pick(store: RoomStore, code: str, secret: str, run, step_name: str) -> None
         return
     with st.container(horizontal=True, vertical_alignment="bottom"):
         choice = st.selectbox(
-            t("classroom.q.pick"), range(len(offers)), format_func=lambda i: offers[i].title,
+            t("classroom.q.pick"), range(len(offers)), format_func=lambda i: _plain(offers[i].title),
             key="room_question_pick", width=720,
         )
         st.button(t("classroom.q.again"), key="room_question_new", on_click=_draw_again,
