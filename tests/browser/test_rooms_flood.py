@@ -4,7 +4,8 @@ Redis) and Chromium.
 - a PIN guesser's refused tries rerun the "Take over a room" form alone, never the page (each try is
   read off the websocket: Streamlit says whether a run was the whole script or a fragment);
 - after Redis comes back, the lecturer's "rooms are unavailable" clears and a student who opened the
-  room's URL while it was away follows the lecture at the lecturer's step, nobody pressing anything;
+  room's hall page while it was away (served, saying why it shows no slide) follows the lecture at the
+  lecturer's step, nobody pressing anything, the page never reloaded;
 - a browser that sends its own X-Forwarded-For is still counted by the address HAProxy saw: its
   rooms are refused once that address has started its share.
 
@@ -27,17 +28,19 @@ from browserhelpers import settled
 from classroomhelpers import (
     CATCH_UP,
     FOLLOW,
+    HALL_HEADING,
     LECTURER,
     TIMEOUT,
     UNAVAILABLE,
     clean,
+    follows,
     moves,
     open_lecture,
     said,
     shows,
     start_room,
-    status,
 )
+from hallwatch import mark, quiet, same_page, says, watch
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -133,21 +136,25 @@ def test_after_redis_returns_the_lecturer_and_a_latecomer_are_in_step_by_themsel
     cluster, person, fresh_bounds
 ):
     teacher = open_lecture(person(), cluster.url + LECTURER, 3)
-    code, url = start_room(teacher)
+    _, url = start_room(teacher)
     cluster.stop_redis()
     try:
         moves(teacher, "PageDown", 4)
         expect(teacher.get_by_text(said(UNAVAILABLE))).to_be_visible(timeout=FOLLOW)
-        late = open_lecture(person(), url, 1)  # the room's URL while Redis is away: not in the room yet
-        expect(late.get_by_text(said(UNAVAILABLE))).to_be_visible(timeout=FOLLOW)
+        late = watch(person()).new_page()
+        assert late.goto(url).status == 200  # the room's hall page while Redis is away: served
+        says(late, UNAVAILABLE, timeout=FOLLOW)  # and it says why it shows no slide
+        expect(late.locator(HALL_HEADING)).to_have_text("")
+        mark(late)
     finally:
         cluster.start_redis()
     expect(teacher.get_by_text(said(UNAVAILABLE))).to_have_count(0, timeout=CATCH_UP)
-    shows(late, 4, timeout=CATCH_UP)
-    expect(status(late)).to_contain_text(said("classroom.following", code=code))
+    follows(late, 4, timeout=CATCH_UP)
+    quiet(late, FOLLOW)
     moves(teacher, "PageDown", 5)
-    shows(late, 5)
-    clean(teacher, late)
+    follows(late, 5)
+    assert same_page(late)
+    clean(teacher)
 
 
 def test_a_browsers_own_forwarded_for_does_not_escape_the_bound_on_rooms(cluster, person, fresh_bounds):

@@ -3,18 +3,27 @@
 One cluster for the module (started once per test process: under ``pytest -n 2`` each worker that
 runs a test of this file starts its own); a test that breaks it (kills a replica, restarts Redis)
 puts it back. Which replica served a request is read from HAProxy's own log (one line per request,
-``glassbox/appK``), found by a probe string in the request's query.
+``glassbox/appK``), found by a probe string in the request's query. A hall page's event stream
+(``/r/CODE/events``) is read raw through the balancer: it outlives HAProxy's client and server
+timeouts (each reset by the stream's keep-alive) and still hears the next step; a balancer whose
+timeouts are shorter than the keep-alive cuts it, which is what the configurations' values prevent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
+import json
+import re
 import socket
 import subprocess
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -24,7 +33,20 @@ import yaml
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from deploy.local import COOKIE, DEPLOY, HAPROXY, Cluster, healthy, streamlit_command
+from deploy.local import (
+    APP_START_SECONDS,
+    COOKIE,
+    DEPLOY,
+    HAPROXY,
+    Cluster,
+    Process,
+    free_ports,
+    healthy,
+    streamlit_command,
+    wait_for,
+)
+from ui.classroom.rooms_redis import RedisStore
+from ui.hall.broadcast import KEEPALIVE_SECONDS
 
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -295,3 +317,158 @@ def test_the_compose_file_wires_replicas_redis_and_haproxy():
     assert "./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in services["haproxy"]["volumes"]
     assert services["haproxy"]["ports"] == ["127.0.0.1:8080:8080"]
     assert compose["networks"]["back"]["internal"] is True and services["redis"]["networks"] == ["back"]
+
+
+# -- a hall page's event stream through the balancer -------------------------------------------------
+
+
+def seconds(value: str) -> float:
+    """An HAProxy or compose duration ("30s", "1h", "500ms"; a bare number is milliseconds) in seconds."""
+    number, unit = re.fullmatch(r"(\d+)(us|ms|s|m|h|d)?", value).groups()
+    return int(number) * {"us": 1e-6, "ms": 1e-3, None: 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
+
+
+def timeouts(path: Path) -> dict[str, float]:
+    """The `timeout` settings of a configuration's defaults, in seconds: {"client": 30.0, ...}."""
+    settings = [s.split() for s in sections(path)["defaults"] if s.startswith("timeout ")]
+    return {name: seconds(value) for _, name, value in settings}
+
+
+def test_the_balancers_keep_a_hall_stream_open_and_a_stop_still_ends_it(cluster):
+    hard = {}
+    for path in (cluster.dir / "haproxy.cfg", DEPLOY / "haproxy.cfg"):
+        limits, settings = timeouts(path), sections(path)
+        # inactivity limits, reset by every keep-alive comment of the stream: one may come late
+        assert min(limits["client"], limits["server"]) >= 2 * KEEPALIVE_SECONDS, limits
+        assert limits["tunnel"] >= 3600, limits  # a lecture-long websocket
+        assert not [s for lines in settings.values() for s in lines if s.startswith("compression")]
+        (stop,) = [s.split()[1] for s in settings["global"] if s.startswith("hard-stop-after ")]
+        hard[path.parent.name] = seconds(stop)
+    assert len(set(hard.values())) == 1, hard  # the same in both
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())["services"]
+    # a soft stop (the haproxy image's SIGUSR1) closes the streams itself before Docker kills it
+    assert seconds(compose["haproxy"]["stop_grace_period"]) > hard["deploy"]
+
+
+class EventStream:
+    """``GET /r/CODE/events`` at ``url``, read raw as it arrives: its events, and the comments between."""
+
+    def __init__(self, url: str, code: str, read_timeout: float) -> None:
+        parts = urlsplit(url)
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=read_timeout)
+        # a browser's own header: the stream must come back uncompressed all the same
+        headers = {"Accept": "text/event-stream", "Accept-Encoding": "gzip, deflate, br"}
+        self.connection.request("GET", f"/r/{code}/events", headers=headers)
+        self.response = self.connection.getresponse()
+        self.comments = 0
+
+    def wait_each_line(self, read_timeout: float) -> None:
+        self.connection.sock.settimeout(read_timeout)
+
+    def line(self) -> str | None:
+        """The next line; None once the stream was cut (a socket timeout is raised: nothing came)."""
+        try:
+            raw = self.response.readline()
+        except (http.client.IncompleteRead, ConnectionResetError):  # cut inside the chunked body
+            return None
+        if not raw:
+            return None
+        text = raw.decode().rstrip("\n")
+        self.comments += text.startswith(":")
+        return text
+
+    def room(self) -> dict[str, str]:
+        """The fields of the next ``room`` event ({"event": "room", "id": "7", "data": …})."""
+        fields: dict[str, str] = {}
+        while (text := self.line()) is not None:
+            if text and not text.startswith(":"):
+                name, _, value = text.partition(":")
+                fields[name] = value.removeprefix(" ")
+            elif not text and fields.get("event") == "room":
+                return fields
+            elif not text:
+                fields = {}
+        raise AssertionError("the stream ended before a room event")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def new_room(c: Cluster, step: int = 2):
+    store = RedisStore(c.redis_url)
+    return store, store.create(step=step, settings={"sentence": "the cat sat"})
+
+
+def test_an_event_stream_through_the_balancer_outlives_its_timeouts_and_hears_the_next_step(cluster):
+    limits = timeouts(cluster.dir / "haproxy.cfg")
+    store, room = new_room(cluster)
+    opened = time.monotonic()
+    stream = EventStream(cluster.url, room.code, APP_START_SECONDS)  # a replica's first slide loads the model
+    try:
+        response = stream.response
+        assert response.status == 200 and response.getheader("content-type").startswith("text/event-stream")
+        assert response.getheader("content-encoding") is None and response.getheader("content-length") is None
+        assert json.loads(stream.room()["data"])["room"]["step"] == 2
+        stream.wait_each_line(KEEPALIVE_SECONDS + 5)
+        # open past both timeouts, hearing nothing but the keep-alive comments
+        while stream.comments < 2 or time.monotonic() - opened <= max(limits["client"], limits["server"]):
+            text = stream.line()
+            assert text is not None, f"the stream was cut after {time.monotonic() - opened:.0f} s"
+            assert text == "" or text.startswith(":"), text
+        version = store.update(room.code, room.secret, step=3)
+        store.announce(room.code)  # what the lecturer's server does
+        told = time.monotonic()
+        event = stream.room()
+        heard = time.monotonic()
+        assert (event["id"], json.loads(event["data"])["room"]["step"]) == (str(version), 3)
+        print(f"open {heard - opened:.0f} s, {stream.comments} keep-alives; the step in {heard - told:.2f} s")
+        assert heard - told < 5
+    finally:
+        stream.close()
+
+
+@contextlib.contextmanager
+def balancer(c: Cluster, folder: Path, **changed: str) -> Iterator[str]:
+    """Another HAProxy in front of ``c``'s replicas: ``c``'s configuration with the `timeout`s
+    ``changed`` ({"server": "3s"}), on a port of its own, without a stats socket; its URL."""
+    (port,) = free_ports(1)
+    text = (c.dir / "haproxy.cfg").read_text().replace(f"bind 127.0.0.1:{c.port}", f"bind 127.0.0.1:{port}")
+    text = re.sub(r"(?m)^\s+stats socket .*\n", "", text)
+    for name, value in changed.items():
+        text, n = re.subn(rf"(?m)^(\s+timeout {name}) \S+$", rf"\1 {value}", text)
+        assert n == 1, name
+    (folder / "haproxy.cfg").write_text(text)
+    proc = Process("haproxy", [HAPROXY, "-db", "-f", str(folder / "haproxy.cfg")], folder / "haproxy.log")
+    proc.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: healthy(url), proc, 10, "/_stcore/health through it")
+        yield url
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("side", ["server", "client"])
+def test_under_the_keep_alive_the_server_timeout_cuts_a_quiet_stream_and_the_client_timeout_does_not(
+    cluster, tmp_path, side
+):
+    """A balancer whose `timeout server` is shorter than the keep-alive cuts the stream once it has
+    been quiet that long: the configurations' values are what keeps it open. `timeout client` does not
+    count while the browser has nothing to send or to take (HAProxy 2.6): the keep-alive comes."""
+    short = 3
+    store, room = new_room(cluster)
+    with balancer(cluster, tmp_path, **{side: f"{short}s"}) as url:
+        stream = EventStream(url, room.code, APP_START_SECONDS)
+        try:
+            stream.room()
+            quiet = time.monotonic()
+            stream.wait_each_line(KEEPALIVE_SECONDS + 5)
+            while (text := stream.line()) is not None and not text.startswith(":"):
+                pass
+            waited = time.monotonic() - quiet
+        finally:
+            stream.close()
+    if side == "server":
+        assert text is None and short - 0.5 < waited < KEEPALIVE_SECONDS, (text, waited)
+    else:
+        assert text == ": keep-alive" and waited > short + 0.5, (text, waited)

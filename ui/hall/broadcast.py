@@ -70,6 +70,11 @@ def sse(event: str, data: str, event_id: int | None = None, retry_ms: int | None
     return "\n".join(lines).encode("utf-8")
 
 
+def _away(lang: str) -> bytes:
+    """The store does not answer: the follower keeps its slide, and its page says why nothing moves."""
+    return sse("away", json.dumps({"said": t("classroom.unavailable", lang)}, ensure_ascii=False))
+
+
 class Hall:
     """Every followed room of this server. ``store`` is read in threads; ``build(state, tally, lang)``
     makes the JSON of one room version in one language (``ui.hall.slides.room_message``)."""
@@ -152,6 +157,8 @@ class Hall:
                 channel.woken.set()  # a language nobody here followed yet: build it now
             elif channel.version != last:
                 yield channel.events[lang]
+            if channel.away:  # told to the others when the store went: a newcomer is told now
+                yield _away(lang)
             while True:
                 try:
                     event = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
@@ -197,8 +204,7 @@ class Hall:
         except Unavailable:  # the shared store is away: followers keep their slide, told why nothing moves
             if not channel.away:
                 channel.away = True
-                self._send_all(channel, None, lambda lang: sse("away", json.dumps(
-                    {"said": t("classroom.unavailable", lang)}, ensure_ascii=False)))
+                self._send_all(channel, None, _away)
             return
         back, channel.away = channel.away, False
         langs = set(channel.queues)
@@ -210,12 +216,14 @@ class Hall:
             state = await asyncio.to_thread(store.state, channel.code)
             tally = await asyncio.to_thread(store.tally, channel.code) if state.question else None
         except RoomError:
+            channel.away = back  # not read after all: whoever has the note keeps it until a look clears it
             return
         same = state.version == channel.version  # a language new here: the others are built already
         events = {lang: event for lang, event in channel.events.items() if same and lang in langs}
         for lang in langs - set(events):
             events[lang] = await asyncio.to_thread(self._event, state, tally, lang)
-        new = {lang: events[lang] for lang in events if not same or lang not in channel.events}
+        # a follower told the store was away gets the slide again, which clears the note
+        new = {lang: events[lang] for lang in events if not same or back or lang not in channel.events}
         channel.version, channel.events = state.version, events
         self._send_all(channel, state.version, new.get)
 
