@@ -8,7 +8,8 @@ room on its hall page, and the server process is killed (SIGKILL) and started ag
   version its page shows (``Last-Event-ID``), and the page says nothing more;
 - the lecturer reloads on the new server, is still the presenter, and moves on: every student follows;
 - the reconnect wait is jittered: each stream's first event sets its own ``retry:`` (1–3 s), read raw
-  from several streams, so a restarted server is not asked by every follower at the same moment.
+  from several streams, so a restarted server is not asked by every follower at the same moment;
+- Ctrl-C or SIGTERM stops a server whose streams are open, within seconds (a server of its own).
 """
 
 from __future__ import annotations
@@ -140,3 +141,39 @@ def test_each_stream_is_told_its_own_reconnect_wait(cluster):
     waits = [int(f["retry"]) for f in firsts]
     assert all(RETRY_MS[0] <= w <= RETRY_MS[1] for w in waits), waits
     assert len(set(waits)) > 1, waits  # jittered: 8 equal draws of 2,001 would be one chance in 10^23
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_stops_a_server_whose_students_are_following(tmp_path, signal_name):
+    """A lecturer's Ctrl-C (or a service manager's SIGTERM) stops the server although streams are open:
+    the hall ends them at once (uvicorn waits for open responses, and a stream never ends by itself)."""
+    import signal
+    import threading
+
+    from serverprocess import Server, free_port, streamlit_command
+
+    port = free_port()
+    server = Server(streamlit_command(port), port, tmp_path / "streamlit.log")
+    try:
+        lecture = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        lecture.request("GET", "/r/K7MQ2P/events")  # an unknown room's stream is a stream too: it stays
+        response = lecture.getresponse()
+        assert response.status == 200 and response.readline().startswith(b"retry:")
+        ended = threading.Event()
+
+        def read_on() -> None:
+            try:
+                while response.readline():
+                    pass
+            finally:
+                ended.set()
+
+        threading.Thread(target=read_on, daemon=True).start()
+        started = time.monotonic()
+        server.proc.send_signal(getattr(signal, signal_name))
+        server.proc.wait(timeout=20)
+        assert time.monotonic() - started < 5.0, "the server waited for its streams"
+        assert ended.wait(5.0)  # the stream was ended, not left hanging
+        assert "Traceback" not in server.log(), server.log()[-2000:]
+    finally:
+        server.stop()

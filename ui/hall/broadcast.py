@@ -36,6 +36,9 @@ SEEN_SECONDS = 15.0  # a follower's stream tells the store it is there this ofte
 MAX_FOLLOWERS = 5000  # streams one server holds at once, every room together
 
 
+END = b""  # put in a follower's queue: its stream ends (the server is stopping)
+
+
 class HallFull(Exception):
     """This server follows ``MAX_FOLLOWERS`` streams already."""
 
@@ -85,6 +88,7 @@ class Hall:
         self._channels: dict[str, Channel] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()  # the loop as notify() reads it from other threads
+        self._ending = False  # end_streams was called: the server is stopping
 
     # -- any thread ------------------------------------------------------------------------------
 
@@ -104,6 +108,15 @@ class Hall:
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._wake, code)
 
+    def end_streams(self) -> None:
+        """The server is stopping: every stream ends now (its follower reconnects, to this server once
+        it is back or to another), and none starts. Uvicorn waits for open responses before it stops,
+        and a stream never ends by itself."""
+        with self._lock:
+            loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._end_all)
+
     def notify_all(self) -> None:
         """Announcements may have been missed (the shared store was away): every channel looks."""
         with self._lock:
@@ -118,6 +131,7 @@ class Hall:
             self._loop = loop
 
     async def close(self) -> None:
+        self._ending = False  # a hall attached again (a test's next loop) follows again
         for channel in list(self._channels.values()):
             if channel.task is not None:
                 channel.task.cancel()
@@ -137,12 +151,21 @@ class Hall:
         for channel in self._channels.values():
             channel.woken.set()
 
+    def _end_all(self) -> None:
+        self._ending = True
+        for channel in self._channels.values():
+            for queues in channel.queues.values():
+                for queue in queues:
+                    if queue.full():
+                        queue.get_nowait()
+                    queue.put_nowait(END)
+
     async def follow(self, code: str, lang: str, last: int | None = None) -> AsyncIterator[bytes]:
         """The events of room ``code`` for one follower in ``lang``: the current version at once (unless
         it is ``last``, which the follower has), then each new one; a comment when all is quiet."""
         if self._loop is None:
             self.attach(asyncio.get_running_loop())
-        if self.followers() >= MAX_FOLLOWERS:
+        if self._ending or self.followers() >= MAX_FOLLOWERS:
             raise HallFull()
         channel = self._channels.get(code)
         if channel is None:
@@ -165,6 +188,8 @@ class Hall:
                 except TimeoutError:
                     yield b": keep-alive\n\n"
                     continue
+                if event is END:
+                    return
                 yield event
         finally:
             queues = channel.queues.get(lang, set())

@@ -18,7 +18,10 @@ import contextlib
 import html
 import json
 import logging
+import os
 import secrets
+import signal
+import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -377,10 +380,33 @@ ROUTES = [
 ]
 
 
+def _end_streams_on_stop() -> None:
+    """Ctrl-C or SIGTERM ends every stream at once, then does what it did (uvicorn's stop): uvicorn waits
+    for open responses before it stops, and a stream never ends by itself, so without this a lecturer's
+    Ctrl-C would not stop the server. Signal handlers belong to the main thread; elsewhere (a test's
+    server in a thread) nothing is changed."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        before = signal.getsignal(sig)
+
+        def stop(signum, frame, before=before):
+            HALL.end_streams()
+            if callable(before):
+                before(signum, frame)
+            elif before == signal.SIG_DFL:  # what the signal would have done: done now
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+
+        signal.signal(sig, stop)
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app):
-    """The hall starts on the server's event loop and closes its streams when the server stops."""
+    """The hall starts on the server's event loop; a stop signal ends its streams, and the end of the
+    server closes its channels."""
     HALL.attach(asyncio.get_running_loop())
+    _end_streams_on_stop()
     try:
         yield None
     finally:

@@ -8,6 +8,9 @@
     (hall.texts[key] || key).replace(/\{(\w+)\}/g, (m, name) => (name in values ? values[name] : m));
   const $ = (id) => document.getElementById(id);
   const RECONNECTING_AFTER_MS = 2000; // a stream down for longer than this says so
+  // a refused stream (every server restarting behind a balancer) is tried again after a doubling wait,
+  // jittered, at most this: a class is back within seconds of the server, never all at once
+  const MAX_RETRY_MS = 4000;
   let version = null; // the room version on screen
   let shown = null; // the message on screen
   const mine = {}; // "CODE/question number" -> what this page answered and the reply
@@ -381,7 +384,7 @@
       if (source.readyState === EventSource.CLOSED) {
         // refused (the server answered with an error): try again later, each follower at its own time
         const wait = retry * (0.5 + Math.random());
-        retry = Math.min(retry * 2, 30000);
+        retry = Math.min(retry * 2, MAX_RETRY_MS);
         setTimeout(connect, wait);
       }
     });
