@@ -342,6 +342,7 @@ def test_the_balancers_keep_a_hall_stream_open_and_a_stop_still_ends_it(cluster)
         assert min(limits["client"], limits["server"]) >= 2 * KEEPALIVE_SECONDS, limits
         assert limits["tunnel"] >= 3600, limits  # a lecture-long websocket
         assert not [s for lines in settings.values() for s in lines if s.startswith("compression")]
+        assert "option http-no-delay" in settings["defaults"]  # an event's small writes are not held back
         (stop,) = [s.split()[1] for s in settings["global"] if s.startswith("hard-stop-after ")]
         hard[path.parent.name] = seconds(stop)
     assert len(set(hard.values())) == 1, hard  # the same in both
