@@ -42,6 +42,7 @@ def training_page(context: BrowserContext, server: Server) -> Page:
     steps = page.locator(".st-key-train_steps input[type=range]")
     thumb = page.locator(".st-key-train_steps").get_by_test_id("stSliderThumbValue")
     for _ in range(3):  # a key pressed while the page was still wiring its widgets can be lost
+        settled(page)  # and one pressed while a rerun replaces the slider (a busy machine: seen in CI)
         steps.focus()
         steps.press("End")
         try:  # a list: every thumb label (the one of the run before lingers briefly) says 5000
