@@ -153,7 +153,13 @@ def test_ctrl_c_or_sigterm_stops_a_server_whose_students_are_following(tmp_path,
     from serverprocess import Server, free_port, streamlit_command
 
     port = free_port()
-    server = Server(streamlit_command(port), port, tmp_path / "streamlit.log")
+    # The server as a terminal starts it: with Ctrl-C's default action. A pytest-xdist worker ignores
+    # SIGINT, and an ignored signal stays ignored in a child; a handled one is reset to the default.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        server = Server(streamlit_command(port), port, tmp_path / "streamlit.log")
+    finally:
+        signal.signal(signal.SIGINT, before)
     try:
         lecture = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         lecture.request("GET", "/r/K7MQ2P/events")  # an unknown room's stream is a stream too: it stays

@@ -383,12 +383,15 @@ ROUTES = [
 def _end_streams_on_stop() -> None:
     """Ctrl-C or SIGTERM ends every stream at once, then does what it did (uvicorn's stop): uvicorn waits
     for open responses before it stops, and a stream never ends by itself, so without this a lecturer's
-    Ctrl-C would not stop the server. Signal handlers belong to the main thread; elsewhere (a test's
-    server in a thread) nothing is changed."""
+    Ctrl-C would not stop the server. Wraps whatever handler is there unless it is ours already (the
+    server may install its own after the hall starts: ``lifespan`` looks again every second). Signal
+    handlers belong to the main thread; elsewhere (a test's server in a thread) nothing is changed."""
     if threading.current_thread() is not threading.main_thread():
         return
     for sig in (signal.SIGINT, signal.SIGTERM):
         before = signal.getsignal(sig)
+        if getattr(before, "ends_streams", False):
+            continue
 
         def stop(signum, frame, before=before):
             HALL.end_streams()
@@ -398,7 +401,14 @@ def _end_streams_on_stop() -> None:
                 signal.signal(signum, signal.SIG_DFL)
                 os.kill(os.getpid(), signum)
 
+        stop.ends_streams = True
         signal.signal(sig, stop)
+
+
+async def _keep_ending_streams_on_stop() -> None:
+    while True:
+        _end_streams_on_stop()
+        await asyncio.sleep(1.0)
 
 
 @contextlib.asynccontextmanager
@@ -406,8 +416,9 @@ async def lifespan(app):
     """The hall starts on the server's event loop; a stop signal ends its streams, and the end of the
     server closes its channels."""
     HALL.attach(asyncio.get_running_loop())
-    _end_streams_on_stop()
+    watch = asyncio.create_task(_keep_ending_streams_on_stop())
     try:
         yield None
     finally:
+        watch.cancel()
         await HALL.close()
