@@ -19,6 +19,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.testclient import TestClient
 
+from ui.classroom.rooms import Unavailable
 from ui.hall import routes
 from ui.hall.slides import question_data, room_message
 
@@ -62,3 +63,19 @@ class Student:
         url = f"/r/{self.code}/answer?lang={self.lang}"
         response = self.http.post(url, json={"question": question, **body})
         return response.status_code, response.json()
+
+
+class Away:
+    """A room store that does not answer while ``away`` is set (Redis restarting), else ``store`` itself."""
+
+    def __init__(self, store) -> None:
+        self.store, self.away = store, False
+
+    def __getattr__(self, name: str):
+        if self.away:
+            def refused(*args, **kwargs):
+                raise Unavailable()
+
+            return refused
+        return getattr(self.store, name)
+

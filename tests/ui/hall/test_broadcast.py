@@ -10,9 +10,10 @@ import json
 import threading
 
 import pytest
+from hallclient import Away
 
 from i18n import t
-from ui.classroom.rooms import MemoryStore, Unavailable
+from ui.classroom.rooms import MemoryStore
 from ui.hall.broadcast import Hall
 
 
@@ -212,30 +213,22 @@ def test_a_store_that_stops_answering_is_said_once_and_the_slide_comes_back_with
     """The shared store away (Redis restarting): every follower is told once, in its language, and keeps
     its slide; when the store answers, the room's message comes again (the note goes) within a poll."""
     store, code, secret = room
-    away = [False]
-
-    class Flaky:
-        def __getattr__(self, name):
-            if away[0]:
-                def refused(*args, **kwargs):
-                    raise Unavailable()
-                return refused
-            return getattr(store, name)
+    flaky = Away(store)
 
     async def main():
         hall = Hall(Built(), poll=0.2)
-        hall.connect(lambda: Flaky())
+        hall.connect(lambda: flaky)
         en, zh = Follower(hall.follow(code, "en")), Follower(hall.follow(code, "zh"))
         for s in (en, zh):
             await s.next()
             await next_room(s)
-        away[0] = True
+        flaky.away = True
         for s, lang in ((en, "en"), (zh, "zh")):
             name, data, _ = await s.next(timeout=2.0)
             assert name == "away" and data["said"] == t("classroom.unavailable", lang)
         with pytest.raises(TimeoutError):  # said once, not at every poll
             await en.next(timeout=0.8)
-        away[0] = False
+        flaky.away = False
         for s in (en, zh):
             assert (await next_room(s, timeout=2.0))["room"]["version"] == store.version(code)
         store.update(code, secret, step=3)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+from hallclient import Away
+
 from i18n import t
-from ui.classroom.rooms import MemoryStore, Unavailable
+from ui.classroom.rooms import MemoryStore
 from ui.hall.broadcast import Hall
 
 
@@ -39,32 +41,24 @@ async def until(stream, name: str, timeout: float = 2.0) -> dict:
 def test_a_follower_who_joins_while_the_store_is_away_is_told_at_once():
     store = MemoryStore()
     room = store.create(step=2, settings={"weights": "random"})
-    away = [False]
-
-    class Flaky:
-        def __getattr__(self, name):
-            if away[0]:
-                def refused(*args, **kwargs):
-                    raise Unavailable()
-                return refused
-            return getattr(store, name)
+    flaky = Away(store)
 
     def build(state, tally, lang):
         return json.dumps({"room": {"code": state.code, "version": state.version, "step": state.step}})
 
     async def main():
         hall = Hall(build, poll=0.2)
-        hall.connect(lambda: Flaky())
+        hall.connect(lambda: flaky)
         first = hall.follow(room.code, "en")
         await until(first, "room")
-        away[0] = True
+        flaky.away = True
         assert (await until(first, "away"))["said"] == t("classroom.unavailable", "en")
         late = hall.follow(room.code, "en")  # the slide is there in English: it comes, then why it stands
         assert (await until(late, "room"))["room"]["step"] == 2
         assert (await until(late, "away"))["said"] == t("classroom.unavailable", "en")
         later = hall.follow(room.code, "zh")  # no slide in 中文 yet: only why there is none
         assert (await until(later, "away"))["said"] == t("classroom.unavailable", "zh")
-        away[0] = False
+        flaky.away = False
         for stream in (first, late, later):  # the store back: the slide, and the note goes
             assert (await until(stream, "room"))["room"]["step"] == 2
         for stream in (first, late, later):
