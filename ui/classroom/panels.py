@@ -46,7 +46,7 @@ from ui.classroom.rooms import (
 )
 from ui.hall.broadcast import HALL, SEEN_SECONDS
 from ui.page.lang import STORE, current_lang, t
-from ui.page.settings import Settings, to_query, validate
+from ui.page.settings import Settings, to_query, validate_in
 from ui.page.sidebar import NOTICES, SENTENCE_OWN
 
 REDIS_URL = "GLASSBOX_REDIS_URL"  # e.g. redis://127.0.0.1:6379/0: rooms shared by several servers
@@ -302,11 +302,9 @@ def _take_settings(room: RoomState) -> None:
     lecturer who took the room over sees what the class sees. Weights trained in another session
     cannot come along: ``session`` falls back, with the usual notice."""
     state = st.session_state
-    values = {key: value for key, value in room.settings.items() if key != "lang"}
-    values["lang"] = current_lang()
-    checked = validate(values, session_model=False)
+    checked = validate_in(room.settings, current_lang())
     state[STORE] = checked.settings
-    state[SENTENCE_OWN] = "sentence" in values
+    state[SENTENCE_OWN] = "sentence" in room.settings
     state[NOTICES] = checked.notices
 
 

@@ -19,20 +19,13 @@ from ui.caches.cache import quiet_run
 from ui.classroom.quiz import EXERCISE, answer_text, option_text, question_text
 from ui.classroom.rooms import EXPIRED, RoomState, Tally
 from ui.page.figure import shared_view
-from ui.page.settings import Settings, validate
+from ui.page.settings import validate_in
 from ui.sections.exercises import find_exercise
-
-
-def _settings(settings: dict[str, str], lang: str) -> Settings:
-    """The room's settings, validated as a URL's are, in ``lang``."""
-    values = {key: value for key, value in settings.items() if key != "lang"}
-    values["lang"] = lang
-    return validate(values, session_model=False).settings
 
 
 def slide_json(settings: dict[str, str], step: int, lang: str) -> str:
     """Step ``step`` (clamped to the model's steps) of the run the room's settings name, as JSON."""
-    s = _settings(settings, lang)
+    s = validate_in(settings, lang).settings
     run = quiet_run(s)
     ctx = Context(run, s.sentence, lang)
     step = min(max(step, 1), len(shown_steps(ctx)))
@@ -46,7 +39,7 @@ def room_exercise(state: RoomState) -> Exercise | None:
     q = state.question
     if q is None or q.kind != EXERCISE:
         return None
-    run = quiet_run(_settings(state.settings, LANGS[0]))
+    run = quiet_run(validate_in(state.settings, LANGS[0]).settings)
     return find_exercise(run, int(q.params.get("seed", "0")), q.params.get("id", ""))
 
 

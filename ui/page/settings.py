@@ -318,6 +318,14 @@ class _Validation:
             self.out["weights"] = raw
 
 
+
+def validate_in(values: Mapping[str, str], lang: str) -> Checked:
+    """Settings another screen chose (a room's: the lecturer's), validated as a URL's are, in ``lang``
+    (each screen's own language). Weights trained in a browser session cannot come along: ``session``
+    falls back, with the usual notice."""
+    return validate({**{key: value for key, value in values.items() if key != "lang"}, "lang": lang},
+                    session_model=False)
+
 def model_refusal(exc: Exception, lang: str) -> str:
     """Why a model folder cannot be shown (``ui.folders.models.ModelChoiceError`` or
     ``ui.folders.hf_pipeline.ModelUnusable``), in ``lang``; numbers and names are the model's."""
