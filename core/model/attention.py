@@ -17,6 +17,7 @@ applies them all the same way, as -inf before the softmax. Notes: docs/decisions
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
@@ -133,6 +134,7 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None,
         positions: torch.Tensor | None = None,
         past: tuple[torch.Tensor, torch.Tensor] | None = None,
+        edit_heads: Callable[[torch.Tensor], torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, AttentionTrace]:
         """x_q (B, L_q, d_model) asks, x_kv (B, L_k, d_model) answers; mask broadcasts to (B, h, L_q, L_k).
 
@@ -144,6 +146,9 @@ class MultiHeadAttention(nn.Module):
         the tokens before x, as an earlier call's trace holds them (rotated, one per query head); the
         new tokens' keys and values are appended to them, so x holds only the new tokens and
         ``positions`` must say where they are. The trace's k, v and weights then cover every key.
+
+        ``edit_heads`` (core/model/edits.py: a head switched off, or patched from another run) replaces
+        heads (B, h, L_q, d_k) before Concat(…) W_O; the trace's ``heads`` and ``output`` are the edited ones.
         """
         B, L_q, d_model = x_q.shape
         q = self._split_heads(self.w_q(x_q))  # (B, h, L_q, d_k)
@@ -162,6 +167,8 @@ class MultiHeadAttention(nn.Module):
             bias = alibi_bias(self.h, L_q, L_k, causal=self.causal).to(q.device, q.dtype)  # (h, L_q, L_k)
         heads, weights, scores = scaled_dot_product_attention(q, k, v, mask, bias, self.dropout)
         # heads (B, h, L_q, d_k); weights and scores (B, h, L_q, L_k)
+        if edit_heads is not None:
+            heads = edit_heads(heads)
         concat = heads.transpose(1, 2).reshape(B, L_q, d_model)  # (B, L_q, h·d_k)
         output = self.w_o(concat)  # (B, L_q, d_model)
         full_mask = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.expand_as(scores)

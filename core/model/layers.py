@@ -9,11 +9,14 @@ self-attentions, never to the cross-attention (see core/model/attention.py for w
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from core.model.attention import MultiHeadAttention
+from core.model.edits import LayerEdit, apply, edit_heads
 from core.model.modules import LayerNorm, Linear
 from core.model.positional import IN_ATTENTION
 from core.model.trace import DecoderLayerTrace, EncoderLayerTrace
@@ -90,6 +93,27 @@ class Residual(nn.Module):
         return self.norm(x + self.dropout(y)), y, extra
 
 
+def _edit_attention(edit: LayerEdit | None, stack: str, attended: tuple):
+    """An attention's (output, trace) with the "attn" site's edit applied to both (core/model/edits.py)."""
+    output, trace = attended
+    if edit is None:
+        return attended
+    edited = edit(stack, "attn", output)
+    return edited, (trace if edited is output else dataclasses.replace(trace, output=edited.detach()))
+
+
+def _edit_ffn(edit: LayerEdit | None, stack: str, ffn: FeedForward):
+    """The FFN sublayer with the "ffn" site's edit applied to its output."""
+    if edit is None:
+        return ffn
+
+    def edited(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out, hidden = ffn(x)
+        return edit(stack, "ffn", out), hidden
+
+    return edited
+
+
 class EncoderLayer(nn.Module):
     """Self-attention, then the feed-forward network, each inside a Residual (section 3.1):
 
@@ -113,9 +137,18 @@ class EncoderLayer(nn.Module):
         self.sublayer1 = Residual(d_model, dropout, norm, eps)
         self.sublayer2 = Residual(d_model, dropout, norm, eps)
 
-    def forward(self, x: torch.Tensor, src_mask: torch.Tensor) -> tuple[torch.Tensor, EncoderLayerTrace]:
-        after_attn, _, attn = self.sublayer1(x, lambda y: self.self_attn(y, y, src_mask))
-        out, ffn_out, hidden = self.sublayer2(after_attn, self.ffn)
+    def forward(
+        self, x: torch.Tensor, src_mask: torch.Tensor, edit: LayerEdit | None = None
+    ) -> tuple[torch.Tensor, EncoderLayerTrace]:
+        """``edit``: this layer's sites of an edited run (core/model/edits.py), stack "enc"."""
+        x = apply(edit, "enc", "resid", x)
+        after_attn, _, attn = self.sublayer1(
+            x,
+            lambda y: _edit_attention(
+                edit, "enc", self.self_attn(y, y, src_mask, edit_heads=edit_heads(edit, "enc"))
+            ),
+        )
+        out, ffn_out, hidden = self.sublayer2(after_attn, _edit_ffn(edit, "enc", self.ffn))
         trace = EncoderLayerTrace(
             input=x.detach(),
             self_attn=attn,
@@ -175,19 +208,28 @@ class DecoderLayer(nn.Module):
         tgt_mask: torch.Tensor,
         positions: torch.Tensor | None = None,
         past: tuple[torch.Tensor, torch.Tensor] | None = None,
+        edit: LayerEdit | None = None,
     ) -> tuple[torch.Tensor, DecoderLayerTrace]:
         """``positions`` (B, T): each token's position for RoPE (left padding); None: 0, 1, ...
-        ``past``: the self-attention's keys and values of the tokens before x (generation's cache)."""
+        ``past``: the self-attention's keys and values of the tokens before x (generation's cache).
+        ``edit``: this layer's sites of an edited run (core/model/edits.py), stacks "dec" and "cross"."""
+        x = apply(edit, "dec", "resid", x)
         after_self, _, self_attn = self.sublayer1(
-            x, lambda y: self.self_attn(y, y, tgt_mask, positions, past)
+            x,
+            lambda y: _edit_attention(
+                edit, "dec", self.self_attn(y, y, tgt_mask, positions, past, edit_heads(edit, "dec"))
+            ),
         )
         after_cross, cross_attn = after_self, None  # decoder-only: nothing to read across
         if self.cross_attn is not None:
             # Cross-attention: queries from the decoder, keys and values from the encoder's memory.
             after_cross, _, cross_attn = self.sublayer2(
-                after_self, lambda y: self.cross_attn(y, memory, src_mask)
+                after_self,
+                lambda y: _edit_attention(
+                    edit, "cross", self.cross_attn(y, memory, src_mask, edit_heads=edit_heads(edit, "cross"))
+                ),
             )
-        out, ffn_out, hidden = self.sublayer3(after_cross, self.ffn)
+        out, ffn_out, hidden = self.sublayer3(after_cross, _edit_ffn(edit, "dec", self.ffn))
         trace = DecoderLayerTrace(
             input=x.detach(),
             self_attn=self_attn,

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from core.model.config import ModelConfig
+from core.model.edits import Edits
 from core.model.layers import DecoderLayer, EncoderLayer, make_norm
 from core.model.masks import causal_mask, decoder_mask, padding_mask
 from core.model.modules import LayerNorm, Linear
@@ -149,11 +150,12 @@ class Encoder(nn.Module):
         )
         self.norm = _final_norm(c)
 
-    def forward(self, x, src_mask):
-        """x (B, S, d_model), src_mask (B, 1, 1, S) -> (memory (B, S, d_model), a trace per layer)."""
+    def forward(self, x, src_mask, edits: Edits | None = None):
+        """x (B, S, d_model), src_mask (B, 1, 1, S) -> (memory (B, S, d_model), a trace per layer).
+        ``edits``: an edited run's replacements (core/model/edits.py)."""
         traces = []
-        for layer in self.layers:
-            x, t = layer(x, src_mask)
+        for i, layer in enumerate(self.layers):
+            x, t = layer(x, src_mask, None if edits is None else edits.layer(i))
             traces.append(t)
         return self.norm(x), traces
 
@@ -186,14 +188,16 @@ class Decoder(nn.Module):
         )
         self.norm = _final_norm(c)
 
-    def forward(self, x, memory, src_mask, tgt_mask, positions=None, past=None):
+    def forward(self, x, memory, src_mask, tgt_mask, positions=None, past=None, edits: Edits | None = None):
         """x (B, T, d_model), memory (B, S, d_model) -> (out (B, T, d_model), a trace per layer).
 
         ``positions`` (B, T) each token's position, for RoPE (left padding); None: 0, 1, ...
-        ``past``: per layer, its self-attention's (k, v) of the tokens before x (generation's cache)."""
+        ``past``: per layer, its self-attention's (k, v) of the tokens before x (generation's cache).
+        ``edits``: an edited run's replacements (core/model/edits.py)."""
         traces = []
         for i, layer in enumerate(self.layers):
-            x, t = layer(x, memory, src_mask, tgt_mask, positions, None if past is None else past[i])
+            edit = None if edits is None else edits.layer(i)
+            x, t = layer(x, memory, src_mask, tgt_mask, positions, None if past is None else past[i], edit)
             traces.append(t)
         return self.norm(x), traces
 
@@ -212,6 +216,9 @@ class Transformer(nn.Module):
     def __init__(self, config: ModelConfig, *, _random_init: bool = True, _materialize: bool = True) -> None:
         super().__init__()
         self.config = config
+        # An edited model (``with_edits``: heads switched off, core/interventions) applies these in every
+        # run; None: the model as it is.
+        self.edits: Edits | None = None
         c = config
         # The modules are built on the "meta" device (shapes only) and drawn once below
         # (core/model/weight_init.py): torch's default init followed by ours drew every weight twice.
@@ -279,7 +286,16 @@ class Transformer(nn.Module):
         for name, buffer in self.named_buffers(remove_duplicate=False):  # non-persistent: the sinusoids
             owner, _, leaf = name.rpartition(".")
             setattr(twin.get_submodule(owner), leaf, buffer)
+        twin.edits = self.edits
         return twin.train(self.training)
+
+    def with_edits(self, edits: Edits | None) -> Transformer:
+        """This model's very weights (nothing copied) in a twin that applies ``edits`` in every run
+        (core/model/edits.py: parts switched off, ``core.interventions.ablation``); None: none.
+        The model itself is never changed: every session's thread may be reading it."""
+        twin = self.sharing_weights()
+        twin.edits = edits or None
+        return twin
 
     @classmethod
     def undrawn(cls, config: ModelConfig) -> Transformer:
@@ -319,6 +335,7 @@ class Transformer(nn.Module):
             dataclasses.replace(self.config, num_layers=n), _random_init=False, _materialize=False
         )
         view.src_embed, view.tgt_embed, view.generator = self.src_embed, self.tgt_embed, self.generator
+        view.edits = self.edits
         for mine, theirs in ((view.encoder, self.encoder), (view.decoder, self.decoder)):
             if theirs is not None:
                 mine.layers = nn.ModuleList(theirs.layers[:n])
@@ -335,14 +352,20 @@ class Transformer(nn.Module):
         if ids.numel() and (ids.min() < 0 or ids.max() >= vocab_size):
             raise ValueError(f"{name} has ids outside [0, {vocab_size})")
 
-    def encode(self, src_ids: torch.Tensor):
-        """-> (memory, src_mask, encoder traces, embedded, lookup)."""
+    def _edits(self, edits: Edits | None) -> Edits | None:
+        """The replacements of a run: this model's own (``with_edits``) and then the run's own."""
+        if edits is None or self.edits is None:
+            return edits if edits is not None else self.edits
+        return self.edits.merged(edits)
+
+    def encode(self, src_ids: torch.Tensor, edits: Edits | None = None):
+        """-> (memory, src_mask, encoder traces, embedded, lookup). ``edits``: core/model/edits.py."""
         if self.encoder is None:
             raise ValueError("this model is a decoder only (config.encoder=False): it has no encoder")
         self._check_ids(src_ids, self.config.src_vocab_size, "src_ids")
         src_mask = padding_mask(src_ids, self.config.pad_id)  # (B, 1, 1, S)
         embedded, lookup = self.src_embed(src_ids)  # (B, S, d_model)
-        memory, traces = self.encoder(self.src_embed.dropout(embedded), src_mask)
+        memory, traces = self.encoder(self.src_embed.dropout(embedded), src_mask, self._edits(edits))
         return memory, src_mask, traces, embedded, lookup
 
     def _need_decoder(self) -> None:
@@ -356,6 +379,7 @@ class Transformer(nn.Module):
         src_mask: torch.Tensor | None,
         attention_mask: torch.Tensor | None = None,
         past: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
+        edits: Edits | None = None,
     ):
         """-> (logits, decoder output, tgt_mask, decoder traces, embedded, lookup).
 
@@ -367,9 +391,10 @@ class Transformer(nn.Module):
         different lengths is generated from) reads as the row alone.
 
         ``past`` (generation's key/value cache, :meth:`decode_next`): decode only the new tokens.
+        ``edits``: an edited run's replacements (core/model/edits.py), besides the model's own.
         """
         if past is not None:
-            return self.decode_next(tgt_ids, past, attention_mask)
+            return self.decode_next(tgt_ids, past, attention_mask, edits)
         self._need_decoder()
         self._check_ids(tgt_ids, self.config.tgt_vocab_size, "tgt_ids")
         # The causal mask, merged with the target's padding (core/model/masks.py): position t sees keys ≤ t.
@@ -384,10 +409,18 @@ class Transformer(nn.Module):
         if attention_mask is not None:
             position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)
         embedded, lookup = self.tgt_embed(tgt_ids, position_ids=position_ids)  # (B, T, d_model)
-        out, traces = self.decoder(self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask, position_ids)
+        out, traces = self.decoder(
+            self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask, position_ids, None, self._edits(edits)
+        )
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
-    def decode_next(self, new_ids: torch.Tensor, past: list, attention_mask: torch.Tensor | None = None):
+    def decode_next(
+        self,
+        new_ids: torch.Tensor,
+        past: list,
+        attention_mask: torch.Tensor | None = None,
+        edits: Edits | None = None,
+    ):
         """A decoder-only model's next tokens with a key/value cache: ``new_ids`` (B, T_new) follow the
         L_past tokens whose keys and values ``past`` holds (per layer, its self-attention's (k, v),
         (B, h, L_past, d_k): an earlier call's ``traces[i].self_attn.k`` and ``.v``). -> as
@@ -412,7 +445,9 @@ class Transformer(nn.Module):
             position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)[:, L_past:]  # (B, T_new)
         tgt_mask = real[:, None, None, :] & causal  # (B, 1, T_new, total)
         embedded, lookup = self.tgt_embed(new_ids, position_ids=position_ids)  # (B, T_new, d_model)
-        out, traces = self.decoder(self.tgt_embed.dropout(embedded), None, None, tgt_mask, position_ids, past)
+        out, traces = self.decoder(
+            self.tgt_embed.dropout(embedded), None, None, tgt_mask, position_ids, past, self._edits(edits)
+        )
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor | None = None) -> torch.Tensor:
@@ -432,26 +467,31 @@ class Transformer(nn.Module):
         tgt_ids: torch.Tensor | None = None,
         *,
         attention_mask: torch.Tensor | None = None,
+        edits: Edits | None = None,
     ) -> ModelTrace:
         """Run the model and return every intermediate tensor (see core/model/trace.py).
 
         Traces are taken as in inference: dropout is off whatever mode the module is in.
         A decoder-only model takes its ids alone, ``trace(ids)``, and an optional ``attention_mask``
         (B, T), True/1 = a real token (see :meth:`decode`).
+        ``edits``: replace some of the run's tensors (core/model/edits.py), besides the model's own
+        ``with_edits``; the trace holds the edited run.
         """
         if self.encoder is None:
             if tgt_ids is not None:
                 raise ValueError("this model is a decoder only (config.encoder=False): trace(ids) alone")
             with _eval_mode(self):
-                return self._trace_decoder_only(src_ids, attention_mask)
+                return self._trace_decoder_only(src_ids, attention_mask, edits)
         if tgt_ids is not None:
             self._need_decoder()
         with _eval_mode(self):
-            encoded = self.encode(src_ids)
-            return self._trace_from(src_ids, encoded, tgt_ids)
+            encoded = self.encode(src_ids, edits)
+            return self._trace_from(src_ids, encoded, tgt_ids, edits)
 
-    def _trace_decoder_only(self, ids: torch.Tensor, attention_mask: torch.Tensor | None) -> ModelTrace:
-        decoded = self.decode(ids, None, None, attention_mask)
+    def _trace_decoder_only(
+        self, ids: torch.Tensor, attention_mask: torch.Tensor | None, edits: Edits | None = None
+    ) -> ModelTrace:
+        decoded = self.decode(ids, None, None, attention_mask, edits=edits)
         return ModelTrace(
             src_ids=None,
             src_token_embedding=None,
@@ -463,7 +503,7 @@ class Transformer(nn.Module):
             **_target_fields(ids, decoded),
         )
 
-    def _trace_from(self, src_ids, encoded, tgt_ids) -> ModelTrace:
+    def _trace_from(self, src_ids, encoded, tgt_ids, edits: Edits | None = None) -> ModelTrace:
         memory, src_mask, enc_traces, src_embedded, src_lookup = encoded
         length = max(src_ids.size(1), 0 if tgt_ids is None else tgt_ids.size(1))
         common = dict(
@@ -477,7 +517,7 @@ class Transformer(nn.Module):
         )
         if tgt_ids is None:
             return ModelTrace(**common)
-        return ModelTrace(**common, **_target_fields(tgt_ids, self.decode(tgt_ids, memory, src_mask)))
+        return ModelTrace(**common, **_target_fields(tgt_ids, self.decode(tgt_ids, memory, src_mask, edits=edits)))
 
     # -- greedy decoding ---------------------------------------------------------------------------
 

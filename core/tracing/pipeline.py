@@ -63,6 +63,10 @@ class PipelineSettings:
     positions: str = "sinusoidal"
     tag: str = ""  # "session" weights (a model trained in the app): which ones; part of cache keys
     model: str = ""  # "hf" weights (a model folder, core/loading): the model's name ("hf:gpt2"); a cache key
+    # parts switched off (core/interventions: the URL's ablate=, canonical ids) and how ("zero" | "mean");
+    # "" : the model as it is. A pipeline with them is made from the intact one (``ablated``)
+    ablate: str = ""
+    ablate_mode: str = "zero"
 
     def __post_init__(self) -> None:
         if self.weights not in tuple(Weights):
@@ -291,6 +295,12 @@ def corpus_labels() -> list[str]:
 def load_pipeline(
     settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH, gpt: Path = GPT_PATH
 ) -> Pipeline:
+    """The pipeline these settings name; with ``ablate``, the intact one's ``ablated`` twin."""
+    if settings.ablate:
+        from core.interventions.runs import ablated
+
+        intact = load_pipeline(replace(settings, ablate="", ablate_mode="zero"), checkpoint, gpt)
+        return ablated(intact, settings.ablate, settings.ablate_mode)
     if settings.weights == Weights.SESSION:
         raise ValueError("session weights are not loaded by settings: build them with pipeline_from_model")
     if settings.weights == Weights.HF:

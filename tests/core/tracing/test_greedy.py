@@ -91,9 +91,9 @@ def test_a_model_that_repeats_itself_is_decoded_in_a_few_runs(monkeypatch):
         m.generator.bias[7] = 1e3  # token 7 always wins: the output is 7 7 7 …
     runs = []
     original = Transformer._trace_from
-    def counted(self, src_ids, encoded, tgt_ids):
+    def counted(self, src_ids, encoded, tgt_ids, *edits):
         runs.append(tgt_ids.size(1))
-        return original(self, src_ids, encoded, tgt_ids)
+        return original(self, src_ids, encoded, tgt_ids, *edits)
 
     monkeypatch.setattr(Transformer, "_trace_from", counted)
     res = m.greedy_decode(torch.tensor([[5, 6, 7]]), max_new_tokens=16, bos_id=BOS, eos_id=EOS)
