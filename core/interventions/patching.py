@@ -85,14 +85,17 @@ def patch(
         raise PatchError("an encoder alone predicts no token: patching needs a model that writes one")
     if clean.ids.shape != corrupted.ids.shape:
         raise PatchError(
-            f"the two inputs must have the same number of tokens: {clean.ids.size(1)} and {corrupted.ids.size(1)}"
+            "the two inputs must have the same number of tokens: "
+            f"{clean.ids.size(1)} and {corrupted.ids.size(1)}"
         )
     if clean.ids.size(1) == 0:
         raise PatchError("the two inputs are empty")
     with _eval_mode(model):
         clean_tr, corr_tr = _trace(model, clean), _trace(model, corrupted)
         if not 0 <= position < clean_tr.logits.size(1):
-            raise PatchError(f"position {position} is outside the decoder's {clean_tr.logits.size(1)} positions")
+            raise PatchError(
+                f"position {position} is outside the decoder's {clean_tr.logits.size(1)} positions"
+            )
         if answer is None:
             answer = int(clean_tr.logits[0, position].argmax())
         if foil == -1:
@@ -102,7 +105,9 @@ def patch(
         m_clean = float(logit_difference(clean_tr.logits[0, position], answer, foil))
         m_corr = float(logit_difference(corr_tr.logits[0, position], answer, foil))
         if abs(m_clean - m_corr) < 1e-6:
-            raise PatchError("both inputs give the answer the same logit difference: there is nothing to restore")
+            raise PatchError(
+                "both inputs give the answer the same logit difference: there is nothing to restore"
+            )
 
         def share(logits: Tensor) -> Tensor:
             return (logit_difference(logits, answer, foil) - m_corr) / (m_clean - m_corr)

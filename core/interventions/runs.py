@@ -13,8 +13,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from core.interventions.ablation import Part, ablation_edits, check_mode, format_ablation, parse_ablation
-from core.interventions.ablation import reference_means
+from core.interventions.ablation import (
+    Part,
+    ablation_edits,
+    check_mode,
+    format_ablation,
+    parse_ablation,
+    reference_means,
+)
 from core.model.edits import Site
 from core.training.splits import split_of
 
@@ -80,5 +86,7 @@ def ablated(pipe, ablate: str | tuple[Part, ...], mode: str = "zero"):
         means = part_means(pipe) if mode == "mean" else None
         edits = ablation_edits(parts, mode, pipe.config, means)
         settings = replace(pipe.settings, ablate=format_ablation(parts), ablate_mode=mode)
-        twin = pipe.twins[key] = replace(pipe, settings=settings, model=pipe.model.with_edits(edits), twins={})
+        twin = pipe.twins[key] = replace(
+            pipe, settings=settings, model=pipe.model.with_edits(edits), twins={}
+        )
     return twin

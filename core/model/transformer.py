@@ -409,9 +409,8 @@ class Transformer(nn.Module):
         if attention_mask is not None:
             position_ids = (real.long().cumsum(-1) - 1).clamp(min=0)
         embedded, lookup = self.tgt_embed(tgt_ids, position_ids=position_ids)  # (B, T, d_model)
-        out, traces = self.decoder(
-            self.tgt_embed.dropout(embedded), memory, src_mask, tgt_mask, position_ids, None, self._edits(edits)
-        )
+        x = self.tgt_embed.dropout(embedded)
+        out, traces = self.decoder(x, memory, src_mask, tgt_mask, position_ids, None, self._edits(edits))
         return self.generator(out), out, tgt_mask, traces, embedded, lookup
 
     def decode_next(
@@ -517,7 +516,8 @@ class Transformer(nn.Module):
         )
         if tgt_ids is None:
             return ModelTrace(**common)
-        return ModelTrace(**common, **_target_fields(tgt_ids, self.decode(tgt_ids, memory, src_mask, edits=edits)))
+        decoded = self.decode(tgt_ids, memory, src_mask, edits=edits)
+        return ModelTrace(**common, **_target_fields(tgt_ids, decoded))
 
     # -- greedy decoding ---------------------------------------------------------------------------
 
