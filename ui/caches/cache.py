@@ -133,11 +133,20 @@ def cache_key(settings: Settings):
     (Without the package the pipeline falls back to random weights, which do use the sizes.)
     """
     key = settings.pipeline_settings()
+    off = dict(ablate=key.ablate, ablate_mode=key.ablate_mode)  # parts switched off: other runs
     if key.weights == Weights.MINILM and minilm_available():
-        return type(key)(weights=Weights.MINILM)
+        return type(key)(weights=Weights.MINILM, **off)
     if key.weights == Weights.GPT and gpt_available():
-        return type(key)(weights=Weights.GPT)
+        return type(key)(weights=Weights.GPT, **off)
     return key
+
+
+def intact_key(key):
+    """The key of the pipeline with nothing switched off, which an ablated one is made from (the
+    weights are loaded once, whatever is switched off)."""
+    from dataclasses import replace
+
+    return replace(key, ablate="", ablate_mode="zero") if key.ablate else key
 
 
 def pipeline_available() -> bool:
@@ -156,14 +165,14 @@ def get_pipeline(settings: Settings, quiet: bool = False):
         return None
     try:
         if settings.weights == Weights.SESSION:
-            return _session_pipeline(settings)
-        key = cache_key(settings)
+            return _with_parts_off(_session_pipeline(settings), settings)
+        key = intact_key(cache_key(settings))
         if _load.has(key):  # kept: no spinner (see CachedParts._computed)
-            return _load(key)
+            return _with_parts_off(_load(key), settings)
         if key.weights == Weights.HF:
-            return _model_folder(key)
+            return _with_parts_off(_model_folder(key), settings)
         with st.spinner(t("run.building")):
-            return _load(key)
+            return _with_parts_off(_load(key), settings)
     except ModelFailed:
         return None
     except Exception as exc:  # a page shows a message, never a traceback
@@ -171,6 +180,20 @@ def get_pipeline(settings: Settings, quiet: bool = False):
         if not quiet:
             st.error(t("run.build_failed", error=f"{type(exc).__name__}: {literal(exc, 300)}"))
         return None
+
+
+def _with_parts_off(pipe, settings: Settings):
+    """``pipe`` with the parts ``settings.ablate`` names switched off (``core.interventions.runs.ablated``,
+    kept with the pipeline); the mean of a part is taken once, under a spinner."""
+    if not settings.ablate:
+        return pipe
+    from core.interventions.runs import ablated
+
+    key = ("ablated", settings.ablate, settings.ablate_mode)
+    if key in pipe.twins or settings.ablate_mode != "mean" or "reference-means" in pipe.twins:
+        return ablated(pipe, settings.ablate, settings.ablate_mode)
+    with st.spinner(t("run.building")):
+        return ablated(pipe, settings.ablate, settings.ablate_mode)
 
 
 class ModelFailed(Exception):
@@ -279,7 +302,11 @@ def quiet_run(settings: Settings):
     if not settings.sentence.strip():
         raise ValueError("the sentence is empty")
     key = cache_key(settings)
-    pipe = _load(key)
+    pipe = _load(intact_key(key))
+    if settings.ablate:  # (no spinner: no page)
+        from core.interventions.runs import ablated
+
+        pipe = ablated(pipe, settings.ablate, settings.ablate_mode)
     return SentenceRun(pipe, settings.sentence, run_target(settings), settings.max_tokens,
                        parts=CachedParts(settings, pipe, quiet=True))
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from core.interventions.parts import MODES as ABLATE_MODES
+from core.interventions.parts import format_ablation, read_ids
 from core.names import Weights
 from figures.drawing.text import literal  # re-exported: ui and pages import it from here
 from i18n import DEFAULT_LANG, LANGS, t
@@ -65,6 +67,8 @@ KEYS = (
     "norm",
     "positions",
     "max_tokens",
+    "ablate",
+    "ablate_mode",
 )
 
 
@@ -127,6 +131,9 @@ class Settings:
     lang: str = DEFAULT_LANG  # the interface language: "en" or "zh"
     max_tokens: int = MAX_TOKENS  # the model sees at most this many tokens of the sentence
     session_tag: str = ""  # with weights="session": which model of this session (never in the URL)
+    # parts switched off (core/interventions/parts.py: "dec.2.1,cross.1.attn", canonical) and how
+    ablate: str = ""
+    ablate_mode: str = "zero"  # "zero" | "mean"
 
     @property
     def d_ff_value(self) -> int:
@@ -145,7 +152,7 @@ class Settings:
         if is_model_value(self.weights):
             from ui.folders.hf_pipeline import settings_of
 
-            return settings_of(self.weights)
+            return replace(settings_of(self.weights), ablate=self.ablate, ablate_mode=self.ablate_mode)
         return PipelineSettings(
             d_model=self.d_model,
             num_heads=self.num_heads,
@@ -156,6 +163,8 @@ class Settings:
             positions=self.positions,
             weights=self.weights,
             tag=self.session_tag if self.weights == Weights.SESSION else "",
+            ablate=self.ablate,
+            ablate_mode=self.ablate_mode,
         )
 
     def to_dict(self) -> dict:
@@ -228,6 +237,8 @@ def validate(
     v.pick("norm", NORM_CHOICES, v.one_of(NORM_CHOICES), str)
     v.pick("positions", POSITIONS_CHOICES, v.one_of(POSITIONS_CHOICES), str)
     v.pick("max_tokens", MAX_TOKENS_CHOICES, v.one_of(MAX_TOKENS_CHOICES), _parse_int)
+    v.ablation()
+    v.pick("ablate_mode", ABLATE_MODES, v.one_of(ABLATE_MODES), str)
     return Checked(replace(DEFAULTS, **v.out), v.notices)
 
 
@@ -274,6 +285,14 @@ class _Validation:
                               getattr(DEFAULTS, key))
             else:
                 self.out[key] = value
+
+    def ablation(self) -> None:
+        """``ablate``: the parts named in the right form (canonical), a notice for each piece that is not
+        (whether the model has them is checked once it is loaded: ``ablation_problems``)."""
+        if "ablate" in self.values:
+            parts, problems = read_ids(str(self.values["ablate"]))
+            self.notices.extend(ablation_notice(p, self.lang) for p in problems)
+            self.out["ablate"] = format_ablation(parts)
 
     def heads(self, d_model: int) -> None:
         """A number of heads that divides ``d_model``."""
@@ -325,6 +344,26 @@ def validate_in(values: Mapping[str, str], lang: str) -> Checked:
     falls back, with the usual notice."""
     return validate({**{key: value for key, value in values.items() if key != "lang"}, "lang": lang},
                     session_model=False)
+
+def ablation_notice(problem, lang: str) -> str:
+    """A ``core.interventions.parts.Problem`` said in ``lang``."""
+    why = t(f"interventions.why.{problem.reason}", lang, limit=problem.limit)
+    return t("interventions.ignored", lang, piece=literal(problem.piece or "ablate"), why=why)
+
+
+def ablation_problems(settings: Settings, config) -> tuple[Settings, list[str]]:
+    """The settings with only the parts of ``ablate`` that the model (its ``config``) has, and a notice
+    for each part it has not (a URL made for another model: ``dec.5.1`` on a 2-layer one)."""
+    if not settings.ablate or config is None:
+        return settings, []
+    from core.interventions.parts import check_part
+
+    parts, _ = read_ids(settings.ablate)
+    problems = [(part, check_part(part, config)) for part in parts]
+    notices = [ablation_notice(problem, settings.lang) for _, problem in problems if problem is not None]
+    kept = format_ablation(part for part, problem in problems if problem is None)
+    return replace(settings, ablate=kept), notices
+
 
 def model_refusal(exc: Exception, lang: str) -> str:
     """Why a model folder cannot be shown (``ui.folders.models.ModelChoiceError`` or

@@ -24,6 +24,7 @@ from i18n import LANG_NAMES, LANGS
 from i18n import strings as _strings
 from i18n import t as _t
 from ui.caches.cache import get_pipeline, model_failure
+from ui.page import ablation
 from ui.page.lang import STORE, current_lang, t
 from ui.page.nav import FAVICON, navigation_pages
 from ui.page.settings import (
@@ -37,6 +38,7 @@ from ui.page.settings import (
     POSITIONS_CHOICES,
     SEED_RANGE,
     Settings,
+    ablation_problems,
     checkpoint_available,
     default_sentence,
     gpt_available,
@@ -87,6 +89,8 @@ def _on_change(key: str) -> None:
     state = st.session_state
     values = state[STORE].to_dict()
     values[key] = state[key]
+    if key == ablation.PICK:  # the multiselect's list of ids is ``ablate``'s value
+        values["ablate"] = ",".join(values.pop(key))
     if key == "sentence":
         state[SENTENCE_OWN] = True
     elif not state.get(SENTENCE_OWN):
@@ -191,8 +195,9 @@ def paper_differences(config, name: str, lang: str) -> str:
     return _t("models.paper", lang, name=name, parts=joined)
 
 
-def _sidebar(settings: Settings, trained_config) -> None:
-    """Every setting, in the order of ``KEYS``; sizes fixed (and disabled) when the weights fix them."""
+def _sidebar(settings: Settings, trained_config, config=None) -> None:
+    """Every setting, in the order of ``KEYS``; sizes fixed (and disabled) when the weights fix them.
+    ``config``: the model on screen's (its parts can be switched off)."""
     state = st.session_state
     # A widget keyed K shows st.session_state[K]; setting it before the widget is drawn makes every
     # page draw the stored settings, whichever page drew the widget last.
@@ -201,6 +206,7 @@ def _sidebar(settings: Settings, trained_config) -> None:
     _text_widgets(trained_config)
     _weights_widget(settings)
     _size_widgets(settings, trained_config)
+    ablation.sidebar_widgets(settings, config, _bound)
     st.sidebar.caption(t("sidebar.url"))
 
 
@@ -368,20 +374,36 @@ def page_setup(title: str, icon: str | None = None) -> Settings:
     settings = _with_session_model(state[STORE])
     # The pipeline (cached) names the weights really on screen: "trained" falls back to random
     # weights, with a warning, when the checkpoint cannot be used.
-    pipe = get_pipeline(settings, quiet=True)
+    pipe = get_pipeline(replace(settings, ablate=""), quiet=True)  # intact: which parts it has
     if pipe is None and is_model_value(settings.weights):  # a model folder that could not be loaded
         settings = _model_folder_failed(settings)
-        pipe = get_pipeline(settings, quiet=True)
+        pipe = get_pipeline(replace(settings, ablate=""), quiet=True)
     settings, fixed_config = _on_screen(settings, pipe)
+    settings = _parts_it_has(settings, pipe)
+    if settings.ablate and pipe is not None:  # the same weights with those parts off
+        pipe = get_pipeline(settings, quiet=True)
     # With fixed sizes the size widgets show the model's own (disabled); the stored ones come back
     # when the user switches to random weights.
-    _sidebar(settings if fixed_config is not None else state[STORE], fixed_config)
+    _sidebar(settings if fixed_config is not None else state[STORE], fixed_config,
+             None if pipe is None else pipe.config)
     _write_url(state[STORE])
     st.title(title)
     _weights_badge(pipe, settings)
+    ablation.badge(settings, pipe)
     for notice in state.get(NOTICES, []):
         st.warning(notice, icon=":material/warning:")
     return settings
+
+
+def _parts_it_has(settings: Settings, pipe) -> Settings:
+    """Only the parts switched off that the model on screen has: the others are dropped from the stored
+    settings (and so from the URL), each with a notice (a URL made for another model)."""
+    kept, notices = ablation_problems(settings, None if pipe is None else pipe.config)
+    if notices:
+        state = st.session_state
+        state[STORE] = replace(state[STORE], ablate=kept.ablate)
+        state[NOTICES] = [*state.get(NOTICES, []), *notices]
+    return kept
 
 
 def _model_folder_failed(settings: Settings) -> Settings:
