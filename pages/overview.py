@@ -8,6 +8,7 @@ import streamlit as st
 
 import ui
 from figures.overview import pipeline_diagram
+from ui.sections.interventions import compare_with_intact
 from ui.sections.overview import (
     decoder_equations,
     encoder_equations,
@@ -37,6 +38,7 @@ ui.show_themed_figure(
 # -- the model's answer, under the diagram: a student's first question -----------------------------
 if run is not None and shown.stack != "encoder":
     ui.show_answer(run, key="overview_answer")
+    compare_with_intact(settings, run)  # with parts switched off: the intact model's beside it
 
 # -- the equations the diagram draws ---------------------------------------------------------------
 st.subheader(ui.t("overview.explain.title"))

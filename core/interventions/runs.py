@@ -90,3 +90,25 @@ def ablated(pipe, ablate: str | tuple[Part, ...], mode: str = "zero"):
             pipe, settings=settings, model=pipe.model.with_edits(edits), twins={}
         )
     return twin
+
+
+def answer_probs(run) -> list[tuple[str, float]]:
+    """Each token of a run's answer (``WholeRun.answer``) and the probability the model gave it: what
+    greedy decoding wrote, or the most probable next token after each decoder position."""
+    if run.decoded is not None:
+        chosen = run.decoded.tokens[0, 1:].tolist()  # step i chose token i + 1
+        probs = [float(p[0, i]) for p, i in zip(run.decoded.probs, chosen, strict=False)]
+        return list(zip(run.answer, probs[: len(run.answer)], strict=True))
+    probs = run.trace.probs[0].max(-1).values.tolist()  # (T,) the argmax's probability
+    return list(zip(run.answer, probs, strict=True))
+
+
+def copy_losses(pipe) -> tuple[float, float] | None:
+    """A language model's mean loss (nats) on the first and the second copy of a random sequence
+    written twice (``core.training.language.induction_probe``); None for a model that reads a source."""
+    if pipe.config.stack != "decoder":
+        return None
+    from core.training.language import induction_probe
+
+    probe = induction_probe(pipe.model)
+    return probe["loss_first_copy"], probe["loss_second_copy"]

@@ -54,6 +54,7 @@ STRINGS = {
         "A random sequence of {n} tokens, then the same tokens again: a model with working induction "
         "heads predicts the second copy from the first, so its loss there falls far below the first's."
     ),
+    "interventions.compare.generated": "What it writes after the sentence (greedy, {n} tokens):",
     "interventions.compare.same": "The answer is the same with and without them.",
     "interventions.compare.differs": "The answer changes at {n} of {total} positions.",
 }

@@ -47,6 +47,7 @@ STRINGS = {
         "先是 {n} 个随机词元，再把同样的词元重复一遍：归纳头正常工作的模型能根据第一遍预测第二遍，"
         "所以它在第二遍上的损失远低于第一遍。"
     ),
+    "interventions.compare.generated": "它在句子之后写出的内容（贪心解码，{n} 个词元）：",
     "interventions.compare.same": "关闭前后回答相同。",
     "interventions.compare.differs": "在 {total} 个位置中有 {n} 个位置的回答变了。",
 }
