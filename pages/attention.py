@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures.attention as fa
 import ui
-from ui.page import widgets
+from ui.page import ablation, widgets
 from ui.sections.attention import (
     EXPLORE_VIEWS,
     SCALED,
@@ -69,6 +69,8 @@ st.subheader(ui.t("attention.steps.choose"))
 view = choose_view(run, lang, "attn", st.columns([2.2, 1, 1]), notices, probe)
 shown = ui.t("attention.kind_layer", kind=view.kind_name, layer=view.layer + 1)
 st.caption(shown + " " + view.where)
+ablation.switch(settings, ablation.head_part(view.attn_kind, view.layer, view.head),
+                ui.t("interventions.switch.head", layer=view.layer + 1, head=view.head + 1), "attn_ablate")
 answer_beside(view, "attn_answer")
 st.subheader(ui.t("attention.steps.title", head=view.head + 1))
 opener = ui.t("attention.steps.open" if view.steps.bias is None else "attention.steps.open_alibi")

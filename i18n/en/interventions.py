@@ -43,6 +43,13 @@ STRINGS = {
     "interventions.why.too_many": "at most {limit} parts can be switched off",
     "interventions.why.too_long": "at most {limit} characters are read",
     # -- intact beside switched off (the Overview) ----------------------------------------------------
+    # -- switches beside a head or a layer (Attention, Full model) -----------------------------------
+    "interventions.switch.head": "Switch head {layer}.{head} off",
+    "interventions.switch.heads": "Heads of layer {layer} switched off",
+    "interventions.switch.grid": "Heads switched off ({kind})",
+    "interventions.switch.layer": "Parts of layer {layer} switched off",
+    "interventions.head.off": "{title} · off",
+    "interventions.grid.off": "off",
     "interventions.compare.title": "With and without the parts switched off",
     "interventions.compare.intact": "Intact model",
     "interventions.compare.ablated": "With {parts} off",

@@ -21,7 +21,8 @@ PICK = "ablate_pick"  # the sidebar's multiselect (its value is a list; ``ablate
 CLEAR = "ablate_clear"
 
 
-def parts_of(settings: Settings) -> list[Part]:
+def parts_of(settings) -> list[Part]:
+    """The parts switched off in ``settings`` (the app's ``Settings`` or a pipeline's)."""
     return read_ids(settings.ablate)[0]
 
 
@@ -99,3 +100,38 @@ def badge(settings: Settings, pipe) -> None:
         st.caption(t(f"interventions.caption.{settings.ablate_mode}", n=REFERENCE_SIZE))
         st.button(t("interventions.clear"), key=CLEAR, on_click=set_parts, args=((),),
                   icon=":material/power:")
+
+
+STACK_OF_KIND = {"encoder": "enc", "decoder": "dec", "cross": "cross"}  # figures' attention kinds
+
+
+def head_part(attn_kind: str, layer: int, head: int) -> Part:
+    """The part of head ``head`` of layer ``layer`` (both from 0) of the attention ``attn_kind``."""
+    return Part(STACK_OF_KIND[attn_kind], layer + 1, str(head + 1))
+
+
+def is_off(settings, part: Part) -> bool:
+    return part in parts_of(settings)
+
+
+def switch(settings, part: Part, label: str, key: str) -> None:
+    """A toggle that switches ``part`` off (on: the part is off) on every page."""
+    st.session_state[key] = is_off(settings, part)
+    st.toggle(label, key=key, on_change=toggle, args=(part,), help=t("interventions.sidebar.pick.help"))
+
+
+def switches(settings, options: list[Part], config, label: str, key: str, lang: str, short=None) -> None:
+    """Pills, one per part of ``options``, selected when it is off; a click switches it off or on.
+    ``settings``: anything with the ``ablate`` on screen (a run's ``pipe.settings``); ``short(part)``: a
+    pill's label (default: the part's full name)."""
+    on = parts_of(settings)
+    st.session_state[key] = [p.id for p in options if p in on]
+    names = {p.id: (short(p) if short else part_label(p, config, lang)) for p in options}
+    st.pills(label, list(names), selection_mode="multi", format_func=names.__getitem__, key=key,
+             on_change=_chosen, args=(key, tuple(options)), help=t("interventions.sidebar.pick.help"))
+
+
+def _chosen(key: str, options: tuple[Part, ...]) -> None:
+    chosen = set(st.session_state[key] or [])
+    others = set(parts_of(st.session_state[STORE])) - set(options)
+    set_parts(others | {p for p in options if p.id in chosen})

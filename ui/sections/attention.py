@@ -21,7 +21,7 @@ from core.names import Weights
 from core.training.pairs import aligned_source
 from i18n import t
 from ui.components.head_view import show_head_view
-from ui.page import widgets
+from ui.page import ablation, widgets
 from ui.page.tables import show_table
 from ui.sections import induction
 
@@ -330,12 +330,17 @@ def all_heads(view: View) -> None:
     st.subheader(ui.t("attention.all_heads.title", h=config.num_heads, layer=view.layer + 1))
     st.caption(ui.t("attention.all_heads.explain", kind=view.kind_name))
     titles = induction.head_titles(view.probe, view.layer, view.lang) if view.probe else None
+    titles = off_titles(view, titles)
     heads = fa.heads_figure(
         view.attn, view.q_tokens, view.k_tokens, selected=view.head, titles=titles, lang=view.lang
     )
     ui.show_figure(
         heads, key="attn_heads", name=f"attention-{view.attn_kind}-layer{view.layer + 1}-all-heads"
     )
+    options = [ablation.head_part(view.attn_kind, view.layer, j) for j in range(config.num_heads)]
+    label = ui.t("interventions.switch.heads", layer=view.layer + 1)
+    ablation.switches(pipe.settings, options, config, label, "attn_heads_off", view.lang,
+                      short=lambda p: p.what)
     if pipe.weights == Weights.RANDOM:  # untrained: every pattern on this page is noise
         st.caption(ui.t("attention.noise"))
     elif pipe.weights == Weights.HF:  # pretrained or random: the folder does not say, so neither do we
@@ -381,9 +386,40 @@ def every_layer(view: View) -> None:
     st.subheader(ui.t("attention.grid.title", n=config.num_layers, h=config.num_heads))
     st.caption(ui.t("attention.grid.explain", kind=view.kind_name, layer=view.layer + 1, head=view.head + 1))
     notes = induction.block_notes(view.probe, view.lang) if view.attn_kind == "decoder" else None
+    notes = off_notes(view, notes)
     trace = view.run.trace_of(view.attn_kind)
     grid = fa.grid_figure(trace, view.attn_kind, **tokens, block_notes=notes, lang=view.lang)
     ui.show_figure(grid, key="attn_grid", name=f"attention-{view.attn_kind}-layers-heads")
+    options = [ablation.head_part(view.attn_kind, i, j)
+               for i in range(config.num_layers) for j in range(config.num_heads)]
+    label = ui.t("interventions.switch.grid", kind=view.kind_name)
+    ablation.switches(view.run.pipe.settings, options, config, label, "attn_grid_off", view.lang,
+                      short=lambda p: f"{p.layer}.{p.what}")
+
+
+def off_titles(view: View, titles: list[str] | None) -> list[str] | None:
+    """The all-heads figure's titles with "· off" after each head switched off (None: nothing off)."""
+    on_screen = view.run.pipe.settings
+    off = [ablation.is_off(on_screen, ablation.head_part(view.attn_kind, view.layer, j))
+           for j in range(view.run.config.num_heads)]
+    if not any(off):
+        return titles
+    titles = titles or [ui.t("attention.head_n", n=j + 1) for j in range(len(off))]
+    said = ui.t("interventions.head.off", title="{}")
+    return [said.format(title) if o else title for title, o in zip(titles, off, strict=True)]
+
+
+def off_notes(view: View, notes: list[list[str]] | None) -> list[list[str]] | None:
+    """The grid's block notes with "off" on every head switched off (None: nothing off, no notes)."""
+    c, on_screen = view.run.config, view.run.pipe.settings
+    off = [[ablation.is_off(on_screen, ablation.head_part(view.attn_kind, i, j)) for j in range(c.num_heads)]
+           for i in range(c.num_layers)]
+    if not any(map(any, off)):
+        return notes
+    notes = notes or [[""] * c.num_heads for _ in range(c.num_layers)]
+    word = ui.t("interventions.grid.off")
+    return [[" · ".join(filter(None, (n, word if o else ""))) for n, o in zip(row, offs, strict=True)]
+            for row, offs in zip(notes, off, strict=True)]
 
 
 @st.fragment

@@ -39,6 +39,7 @@ from figures.model import (
 from figures.overview import has_output_bias, output_latex
 from i18n import strings
 from ui import Settings
+from ui.page import ablation
 from ui.page.sliders import url_slider
 from ui.page.tables import show_table
 from ui.sections.generation import Sampling, generation
@@ -140,6 +141,9 @@ def residual(m: Model):
             help=ui.t("model.residual.token.help"),
         )
     layer = m.layers[layer_no - 1]
+    options = [p for p in ablation.all_parts(config) if p.layer == layer_no and p.head is None]
+    label = ui.t("interventions.switch.layer", layer=layer_no)
+    ablation.switches(m.run.pipe.settings, options, config, label, "model_layer_off", m.lang)
     st.caption(
         ui.t(m.key("model.residual.caption"), layer=layer_no, n=config.num_layers, norm=config.norm,
              token=token, kind=norm)
