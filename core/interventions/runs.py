@@ -10,8 +10,10 @@ part (``mode="mean"``) is taken over :func:`reference_sentences`, run through th
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import torch
 
 from core.interventions.ablation import (
     Part,
@@ -21,6 +23,8 @@ from core.interventions.ablation import (
     parse_ablation,
     reference_means,
 )
+from core.interventions.lens import logit_lens
+from core.interventions.patching import Inputs, PatchError, Patching, patch
 from core.model.edits import Site
 from core.training.splits import split_of
 
@@ -112,3 +116,112 @@ def copy_losses(pipe) -> tuple[float, float] | None:
 
     probe = induction_probe(pipe.model)
     return probe["loss_first_copy"], probe["loss_second_copy"]
+
+
+# -- patching one sentence into another, and every layer's guess, on a pipeline ------------------------
+
+
+@dataclass(frozen=True)
+class PairPatch:
+    """``core.interventions.patching.patch`` of a pair of inputs, with what the screen names."""
+
+    patching: Patching
+    clean_tokens: list[str]  # the first stack's input (the encoder's, or a decoder-only model's)
+    corrupted_tokens: list[str]
+    answer: str  # the clean run's answer at the position (a token's label)
+    foil: str | None  # the corrupted run's, when it differs
+    decoder_tokens: list[str]  # the decoder's input ([BOS] …); a decoder-only model's: the clean tokens
+
+
+def patch_ids(pipe, clean: list[int], corrupted: list[int], position: int | None = None) -> PairPatch:
+    """Patch the run of ``clean`` ids into that of ``corrupted`` ids (the first stack's input). A
+    decoder-only model's answer is the next token after ``position`` (None: the last); an
+    encoder-decoder's is the output token at ``position`` (None: the first), its decoder reading
+    [BOS] and the clean input's greedy answer before it. ``PatchError`` says why a pair cannot be."""
+    if pipe.config.stack == "encoder":
+        raise PatchError("an encoder alone predicts no token: patching needs a model that writes one")
+    if not clean or not corrupted:
+        raise PatchError("both inputs need at least one token")
+    if len(clean) != len(corrupted):
+        n, m = len(clean), len(corrupted)
+        raise PatchError(f"the two inputs must have the same number of tokens: {n} and {m}")
+    labels = pipe.src_labels
+    ids, bad = torch.tensor([clean]), torch.tensor([corrupted])
+    if pipe.config.stack == "decoder":
+        position = len(clean) - 1 if position is None else position
+        result = patch(pipe.model, Inputs(ids), Inputs(bad), position)
+        decoder = [labels[i] for i in clean]
+    else:
+        from core.tokenizers.vocab import EOS_ID
+        from core.tracing.pipeline import greedy
+
+        position = 0 if position is None else position
+        written = greedy(pipe, clean, len(clean) + 2).tokens[0].tolist()  # [BOS] and its answer
+        if EOS_ID in written[1:]:
+            written = written[: written.index(EOS_ID, 1)]
+        if not 0 <= position < len(written):
+            raise PatchError(f"the answer has {len(written) - 1} tokens: position {position + 1} is past it")
+        tgt = torch.tensor([written[: position + 1]])
+        result = patch(pipe.model, Inputs(ids, tgt), Inputs(bad, tgt), position)
+        decoder = [pipe.tgt_labels[i] for i in tgt[0].tolist()]
+    out = pipe.tgt_labels
+    return PairPatch(result, [labels[i] for i in clean], [labels[i] for i in corrupted], out[result.answer],
+                     None if result.foil is None else out[result.foil], decoder)
+
+
+def patch_texts(pipe, clean: str, corrupted: str, position: int | None = None) -> PairPatch:
+    """``patch_ids`` of two texts, each tokenized as the model reads it (cut at ``REFERENCE_TOKENS``·4)."""
+    limit = 4 * REFERENCE_TOKENS
+    return patch_ids(pipe, pipe.src_encode(clean)[1][:limit] if clean.strip() else [],
+                     pipe.src_encode(corrupted)[1][:limit] if corrupted.strip() else [], position)
+
+
+READY_PINYIN = ("重庆", "重要")  # 重 read chóng in 重庆, zhòng in 重要: which heads carry the context?
+
+
+def ready_pairs(pipe) -> dict[str, tuple[list[int], list[int], int | None]]:
+    """Pairs that teach, for this model: ``{name: (clean ids, corrupted ids, position)}``.
+
+    "pinyin" (the 汉字→拼音 model): 重庆 vs 重要, the answer the first syllable (chóng vs zhòng).
+    "induction" (any decoder-only model): a random sequence of distinct words written once and then
+    again up to its middle, vs the same with its first copy made of other words: the clean run can
+    predict the next token from the first copy, the corrupted run cannot.
+    """
+    pairs = {}
+    if pipe.task == "pinyin":
+        clean, corrupted = (pipe.src_encode(text)[1] for text in READY_PINYIN)
+        pairs["pinyin"] = (clean, corrupted, 0)
+    if pipe.config.stack == "decoder":
+        pair = induction_pair(pipe)
+        if pair is not None:
+            pairs["induction"] = (*pair, None)
+    return pairs
+
+
+def induction_pair(pipe, length: int = 12, seed: int = 0) -> tuple[list[int], list[int]] | None:
+    """(clean, corrupted) ids: half + half[: length // 2] and other + half[: length // 2], ``half`` and
+    ``other`` two different random sequences of ``length`` tokens (``core.teaching.induction``)."""
+    from core.teaching.induction import repeated_text
+
+    halves = []
+    for s in range(seed, seed + 40):
+        text = repeated_text(pipe.src_encode, pipe.src_labels, length=length, seed=s)
+        if text:
+            ids = pipe.src_encode(text)[1]
+            half = ids[: len(ids) // 2]
+            if halves and len(half) == len(halves[0]) and not set(half) & set(halves[0]):
+                halves.append(half)
+                break
+            if not halves:
+                halves.append(half)
+    if len(halves) < 2:
+        return None
+    half, other = halves
+    cut = len(half) // 2
+    return half + half[:cut], other + half[:cut]
+
+
+def lens_of(pipe, run, k: int = 5):
+    """Every layer's guess (``core.interventions.lens.logit_lens``) of a run of ``pipe`` (a
+    ``WholeRun`` or ``SentenceRun``): ValueError for a model without a decoder."""
+    return logit_lens(pipe.model, run.trace, k)

@@ -16,6 +16,8 @@ STRINGS = {
     "nav.masks.desc": "Padding and causal masks",
     "nav.model.title": "Full model",
     "nav.model.desc": "Encoder, decoder and the next-token probabilities",
+    "nav.interventions.title": "Interventions",
+    "nav.interventions.desc": "Switch heads off, patch one sentence into another, every layer's guess",
     "nav.training.title": "Training",
     "nav.training.desc": "Train a small model live, then use it",
     "common.page_suffix": "Glassbox",

@@ -50,6 +50,23 @@ STRINGS = {
     "interventions.switch.layer": "Parts of layer {layer} switched off",
     "interventions.head.off": "{title} · off",
     "interventions.grid.off": "off",
+    # -- patching and the logit lens (figures/interventions.py) -------------------------------------
+    "interventions.row.enc": "encoder {layer}",
+    "interventions.row.dec": "decoder {layer}",
+    "interventions.row.cross": "cross {layer}",
+    "interventions.row.layer": "layer {layer}",
+    "interventions.row.into": "into layer {layer}",
+    "interventions.patch.restored": "restored",
+    "interventions.axis.head": "head",
+    "interventions.axis.attention": "attention",
+    "interventions.axis.position": "position (clean input)",
+    "interventions.axis.stream": "residual stream",
+    "interventions.lens.row0": "embeddings",
+    "interventions.lens.row": "after layer {layer}",
+    "interventions.lens.prob": "P(final answer)",
+    "interventions.lens.x": "position: reads → finally writes",
+    "interventions.lens.y": "read through the final norm",
+    "interventions.lens.top": "this layer's top tokens:",
     "interventions.compare.title": "With and without the parts switched off",
     "interventions.compare.intact": "Intact model",
     "interventions.compare.ablated": "With {parts} off",
@@ -64,4 +81,91 @@ STRINGS = {
     "interventions.compare.generated": "What it writes after the sentence (greedy, {n} tokens):",
     "interventions.compare.same": "The answer is the same with and without them.",
     "interventions.compare.differs": "The answer changes at {n} of {total} positions.",
+    # -- the Interventions page (pages/interventions.py, ui/sections/interventions.py) ----------------
+    "interventions.intro": (
+        "Attention shows where a head looks; these views ask whether it matters: switch parts of the "
+        "model off and see what it writes then, patch one sentence's run into another's, and read what "
+        "each layer would answer if the model stopped there."
+    ),
+    "interventions.tab.switch": "Switch parts off",
+    "interventions.tab.patch": "Patch one sentence into another",
+    "interventions.tab.lens": "Every layer's guess",
+    "interventions.encoder_only": (
+        "{model} is an encoder only: it writes no token, so there is no answer to change, patch or read "
+        "layer by layer. Its parts can still be switched off: every page then shows the changed encoder."
+    ),
+    "interventions.switch.intro": (
+        "Choose parts to switch off: a head (its output), a layer's attention, a layer's feed-forward. "
+        "They stay off on every page (and in the link) until switched back on."
+    ),
+    "interventions.switch.none": (
+        "Nothing is switched off. Choose parts above, in the sidebar, beside a head on the Attention page, "
+        "or beside a layer on the Full model page."
+    ),
+    "interventions.preset.induction": "Switch both induction heads off (2.1 and 2.3)",
+    "interventions.preset.cross2": "Switch layer 2's cross-attention off (all four heads)",
+    "interventions.patch.intro": (
+        "Two inputs of the same length: a **clean** one and a **corrupted** one that leads to another "
+        "answer. Run the corrupted one again with one part's output taken from the clean run: how much "
+        "of the clean answer comes back? 0: nothing (the part does not carry the difference), 1: all of it."
+    ),
+    "interventions.patch.pair": "Pair",
+    "interventions.pair.pinyin": "重庆 / 重要 (how is 重 read?)",
+    "interventions.pair.induction": "A repeated sequence / its first copy changed (induction)",
+    "interventions.pair.own": "Your own pair",
+    "interventions.pair.pinyin.explain": (
+        "重 is chóng in 重庆 and zhòng in 重要: the only difference is the second character. The answer "
+        "is the first syllable: which heads carry the context from 庆 or 要 to 重?"
+    ),
+    "interventions.pair.induction.explain": (
+        "Random tokens written once and then again up to the middle: the clean run can predict the next "
+        "token from the first copy; in the corrupted run the first copy is other tokens, so it cannot. "
+        "Which heads carry the copy?"
+    ),
+    "interventions.patch.clean": "Clean input",
+    "interventions.patch.corrupted": "Corrupted input (the same number of tokens)",
+    "interventions.patch.corrupted.placeholder": "e.g. the clean input with one word changed",
+    "interventions.patch.need_two": "Type a clean and a corrupted input of the same number of tokens.",
+    "interventions.patch.clean.tokens": "Clean input's tokens",
+    "interventions.patch.corrupted.tokens": "Corrupted input's tokens",
+    "interventions.patch.where.next": "the next token after {token}",
+    "interventions.patch.where.output": "output token {n}",
+    "interventions.patch.no_foil": "(the same: the logit of the answer alone is compared)",
+    "interventions.patch.answer": (
+        "Answer a = {answer} (the clean run's {where}); foil f = {foil} (the corrupted run's). "
+        "m = logit_a − logit_f: {clean} on the clean run, {corrupted} on the corrupted run."
+    ),
+    "interventions.patch.heads.title": "Patching each head's output (every position)",
+    "interventions.patch.heads.reading": (
+        "Each cell: the corrupted run with that one head's output taken from the clean run. Red: it "
+        "brings the clean answer back; blue: it pushes the other way; white: it carries none of it."
+    ),
+    "interventions.patch.resid.title.enc": "Patching the encoder's residual stream at one position",
+    "interventions.patch.resid.title.dec": "Patching the residual stream at one position",
+    "interventions.patch.resid.reading": (
+        "Each cell: the stream entering that layer, at that position only, taken from the clean run. "
+        "Where the 1s sit shows where the deciding information is, layer by layer: it moves from the "
+        "token that differs to the position that answers."
+    ),
+    "interventions.patch.refused.lengths": (
+        "These two inputs have {n} and {m} tokens: patching needs the same number (a part's output at "
+        "each position is taken from the other run)."
+    ),
+    "interventions.patch.refused.same": (
+        "Both inputs give the answer the same logit difference: there is nothing to restore. Change the "
+        "corrupted input so that the model answers differently."
+    ),
+    "interventions.patch.refused": "This pair cannot be patched: {why}",
+    "interventions.lens.intro": (
+        "What would the model answer if it stopped after layer l? Each layer's residual stream, read "
+        "through the model's own final norm and output layer: P_l(y) = softmax(Norm(x_l) W_U)."
+    ),
+    "interventions.lens.norm.LayerNorm": "Read through the model's final {norm}, then its output layer.",
+    "interventions.lens.norm.RMSNorm": "Read through the model's final {norm} (Llama, Qwen2), then its output layer.",
+    "interventions.lens.norm.none": "This model has no final norm: each stream goes straight to its output layer.",
+    "interventions.lens.title": "Every layer's guess (the logit lens)",
+    "interventions.lens.reading": (
+        "Colour: the probability each layer gives the model's final answer at that position; the cell "
+        "writes that layer's own top token (hover for its top five). The last row is the model's output."
+    ),
 }

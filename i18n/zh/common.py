@@ -15,6 +15,8 @@ STRINGS = {
     "nav.masks.desc": "填充掩码与因果掩码",
     "nav.model.title": "完整模型",
     "nav.model.desc": "编码器、解码器与下一个词元的概率",
+    "nav.interventions.title": "干预",
+    "nav.interventions.desc": "关闭注意力头、把一句话修补进另一句、每一层的猜测",
     "nav.training.title": "训练",
     "nav.training.desc": "现场训练一个小模型，然后使用它",
     "common.page_suffix": "Glassbox",

@@ -135,3 +135,19 @@ def _chosen(key: str, options: tuple[Part, ...]) -> None:
     chosen = set(st.session_state[key] or [])
     others = set(parts_of(st.session_state[STORE])) - set(options)
     set_parts(others | {p for p in options if p.id in chosen})
+
+
+def pick_parts(settings: Settings, config, key: str) -> None:
+    """A multiselect of every part of the model, the ones off selected (the sidebar's, on a page)."""
+    by_id = {p.id: p for p in all_parts(config)}
+    st.session_state[key] = [p.id for p in parts_of(settings) if p.id in by_id]
+
+    def label(i: str, lang: str = settings.lang) -> str:
+        return f"{i} · {part_label(by_id[i], config, lang)}"
+
+    st.multiselect(t("interventions.sidebar.pick"), list(by_id), format_func=label, key=key,
+                   on_change=_picked, args=(key,), help=t("interventions.sidebar.pick.help"))
+
+
+def _picked(key: str) -> None:
+    set_parts(read_ids(",".join(st.session_state[key] or []))[0])

@@ -26,6 +26,12 @@ PAGES: list[tuple[str, str, str, str]] = [
         ":material/stacks:",
         "Encoder, decoder and the next-token probabilities",
     ),
+    (
+        "pages/interventions.py",
+        "Interventions",
+        ":material/science:",
+        "Switch heads off, patch one sentence into another, every layer's guess",
+    ),
     ("pages/training.py", "Training", ":material/model_training:", "Train a small model live, then use it"),
     (
         "pages/lecture.py",

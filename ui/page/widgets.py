@@ -239,3 +239,18 @@ def _left_open(key: str) -> str:
     """Where the open tab's id is kept for the session: Streamlit forgets a tab widget's state when
     another page is shown (a page switch also clears the page's URL parameters)."""
     return f"_tab_open_{key}"
+
+
+def text_in_url(label: str, key: str, default: str = "", max_chars: int = 200, **kw) -> str:
+    """A one-line text box kept in the URL as ``?key=<text>`` (left out when it is the default). The
+    URL's text is cleaned first (control characters dropped, at most ``max_chars``)."""
+    import unicodedata
+
+    state = st.session_state
+    if key not in state:
+        raw = st.query_params.get(key)
+        raw = default if raw is None else str(raw)
+        state[key] = "".join(ch for ch in raw if unicodedata.category(ch) not in ("Cc", "Cs"))[:max_chars]
+    value = st.text_input(label, key=key, max_chars=max_chars, **kw)
+    _write_url(key, value, default)
+    return value

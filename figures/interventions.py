@@ -1,0 +1,155 @@
+"""Interventions, drawn: the share of a logit difference restored by patching (per head, per layer and
+position) and every layer's guess (the logit lens). Pure functions: arrays and labels -> go.Figure.
+
+Patching shares are signed (a patch can push the wrong way) on a diverging scale centred on 0 and
+clipped at ±1 in colour (the cell's number and hover give the exact value); the lens's probabilities
+on the 0–1 scale of the attention weights. Every cell writes its number (or the layer's top token):
+read from the back of a room, a colour alone says too little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from figures.drawing.style import SIGNED_SCALE, WEIGHTS_SCALE, escape_label, heatmap, token_label
+from i18n import t
+
+CELL_TEXT_MAX = 400  # cells: beyond, the numbers would be too small to read; the hover has them
+
+
+def patch_row_label(stack: str, layer: int, lang: str = "en", one_stack: bool = False) -> str:
+    """A row of the heads grid: "encoder 1", "decoder 2", "cross 1" (``layer`` from 1); a decoder-only
+    model's rows are its layers: "layer 2"."""
+    if one_stack:
+        return t("interventions.row.layer", lang, layer=layer)
+    return t(f"interventions.row.{stack}", lang, layer=layer)
+
+
+def _sized(n_rows: int) -> int:
+    return 160 + 46 * n_rows
+
+
+def _with_numbers(fig: go.Figure, z: np.ndarray, fmt: str = ".2f") -> go.Figure:
+    if z.size <= CELL_TEXT_MAX:
+        fig.update_traces(texttemplate=f"%{{z:{fmt}}}", textfont={"size": 16})
+    return fig
+
+
+def heads_patching_figure(
+    restored, rows: Sequence[str], *, title: str | None = None, lang: str = "en"
+) -> go.Figure:
+    """(attentions, heads) share restored by patching each head's output from the clean run: one row
+    per attention (``rows``: its name), one column per head."""
+    z = np.asarray(restored, dtype=float)
+    heads = [t("attention.head_n", lang, n=j + 1) for j in range(z.shape[1])]
+    fig = heatmap(
+        z,
+        heads,
+        rows,
+        title=title,
+        colorscale=SIGNED_SCALE,
+        zmin=-1,
+        zmax=1,
+        zmid=0,
+        colorbar_title=t("interventions.patch.restored", lang),
+        x_title=t("interventions.axis.head", lang),
+        y_title=t("interventions.axis.attention", lang),
+        value_format=".3f",
+        height=_sized(len(rows)),
+        lang=lang,
+    )
+    return _with_numbers(fig, z)
+
+
+def residual_patching_figure(
+    restored, tokens: Sequence[str], *, title: str | None = None, lang: str = "en"
+) -> go.Figure:
+    """(layers, positions) share restored by patching the residual stream entering layer l at one
+    position from the clean run (row l: "into layer l"; row 1 is the embeddings)."""
+    z = np.asarray(restored, dtype=float)
+    rows = [t("interventions.row.into", lang, layer=i + 1) for i in range(z.shape[0])]
+    fig = heatmap(
+        z,
+        tokens,
+        rows,
+        title=title,
+        colorscale=SIGNED_SCALE,
+        zmin=-1,
+        zmax=1,
+        zmid=0,
+        colorbar_title=t("interventions.patch.restored", lang),
+        x_title=t("interventions.axis.position", lang),
+        y_title=t("interventions.axis.stream", lang),
+        value_format=".3f",
+        height=_sized(len(rows)),
+        lang=lang,
+    )
+    return _with_numbers(fig, z)
+
+
+def lens_figure(
+    answer_prob,
+    top_tokens: Sequence[Sequence[Sequence[str]]],
+    top_probs,
+    tokens: Sequence[str],
+    answers: Sequence[str],
+    *,
+    title: str | None = None,
+    lang: str = "en",
+) -> go.Figure:
+    """Every layer's guess: rows l = 0 (the embeddings) … N (the model's output), one column per
+    decoder position (``tokens``: what it reads). Colour: the probability layer l gives the model's
+    final answer there (``answers``); the cell writes layer l's own most probable token; the hover
+    lists its top tokens with their probabilities."""
+    z = np.asarray(answer_prob, dtype=float)
+    top_p = np.asarray(top_probs, dtype=float)
+    n_rows = z.shape[0]
+    rows = [t("interventions.lens.row0", lang)] + [
+        t("interventions.lens.row", lang, layer=i) for i in range(1, n_rows)
+    ]
+    columns = [f"{token} → {answer}" for token, answer in zip(tokens, answers, strict=True)]
+    fig = heatmap(
+        z,
+        columns,
+        rows,
+        title=title,
+        colorscale=WEIGHTS_SCALE,
+        zmin=0,
+        zmax=1,
+        colorbar_title=t("interventions.lens.prob", lang),
+        x_title=t("interventions.lens.x", lang),
+        y_title=t("interventions.lens.y", lang),
+        value_format=".3f",
+        height=_sized(n_rows),
+        lang=lang,
+    )
+    top1 = [[token_label(top_tokens[i][j][0], 8) for j in range(z.shape[1])] for i in range(n_rows)]
+    guesses = [
+        [
+            "<br>".join(
+                f"{escape_label(tok)}  {p:.3f}" for tok, p in zip(top_tokens[i][j], top_p[i, j], strict=True)
+            )
+            for j in range(z.shape[1])
+        ]
+        for i in range(n_rows)
+    ]
+    trace = fig.data[0]
+    hover = trace.hovertemplate.replace("<extra></extra>", "")
+    if trace.customdata is not None:  # (rows, columns, 2) token names: a third field, the guesses
+        custom = [
+            [[*trace.customdata[i][j], guesses[i][j]] for j in range(z.shape[1])] for i in range(n_rows)
+        ]
+        top = "%{customdata[2]}"
+    else:
+        custom, top = None, ""
+    fig.update_traces(
+        text=[[escape_label(s) for s in row] for row in top1],
+        customdata=custom,
+        hovertemplate=hover + t("interventions.lens.top", lang) + "<br>" + top + "<extra></extra>",
+    )
+    if z.size <= CELL_TEXT_MAX:
+        fig.update_traces(texttemplate="%{text}", textfont={"size": 15})
+    return fig
