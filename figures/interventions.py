@@ -29,7 +29,19 @@ def patch_row_label(stack: str, layer: int, lang: str = "en", one_stack: bool = 
 
 
 def _sized(n_rows: int) -> int:
-    return 160 + 46 * n_rows
+    return max(340, 170 + 52 * n_rows)
+
+
+def _names_on_axes(
+    fig: go.Figure, x: Sequence[str] | None = None, y: Sequence[str] | None = None
+) -> go.Figure:
+    """Axis labels that are names ("head 1", "after layer 2"), not tokens: written as they are (a
+    token's label shows its spaces as ␣)."""
+    if x is not None:
+        fig.update_xaxes(ticktext=[escape_label(v) for v in x])
+    if y is not None:
+        fig.update_yaxes(ticktext=[escape_label(v) for v in y])
+    return fig
 
 
 def _with_numbers(fig: go.Figure, z: np.ndarray, fmt: str = ".2f") -> go.Figure:
@@ -61,7 +73,7 @@ def heads_patching_figure(
         height=_sized(len(rows)),
         lang=lang,
     )
-    return _with_numbers(fig, z)
+    return _with_numbers(_names_on_axes(fig, heads, rows), z)
 
 
 def residual_patching_figure(
@@ -87,7 +99,7 @@ def residual_patching_figure(
         height=_sized(len(rows)),
         lang=lang,
     )
-    return _with_numbers(fig, z)
+    return _with_numbers(_names_on_axes(fig, y=rows), z)
 
 
 def lens_figure(
@@ -100,17 +112,21 @@ def lens_figure(
     title: str | None = None,
     lang: str = "en",
 ) -> go.Figure:
-    """Every layer's guess: rows l = 0 (the embeddings) … N (the model's output), one column per
-    decoder position (``tokens``: what it reads). Colour: the probability layer l gives the model's
-    final answer there (``answers``); the cell writes layer l's own most probable token; the hover
-    lists its top tokens with their probabilities."""
-    z = np.asarray(answer_prob, dtype=float)
-    top_p = np.asarray(top_probs, dtype=float)
-    n_rows = z.shape[0]
-    rows = [t("interventions.lens.row0", lang)] + [
-        t("interventions.lens.row", lang, layer=i) for i in range(1, n_rows)
+    """Every layer's guess. ``answer_prob`` (N + 1, T): layer l's probability of the model's final
+    answer (``answers``) at each decoder position (``tokens``: what it reads); ``top_tokens`` and
+    ``top_probs`` (N + 1, T, k) each layer's own top tokens.
+
+    Drawn with one row per position and one column per layer, l = 0 (the embeddings) … N (the
+    model's output): the layers are few, the positions many (a sentence of 64 tokens stays readable,
+    each row as tall as a line of text). Colour: the answer's probability; the cell writes the
+    layer's own most probable token; the hover lists its top tokens with their probabilities."""
+    z = np.asarray(answer_prob, dtype=float).T  # (T, N + 1)
+    top_p = np.asarray(top_probs, dtype=float).transpose(1, 0, 2)  # (T, N + 1, k)
+    n_pos, n_layers = z.shape
+    columns = [t("interventions.lens.row0", lang)] + [
+        t("interventions.lens.row", lang, layer=i) for i in range(1, n_layers)
     ]
-    columns = [f"{token} → {answer}" for token, answer in zip(tokens, answers, strict=True)]
+    rows = [f"{token} → {answer}" for token, answer in zip(tokens, answers, strict=True)]
     fig = heatmap(
         z,
         columns,
@@ -120,36 +136,38 @@ def lens_figure(
         zmin=0,
         zmax=1,
         colorbar_title=t("interventions.lens.prob", lang),
-        x_title=t("interventions.lens.x", lang),
-        y_title=t("interventions.lens.y", lang),
+        x_title=t("interventions.lens.y", lang),
+        y_title=t("interventions.lens.x", lang),
         value_format=".3f",
-        height=_sized(n_rows),
+        height=max(340, 190 + 36 * n_pos),
         lang=lang,
     )
-    top1 = [[token_label(top_tokens[i][j][0], 8) for j in range(z.shape[1])] for i in range(n_rows)]
+    top = [[top_tokens[j][i] for j in range(n_layers)] for i in range(n_pos)]  # (T, N + 1, k) labels
     guesses = [
         [
             "<br>".join(
-                f"{escape_label(tok)}  {p:.3f}" for tok, p in zip(top_tokens[i][j], top_p[i, j], strict=True)
+                f"{escape_label(tok)}  {p:.3f}" for tok, p in zip(top[i][j], top_p[i, j], strict=True)
             )
-            for j in range(z.shape[1])
+            for j in range(n_layers)
         ]
-        for i in range(n_rows)
+        for i in range(n_pos)
     ]
     trace = fig.data[0]
     hover = trace.hovertemplate.replace("<extra></extra>", "")
     if trace.customdata is not None:  # (rows, columns, 2) token names: a third field, the guesses
-        custom = [
-            [[*trace.customdata[i][j], guesses[i][j]] for j in range(z.shape[1])] for i in range(n_rows)
-        ]
-        top = "%{customdata[2]}"
+        custom = [[[*trace.customdata[i][j], guesses[i][j]] for j in range(n_layers)] for i in range(n_pos)]
+        listed = "%{customdata[2]}"
     else:
-        custom, top = None, ""
+        custom, listed = None, ""
     fig.update_traces(
-        text=[[escape_label(s) for s in row] for row in top1],
+        text=[[escape_label(token_label(top[i][j][0], 10)) for j in range(n_layers)] for i in range(n_pos)],
         customdata=custom,
-        hovertemplate=hover + t("interventions.lens.top", lang) + "<br>" + top + "<extra></extra>",
+        hovertemplate=hover + t("interventions.lens.top", lang) + "<br>" + listed + "<extra></extra>",
+        texttemplate="%{text}",
+        textfont={"size": 15},
     )
-    if z.size <= CELL_TEXT_MAX:
-        fig.update_traces(texttemplate="%{text}", textfont={"size": 15})
-    return fig
+    names = [
+        f"{token_label(tok, 10)} → {token_label(ans, 10)}" for tok, ans in zip(tokens, answers, strict=True)
+    ]
+    fig.update_yaxes(ticktext=[escape_label(n) for n in names])
+    return _names_on_axes(fig, x=columns)

@@ -109,6 +109,10 @@ STRINGS = {
         "answer. Run the corrupted one again with one part's output taken from the clean run: how much "
         "of the clean answer comes back? 0: nothing (the part does not carry the difference), 1: all of it."
     ),
+    "interventions.patch.word.restored": "restored",
+    "interventions.patch.word.patched": "patched",
+    "interventions.patch.word.corrupted": "corrupted",
+    "interventions.patch.word.clean": "clean",
     "interventions.patch.pair": "Pair",
     "interventions.pair.pinyin": "重庆 / 重要 (how is 重 read?)",
     "interventions.pair.induction": "A repeated sequence / its first copy changed (induction)",

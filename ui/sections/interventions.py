@@ -184,10 +184,12 @@ def patch_section(settings: Settings, run) -> None:
 
     pipe, lang = run.pipe, settings.lang
     st.markdown(t("interventions.patch.intro"))
+    names = ("restored", "patched", "corrupted", "clean")
+    w = {k: rf"\text{{{t(f'interventions.patch.word.{k}')}}}" for k in names}
     st.latex(
-        r"\text{restored} = \frac{m(\text{patched}) - m(\text{corrupted})}"
-        r"{m(\text{clean}) - m(\text{corrupted})},"
-        r"\quad m = \text{logit}_{a} - \text{logit}_{f}"
+        rf"{w['restored']} = \frac{{m({w['patched']}) - m({w['corrupted']})}}"
+        rf"{{m({w['clean']}) - m({w['corrupted']})}},"
+        r"\quad m = \text{logit}_a - \text{logit}_f"
     )
     if run.config.stack == "encoder":
         st.info(
@@ -253,17 +255,18 @@ def patch_section(settings: Settings, run) -> None:
         )
     )
     rows = [patch_row_label(stack, layer + 1, lang, one_stack) for stack, layer in p.head_rows]
+    st.markdown(f"**{t('interventions.patch.heads.title')}**")
     ui.show_figure(
-        heads_patching_figure(p.heads.numpy(), rows, title=t("interventions.patch.heads.title"), lang=lang),
+        heads_patching_figure(p.heads.numpy(), rows, lang=lang),
         key="patch_heads",
         name="patching-heads",
     )
     st.caption(t("interventions.patch.heads.reading"))
+    st.markdown(f"**{t(f'interventions.patch.resid.title.{p.resid_stack}')}**")
     ui.show_figure(
         residual_patching_figure(
             p.resid.numpy(),
             result.clean_tokens,
-            title=t(f"interventions.patch.resid.title.{p.resid_stack}"),
             lang=lang,
         ),
         key="patch_resid",
@@ -307,6 +310,7 @@ def lens_section(settings: Settings, run) -> None:
     top = [[[labels[i] for i in cell] for cell in row] for row in lens.top_ids.tolist()]
     answers = [labels[i] for i in lens.answer.tolist()]
     tokens = run.tgt_tokens[: len(answers)]
+    st.markdown(f"**{t('interventions.lens.title')}**")
     ui.show_figure(
         lens_figure(
             lens.answer_prob.numpy(),
@@ -314,7 +318,6 @@ def lens_section(settings: Settings, run) -> None:
             lens.top_probs.numpy(),
             tokens,
             answers,
-            title=t("interventions.lens.title"),
             lang=settings.lang,
         ),
         key="lens_figure",
