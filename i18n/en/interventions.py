@@ -73,7 +73,8 @@ STRINGS = {
     "interventions.compare.answer": "Answer",
     "interventions.compare.prob": "Probability of each answer token",
     "interventions.compare.loss": "Loss on the second copy of a repeated random sequence",
-    "interventions.compare.loss.value": "{loss:.2f} nats (first copy {first:.2f})",
+    "interventions.compare.loss.value": "{loss:.2f} nats",
+    "interventions.compare.loss.first": "On the first copy: {first:.2f} nats (nothing to copy from yet).",
     "interventions.compare.loss.help": (
         "A random sequence of {n} tokens, then the same tokens again: a model with working induction "
         "heads predicts the second copy from the first, so its loss there falls far below the first's."

@@ -64,7 +64,8 @@ STRINGS = {
     "interventions.compare.answer": "回答",
     "interventions.compare.prob": "每个回答词元的概率",
     "interventions.compare.loss": "在重复随机序列第二遍上的损失",
-    "interventions.compare.loss.value": "{loss:.2f} 奈特（第一遍 {first:.2f}）",
+    "interventions.compare.loss.value": "{loss:.2f} 奈特",
+    "interventions.compare.loss.first": "在第一遍上：{first:.2f} 奈特（还没有可以照抄的内容）。",
     "interventions.compare.loss.help": (
         "先是 {n} 个随机词元，再把同样的词元重复一遍：归纳头正常工作的模型能根据第一遍预测第二遍，"
         "所以它在第二遍上的损失远低于第一遍。"

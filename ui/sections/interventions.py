@@ -105,16 +105,15 @@ def _copy_loss_rows(settings: Settings, run) -> None:
         f"**{t('interventions.compare.loss')}**", help=t("interventions.compare.loss.help", n=PROBE["length"])
     )
     left, right = st.columns(2)
-    left.metric(
-        t("interventions.compare.intact"),
-        t("interventions.compare.loss.value", loss=theirs[1], first=theirs[0]),
-    )
+    left.metric(t("interventions.compare.intact"), t("interventions.compare.loss.value", loss=theirs[1]))
+    left.caption(t("interventions.compare.loss.first", first=theirs[0]))
     right.metric(
         t("interventions.compare.ablated", parts=parts_text(settings, run.config)),
-        t("interventions.compare.loss.value", loss=ours[1], first=ours[0]),
+        t("interventions.compare.loss.value", loss=ours[1]),
         delta=f"{ours[1] - theirs[1]:+.2f}",
         delta_color="inverse",
     )
+    right.caption(t("interventions.compare.loss.first", first=ours[0]))
 
 
 # -- the Interventions page ------------------------------------------------------------------------------
