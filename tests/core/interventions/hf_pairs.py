@@ -189,13 +189,13 @@ def _with_first(output, value: Tensor):
     return (value, *output[1:]) if isinstance(output, tuple) else value
 
 
-def replace_heads(module: nn.Module, fn: Callable[[int, Tensor], Tensor], heads) -> Callable:
+def replace_heads(module: nn.Module, fn: Callable[[int, Tensor], Tensor], heads, d_k: int = D_K):
     """A forward pre-hook on an output projection: head i's columns of its input -> fn(i, columns)."""
 
     def hook(mod, args):
         x = args[0].clone()
         for i in heads:
-            cols = slice(i * D_K, (i + 1) * D_K)
+            cols = slice(i * d_k, (i + 1) * d_k)
             x[..., cols] = fn(i, x[..., cols])
         return (x, *args[1:])
 
