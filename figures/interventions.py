@@ -171,3 +171,54 @@ def lens_figure(
     ]
     fig.update_yaxes(ticktext=[escape_label(n) for n in names])
     return _names_on_axes(fig, x=columns)
+
+
+def ablation_figure(
+    positions: Sequence[str],
+    intact: Sequence[tuple[str, float]],
+    ablated: Sequence[tuple[str, float]],
+    *,
+    off: str = "",
+    x_title: str | None = None,
+    title: str | None = None,
+    lang: str = "en",
+) -> go.Figure:
+    """The answer with parts switched off beside the intact one: at each position (``positions``: what
+    the decoder reads there), each model's first-ranked token written on its bar, the bar its
+    probability. A position where the two differ is marked ≠ under it."""
+    from figures.drawing.style import apply_style
+
+    n = min(len(positions), len(intact), len(ablated))
+    xs = list(range(n))
+    ticks = [
+        ("≠ " if intact[i][0] != ablated[i][0] else "") + token_label(positions[i], 10) for i in range(n)
+    ]
+    fig = go.Figure()
+    for name, answer, color in (
+        (t("interventions.compare.intact", lang), intact, "#2b6cb0"),
+        (off or t("interventions.compare.ablated", lang, parts=""), ablated, "#c53030"),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=xs,
+                y=[answer[i][1] for i in range(n)],
+                name=escape_label(name),
+                marker_color=color,
+                text=[escape_label(token_label(answer[i][0], 10)) for i in range(n)],
+                textposition="outside",
+                textfont={"size": 16},
+                hovertemplate="%{text}: %{y:.3f}<extra>" + escape_label(name) + "</extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        yaxis={"range": [0, 1.15], "title": t("interventions.prob.short", lang)},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=xs,
+        ticktext=[escape_label(s) for s in ticks],
+        title=x_title or t("interventions.axis.reads", lang),
+    )
+    return apply_style(fig, title=title)

@@ -51,6 +51,7 @@ WIDE_HEIGHT = 390  # a full-width figure: its text sits above it
 PE_ROWS = 64  # sinusoidal table rows drawn: enough for the slow stripes to show
 ROPE_POSITIONS = 8  # RoPE: the same vector turned at positions 0 … 7, as on the Positional page
 ALIBI_LEN = 16  # ALiBi: the bias panels cover the sentence's first 16 positions at most
+ABLATION_LAST = 12  # a head switched off, on a language model: its predictions at the last 12 tokens
 
 LATEX = {
     "tokens": r"\text{text} \rightarrow (t_1, \dots, t_S) \rightarrow (\mathrm{id}_1, \dots, \mathrm{id}_S)",
@@ -103,6 +104,11 @@ LATEX = {
     "residual_pre_rms": r"x_{\text{out}} = x + \mathrm{Sublayer}\big(\mathrm{RMSNorm}(x)\big)",
     "residual_post_rms": r"x_{\text{out}} = \mathrm{RMSNorm}\big(x + \mathrm{Sublayer}(x)\big)",
     "ffn_gelu_tanh": r"\mathrm{FFN}(x) = \mathrm{GELU}(xW_1 + b_1)\,W_2 + b_2",
+    # a head switched off: its output is replaced before W_O (0, or its mean over reference sentences)
+    "ablation": (
+        r"\begin{aligned} \mathrm{head}_i &\leftarrow 0 \\ "
+        r"\mathrm{MultiHead} &= [\mathrm{head}_1 \dots \mathrm{head}_h]\,W^O \end{aligned}"
+    ),
     "ffn_swiglu": (
         r"\mathrm{FFN}(x) = \big(\mathrm{SiLU}(xW_{\text{gate}}) \odot xW_{\text{up}}\big)\,W_{\text{down}}"
     ),
@@ -376,6 +382,32 @@ def greedy_slide(c: Context) -> Slide:
     )
 
 
+def ablation_slide(c: Context) -> Slide:
+    """Switch a head off: the parts the lecturer switched off (else the ones that teach on this model:
+    ``core.interventions.runs.default_parts``), the answer without them beside the intact one."""
+    from core.interventions.runs import answer_probs, intact_and_ablated
+    from figures.interventions import ablation_figure
+
+    intact, off = intact_and_ablated(c.run.pipe)
+    runs = [SentenceRun(p, c.sentence, c.run.target, c.run.max_tokens) if p is not c.run.pipe else c.run
+            for p in (intact, off)]
+    before, after = (answer_probs(r) for r in runs)
+    parts = off.settings.ablate.replace(",", ", ")
+    label = c.t("interventions.compare.ablated", parts=parts)
+    if c.run.config.stack == "decoder":  # both read the sentence: its last tokens, each bar readable
+        positions = c.run.tgt_tokens[-ABLATION_LAST:]
+        before, after = before[-ABLATION_LAST:], after[-ABLATION_LAST:]
+    else:  # each run reads its own output: positions by number
+        positions = [str(i + 1) for i in range(max(len(before), len(after)))]
+    x_title = c.t("interventions.axis.reads_token") if c.run.config.stack == "decoder" else None
+    fig = ablation_figure(positions, before, after, off=label, x_title=x_title, lang=c.lang)
+    changed = sum(a[0] != b[0] for a, b in zip(before, after, strict=False))
+    text = c.t("lecture.ablation.text", parts=parts, n=changed, total=min(len(before), len(after)),
+               mode=c.t(f"interventions.mode.{off.settings.ablate_mode}"))
+    written = " ".join(token for token, _ in after)
+    return Slide(fig, text, LATEX["ablation"], written, label, wide=True)
+
+
 # (id, the stacks it needs, slide): the lecture's order. "": any model; "encoder", "decoder"; "both":
 # cross-attention, which reads the encoder's memory from the decoder.
 STEPS: list[tuple[str, str, Callable[..., Slide]]] = [
@@ -391,6 +423,7 @@ STEPS: list[tuple[str, str, Callable[..., Slide]]] = [
     ("ffn", "", ffn_slide),
     ("output", "decoder", output_slide),
     ("greedy", "decoder", greedy_slide),
+    ("ablation", "decoder", ablation_slide),
 ]
 
 

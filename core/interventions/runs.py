@@ -10,6 +10,7 @@ part (``mode="mean"``) is taken over :func:`reference_sentences`, run through th
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from core.interventions.ablation import (
 from core.interventions.lens import logit_lens
 from core.interventions.patching import Inputs, PatchError, Patching, patch
 from core.model.edits import Site
+from core.names import Weights
+from core.tracing.pipeline import Pipeline
 from core.training.splits import split_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +58,27 @@ def reference_sentences(task: str = "", n: int = REFERENCE_SIZE) -> list[str]:
         (chinese if is_zh else english).extend(s.strip() for s in cut.splitlines() if len(s.strip()) > 3)
     mixed = [s for pair in zip(english, chinese, strict=False) for s in pair]
     return mixed[:n]
+
+
+def default_parts(pipe) -> tuple[Part, ...]:
+    """What a lecture switches off when the lecturer chose nothing: the small GPT's two induction heads
+    (2.1 and 2.3), the pinyin model's last layer of cross-attention heads; another model's last
+    attention layer (cross-attention for an encoder-decoder, self-attention for one stack)."""
+    c = pipe.config
+    if pipe.weights == Weights.GPT:
+        return (Part("dec", 2, "1"), Part("dec", 2, "3"))
+    if pipe.task == "pinyin":
+        return tuple(Part("cross", c.num_layers, str(h)) for h in range(1, c.num_heads + 1))
+    stack = {"encoder_decoder": "cross", "decoder": "dec", "encoder": "enc"}[c.stack]
+    return (Part(stack, c.num_layers, "attn"),)
+
+
+def intact_and_ablated(pipe) -> tuple:
+    """(the intact pipeline, one with parts off): ``pipe``'s ``intact`` and ``pipe`` when it has parts
+    off, else ``pipe`` and the same with :func:`default_parts` off."""
+    if pipe.intact is not None:
+        return pipe.intact, pipe
+    return pipe, ablated(pipe, default_parts(pipe))
 
 
 def part_means(pipe) -> dict[Site, object]:
@@ -90,9 +114,10 @@ def ablated(pipe, ablate: str | tuple[Part, ...], mode: str = "zero"):
         means = part_means(pipe) if mode == "mean" else None
         edits = ablation_edits(parts, mode, pipe.config, means)
         settings = replace(pipe.settings, ablate=format_ablation(parts), ablate_mode=mode)
-        twin = pipe.twins[key] = replace(
-            pipe, settings=settings, model=pipe.model.with_edits(edits), twins={}
-        )
+        # a plain Pipeline (random weights' lazy drawing would draw a model without the edits)
+        fields = {f.name: getattr(pipe, f.name) for f in dataclasses.fields(Pipeline)}
+        fields.update(settings=settings, model=pipe.model.with_edits(edits), twins={}, intact=pipe)
+        twin = pipe.twins[key] = Pipeline(**fields)
     return twin
 
 
@@ -225,3 +250,20 @@ def lens_of(pipe, run, k: int = 5):
     """Every layer's guess (``core.interventions.lens.logit_lens``) of a run of ``pipe`` (a
     ``WholeRun`` or ``SentenceRun``): ValueError for a model without a decoder."""
     return logit_lens(pipe.model, run.trace, k)
+
+
+def intact_and_ablated_traces(pipe, sentence: str, target: str = "", max_tokens: int = 64):
+    """(intact pipeline, ablated pipeline, intact trace, ablated trace): the two models
+    (:func:`intact_and_ablated`) on the same input, the intact run's (an encoder-decoder's decoder
+    reads what the intact model wrote, or the given target)."""
+    from core.tracing.pipeline import run_pipeline
+
+    intact, off = intact_and_ablated(pipe)
+    before = run_pipeline(intact, sentence, target, max_tokens).trace
+    if before.src_ids is None:  # one stack: its ids
+        after = off.model.trace(before.tgt_ids)
+    elif before.tgt_ids is None:  # an encoder only
+        after = off.model.trace(before.src_ids)
+    else:
+        after = off.model.trace(before.src_ids, before.tgt_ids)
+    return intact, off, before, after

@@ -29,7 +29,7 @@ import torch
 from core.model.trace import AttentionTrace, ModelTrace
 from core.tokenizers.bpe import BPETokenizer
 
-KINDS = ("cross_attention", "self_attention", "bpe_count", "next_token")
+KINDS = ("cross_attention", "self_attention", "bpe_count", "next_token", "ablation")
 MIN_OPTIONS, MAX_OPTIONS = 3, 5
 DEFAULT_OPTIONS = 4
 BPE_MERGE_CAP = 64  # questions_for asks about one of the first merges: a sentence rarely needs more
@@ -345,6 +345,59 @@ def next_token_question(
     return _question(
         "next_token", params, identity, labels, [float(probs[i]) for i in ids], ids.index(best), {"ids": ids}
     )
+
+
+def ablation_question(
+    intact: ModelTrace,
+    ablated: ModelTrace,
+    tgt_labels: Sequence[str],
+    position: int,
+    parts: str,
+    *,
+    seed: int = 0,
+    identity: str = "",
+    n_options: int = DEFAULT_OPTIONS,
+) -> Question:
+    """With ``parts`` switched off (an ``ablate=`` value), which token does the model rank first at
+    decoder position ``position``? Both traces read the same input. The options come from the two real
+    runs: the ablated run's first (the answer), the intact run's first, then the ablated run's next
+    best; ``values`` are the ablated run's probabilities, ``params["intact"]`` the intact run's first."""
+    if ablated.logits is None or intact.logits is None:
+        raise NoQuestion("an encoder-only model predicts no next token")
+    if not MIN_OPTIONS <= n_options <= MAX_OPTIONS:
+        raise ValueError(f"n_options={n_options} must be between {MIN_OPTIONS} and {MAX_OPTIONS}")
+    position = _index(position, ablated.logits.size(1), "position")
+    logits = ablated.logits[0, position].double()  # (V,)
+    probs = torch.softmax(logits, dim=-1)
+    order = torch.sort(logits, descending=True, stable=True).indices
+    best, before = int(order[0]), int(intact.logits[0, position].argmax())
+    ids = [best] + ([before] if before != best and logits[before] != logits[best] else [])
+    ids += [int(i) for i in order[1 : 2 * n_options] if logits[i] != logits[best] and int(i) not in ids]
+    ids = ids[:n_options]
+    if len(ids) < MIN_OPTIONS:
+        raise NoQuestion(f"{len(ids)} distinct next tokens: a question needs {MIN_OPTIONS}")
+    input_id = int(ablated.tgt_ids[0, position]) if ablated.tgt_ids is not None else None
+    params = {
+        "position": position,
+        "input_token": None if input_id is None else str(tgt_labels[input_id]),
+        "parts": parts,
+        "seed": seed,
+    }
+    rng = _rng("ablation", params, identity)
+    rng.shuffle(ids)
+    labels = distinct_labels([str(tgt_labels[i]) for i in ids], [f"id {i}" for i in ids])
+    offered = {"ids": ids, "intact": str(tgt_labels[before])}
+    values = [float(probs[i]) for i in ids]
+    return _question("ablation", params, identity, labels, values, ids.index(best), offered)
+
+
+def changed_position(intact: ModelTrace, ablated: ModelTrace, last: bool) -> int:
+    """Where to ask: a language model's last position (``last``); else the first decoder position
+    where switching parts off changes the first-ranked token (0 when none does)."""
+    if last:
+        return ablated.logits.size(1) - 1
+    differs = (intact.logits[0].argmax(-1) != ablated.logits[0].argmax(-1)).nonzero()
+    return int(differs[0, 0]) if len(differs) else 0
 
 
 # -- the questions a run can ask -----------------------------------------------------------------------

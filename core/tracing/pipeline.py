@@ -96,6 +96,8 @@ class Pipeline:
     eos_id: int | None = None  # a decoder-only model's end-of-text token: generation stops there
     # with_norm's pipelines sharing these weights, by norm: they live exactly as long as this one
     twins: dict = field(default_factory=dict, repr=False, compare=False)
+    # a pipeline with parts switched off (core/interventions/runs.py: ablated): the intact one it is made from
+    intact: Pipeline | None = field(default=None, repr=False, compare=False)
 
     @property
     def config(self) -> ModelConfig:

@@ -51,6 +51,8 @@ STRINGS = {
     "classroom.q.self_attention.decoder": "Decoder masked self-attention, layer {layer}, head {head}: which token does the query {token} (position {position}) attend to most?",
     "classroom.q.cross_attention": "Cross-attention, layer {layer}, mean of the heads: which source token does decoder position {position} (input {token}) attend to most?",
     "classroom.q.bpe_count": "BPE trained on this sentence: how many tokens does the sentence have after merge {k}?",
+    "classroom.q.ablation": "With {parts} switched off, which token will the model rank first at decoder position {position} (input {token})?",
+    "classroom.q.answer_ablation": "With {parts} off the model ranks {option} first (probability {value}); the intact model ranks {intact} first.",
     "classroom.q.next_token": "Which next token does the model rank first at decoder position {position}?",
     "classroom.q.exercise": "Compute it yourself: type your number and check it. Your first check counts in the room's tally.",
     "classroom.q.right": "right",

@@ -47,6 +47,8 @@ STRINGS = {
     "lecture.ffn.text": "Then the same small two-layer network is applied to every token on its own: d_model = {d_model} → d_ff = {d_ff} → d_model. The heatmap shows the hidden layer of encoder layer 1 after the {activation}.",
     "lecture.output.title": "Output probabilities",
     "lecture.output.text": "The decoder's last vector goes through one linear layer (a score per vocabulary token) and a softmax: a probability for every possible next token. These are the {k} most likely first tokens, right after [BOS].",
+    "lecture.ablation.title": "Switch a head off",
+    "lecture.ablation.text": "**Does a head matter?** Switch it off and run the model again. Switched off here: {parts} (set to {mode}). The answer changes at {n} of {total} positions: red bars, the model without them; blue, the intact model.",
     "lecture.greedy.title": "Greedy decoding",
     "lecture.greedy.text": "Take the most probable token, append it to the decoder's input, run the decoder again, until [EOS]. Each row is one written token and where it looked in the source (cross-attention of the last layer, heads averaged).",
     # the download popover under every chart (ui/page/figure.py)

@@ -51,6 +51,8 @@ STRINGS = {
     "classroom.q.self_attention.decoder": "解码器掩码自注意力，第 {layer} 层，第 {head} 个头：查询 {token}（位置 {position}）最关注哪个词元？",
     "classroom.q.cross_attention": "交叉注意力，第 {layer} 层，各头平均：解码器位置 {position}（输入 {token}）最关注哪个源词元？",
     "classroom.q.bpe_count": "在这个句子上训练 BPE：第 {k} 次合并之后，句子有多少个词元？",
+    "classroom.q.ablation": "关闭 {parts} 之后，模型在解码器位置 {position}（输入 {token}）会把哪个词元排在第一？",
+    "classroom.q.answer_ablation": "关闭 {parts} 之后，模型把 {option} 排在第一（概率 {value}）；完整模型排在第一的是 {intact}。",
     "classroom.q.next_token": "在解码器位置 {position}，模型把哪个词元排在下一个词元的第一位？",
     "classroom.q.exercise": "自己算一算：输入你的数字并检查。你的第一次检查会计入全班的统计。",
     "classroom.q.right": "正确",

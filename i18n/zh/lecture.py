@@ -47,6 +47,8 @@ STRINGS = {
     "lecture.ffn.text": "接着，同一个小小的两层网络分别作用在每个词元上：d_model = {d_model} → d_ff = {d_ff} → d_model。热力图显示编码器第 1 层经过 {activation} 之后的隐藏层。",
     "lecture.output.title": "输出概率",
     "lecture.output.text": "解码器最后的向量经过一个线性层（为词表中每个词元打一个分）和一个 softmax，得到每个可能的下一个词元的概率。这里是紧跟在 [BOS] 之后、最可能的 {k} 个首个词元。",
+    "lecture.ablation.title": "关闭一个注意力头",
+    "lecture.ablation.text": "**一个头重要吗？** 把它关闭，再运行一次模型。这里关闭的是：{parts}（{mode}）。在 {total} 个位置中有 {n} 个位置的回答改变了：红色柱子是关闭后的模型，蓝色是完整模型。",
     "lecture.greedy.title": "贪心解码",
     "lecture.greedy.text": "取概率最大的词元，把它接到解码器的输入后面，再运行一次解码器，直到出现 [EOS]。每一行是一个写出的词元，以及它在源句子中看向了哪里（最后一层的交叉注意力，各头取平均）。",
     # 每张图下方的下载菜单（ui/page/figure.py）

@@ -61,6 +61,7 @@ STEP_QUESTION = {
     "masks": ("self_attention", "decoder"),
     "output": ("next_token", ""),
     "greedy": ("next_token", ""),
+    "ablation": ("ablation", ""),
 }
 
 
@@ -87,6 +88,8 @@ def _room_question(q: ModelQuestion) -> RoomQuestion:
         "position": str(p.get("position", p.get("query", ""))),
         "token": str(p.get("query_token") or p.get("input_token") or ""),
         "k": str(p.get("k", "")),
+        "parts": str(p.get("parts", "")).replace(",", ", "),
+        "intact": str(p.get("intact", "")),
         "value": repr(float(q.value)),
     }
     return RoomQuestion(q.kind, q.options, q.answer, {k: v for k, v in words.items() if v})
@@ -109,7 +112,7 @@ def question_text(kind: str, params: dict[str, str], lang: str | None = None) ->
     say = _in(lang)
     if kind == EXERCISE:
         return say("classroom.q.exercise")
-    values = {k: literal(v) if k == "token" else v for k, v in params.items()}
+    values = {k: literal(v) if k in ("token", "intact") else v for k, v in params.items()}
     if kind == "self_attention":
         return say(f"classroom.q.self_attention.{params.get('attn_kind', 'encoder')}", **values)
     return say(f"classroom.q.{kind}", **values)
@@ -126,6 +129,9 @@ def answer_text(q: QuestionState, lang: str | None = None) -> str:
     if q.kind == EXERCISE:
         return say("classroom.q.exercise_answer", value=f"{value:.4g}")
     option = literal(q.options[q.answer]) if q.answer is not None else "?"
+    if q.kind == "ablation":
+        return say("classroom.q.answer_ablation", option=option, value=f"{value:.2f}",
+                   intact=literal(q.params.get("intact", "?")), parts=q.params.get("parts", ""))
     key = {"bpe_count": "count", "next_token": "probability"}.get(q.kind, "weight")
     return say(f"classroom.q.answer_{key}", option=option, value=f"{value:.2f}")
 
@@ -154,6 +160,23 @@ def _slide_question(run, step_name: str, seed: int) -> ModelQuestion | None:
         return None
 
 
+def _ablation_question(run, seed: int) -> ModelQuestion | None:
+    """"With these parts off, what will the model predict?": the parts the lecturer switched off, else
+    the ones that teach (``core.interventions.runs.default_parts``); the options from both real runs."""
+    if run.config.stack == "encoder":
+        return None
+    from core.interventions.runs import intact_and_ablated_traces
+    from core.teaching.questions import ablation_question, changed_position
+
+    _, off, before, after = intact_and_ablated_traces(run.pipe, run.sentence, run.target, run.max_tokens)
+    position = changed_position(before, after, last=run.config.stack == "decoder")
+    try:
+        return ablation_question(before, after, run.pipe.tgt_labels, position, off.settings.ablate, seed=seed,
+                                 identity=run_identity(run))
+    except NoQuestion:
+        return None
+
+
 def _offers(run, step_name: str) -> list[Offer]:
     """The questions and exercises of the model on screen for this draw, this slide's first."""
     state = st.session_state
@@ -167,6 +190,8 @@ def _offers(run, step_name: str) -> list[Offer]:
     slide = _slide_question(run, step_name, seed)
     questions = [q for q in questions_for(run, seed) if slide is None or (q.kind, q.params.get("attn_kind"))
                  != (slide.kind, slide.params["attn_kind"])]
+    switched = _ablation_question(run, seed)
+    questions += [switched] if switched is not None else []
     offers = []
     for q in ([slide] if slide is not None else []) + questions:
         first = q.kind == kind and attn_kind in ("", q.params.get("attn_kind"))
