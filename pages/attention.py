@@ -5,7 +5,8 @@ import streamlit as st
 
 import figures.attention as fa
 import ui
-from ui.page import ablation, widgets
+from ui.interventions import switches as ablation
+from ui.page import widgets
 from ui.sections.attention import (
     EXPLORE_VIEWS,
     SCALED,

@@ -5,8 +5,8 @@ import streamlit as st
 
 import ui
 from i18n import t
+from ui.interventions.views import VIEWS, lens_section, patch_section, switch_section
 from ui.page import widgets
-from ui.sections.interventions import VIEWS, lens_section, patch_section, switch_section
 
 settings = ui.page_setup("nav.interventions.title")
 st.caption(ui.t("interventions.intro"))

@@ -1,12 +1,12 @@
 """Lecture mode: the whole Transformer as a sequence of steps, one large figure per screen, with
 ``?step=N`` in the URL, PageDown / PageUp to move, and rooms a class follows (the students on
-``/r/CODE``: ui/hall/). The slides: figures/lecture.py; the step on screen and its layout:
+``/r/CODE``: ui/hall/). The slides: figures/classroom/lecture.py; the step on screen and its layout:
 ui/sections/lecture.py; the page's decisions: docs/decisions.md, "Lecture mode"."""
 
 import streamlit as st
 
 import ui
-from figures.lecture import Context, shown_steps, slide_view
+from figures.classroom.lecture import Context, shown_steps, slide_view
 from ui.classroom import panels as classroom
 from ui.page.keys import step_buttons
 from ui.sections import exercises

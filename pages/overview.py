@@ -8,7 +8,7 @@ import streamlit as st
 
 import ui
 from figures.overview import pipeline_diagram
-from ui.sections.interventions import compare_with_intact
+from ui.interventions.views import compare_with_intact
 from ui.sections.overview import (
     decoder_equations,
     encoder_equations,

@@ -1,27 +1,13 @@
-"""Switching parts of the model off (ablation): one head, one attention layer, one feed-forward layer.
+"""Switching parts of the model off (ablation): a head, an attention layer, a feed-forward layer.
 
-A part is named as the URL names it, layers and heads counted from 1 as on screen:
+    zero   the part's output is 0: a head before Concat(head_1 … head_h) W_O (W_O's bias stays); a
+           whole sublayer adds nothing to the residual stream (x + 0, then the norm)
+    mean   the part's output is its mean over every position of reference sentences, whatever the input
 
-    <stack>.<layer>.<head>   one head: head_i replaced before Concat(head_1 … head_h) W_O
-    <stack>.<layer>.attn     the whole attention sublayer: MultiHead(…) replaced, so x + 0 (+ norm)
-    <stack>.<layer>.ffn      the feed-forward sublayer: FFN(x) replaced
+    parts = parse_ablation("dec.2.1,dec.2.3", model.config)     # core/interventions/parts.py
+    ablated = model.with_edits(ablation_edits(parts, "zero", model.config))
 
-    stack: enc (the encoder's self-attention), dec (the decoder's, or a decoder-only model's, masked
-    self-attention), cross (the decoder's cross-attention; it has no feed-forward of its own: that is dec)
-
-Two ways to switch a part off (``mode``):
-
-    zero   the part's output is 0                       (what "off" means most plainly)
-    mean   the part's output is its mean over a reference set of sentences, at every position
-           (the part says what it always says; only what it says about *this* sentence is gone)
-
-    parts = parse_ablation("dec.2.1,dec.2.3", model.config)
-    edits = ablation_edits(parts, "zero", model.config)
-    ablated = model.with_edits(edits)          # the same weights; every run has the parts off
-
-The mean is taken from the intact model's runs (:func:`reference_means`), over every position of every
-reference sentence. A head switched off keeps W_O's bias (the bias is not the head's); a whole
-attention layer switched off adds nothing to the residual stream. Notes: docs/decisions.md.
+The means come from the intact model's runs (:func:`reference_means`). Notes: docs/decisions.md.
 """
 
 from __future__ import annotations

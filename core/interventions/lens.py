@@ -1,18 +1,10 @@
-"""Every layer's guess (the logit lens, nostalgebraist 2020): read the residual stream part-way up.
+"""Every layer's guess (the logit lens, nostalgebraist 2020): the residual stream read part-way up.
 
-The model turns its last residual stream into a prediction with its final norm and its unembedding:
-
-    P(y_t) = softmax(Norm(x_N[t]) W_U)
-
-The lens applies the same two steps to the stream after every layer l = 0 … N (l = 0: the
-embeddings), as if the model stopped there:
-
-    P_l(y_t) = softmax(Norm(x_l[t]) W_U)
-
-Norm is the final norm the model really has (LayerNorm for the paper's model and GPT-2, RMSNorm for
-Llama and Qwen2, none for a model without one); W_U its output layer (GPT-2's: the embedding
-transposed). At l = N this is the model's own output. A post-norm model's stream is already normalised
-after each layer; the final norm still comes after, as in the model.
+The model turns its last stream into a prediction with its final norm and its output layer,
+P(y_t) = softmax(Norm(x_N[t]) W_U). The lens does the same after every layer l = 0 … N (0: the
+embeddings): P_l(y_t) = softmax(Norm(x_l[t]) W_U), as if the model stopped there. Norm is the final
+norm the model really has (LayerNorm; RMSNorm for Llama and Qwen2; none); W_U its output layer (GPT-2's:
+the embedding, transposed). At l = N this is the model's own output.
 """
 
 from __future__ import annotations

@@ -1,26 +1,14 @@
 """Patch one sentence's run into another's (activation patching): which part carries the difference?
 
-Two inputs of the same token count, *clean* and *corrupted*, lead to different answers. The measure
-at the answer position is the logit difference between the clean run's answer a and a foil f (the
-corrupted run's answer; no foil when both answer a: then logit a alone):
+Two inputs of one length, clean and corrupted, answer differently. At the answer position,
+m(run) = logit_a − logit_f (a: the clean run's answer, f: the corrupted run's; logit_a alone when
+they agree). Patching a part runs the corrupted input with that part's output from the clean run:
 
-    m(run) = logit_a(run) − logit_f(run)
+    restored = (m(patched) − m(corrupted)) / (m(clean) − m(corrupted))     0: none of it, 1: all
 
-Patching a part means running the corrupted input with that one part's output taken from the clean
-run. The share of the difference it restores,
-
-    restored = (m(patched) − m(corrupted)) / (m(clean) − m(corrupted))
-
-is 0 when the part carries none of it and 1 when it carries all of it (it may overshoot either way).
-Two grids (Meng et al. 2022; Wang et al. 2022, "Interpretability in the Wild"):
-
-    heads     one head's output head_i (every position) from the clean run: (stack, layer) × heads
-    residual  the residual stream entering one layer at one position: layers × positions, over the
-              stack whose input differs (the encoder of an encoder-decoder; a decoder-only model's stack)
-
-Every patched run of a grid is one row of one batched run, not a run of its own; a row joins the batch
-at the layer its patch is in (the layers before it are the corrupted run's, already computed), so a
-12-layer grid costs about half of 12 full passes of the batch. The answer's logits alone are computed.
+Grids: each head's output (every position), and the residual stream entering each layer at each
+position (over the stack whose input differs). A grid is one batched run, each row joining at the
+layer of its patch from the corrupted run's stream there; only the answer's logits are computed.
 """
 
 from __future__ import annotations

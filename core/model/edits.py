@@ -2,23 +2,13 @@
 
     x' = where(keep, x, value)            (keep True: the run's own number; False: value's)
 
-Switching a head off (ablation: value 0, or the head's mean over other sentences) and patching one
-run into another (activation patching: value = the other run's tensor) are both this one step, at a
-named place of the model, a *site* (stack, layer, part):
-
-    stack  "enc" (encoder self-attention and its layer), "dec" (the decoder's masked self-attention and
-           its layer; a decoder-only model's one stack), "cross" (the decoder's cross-attention)
-    layer  from 0, as the model counts (the screen counts from 1: core/interventions/ablation.py)
-    part   "heads"  the attention's per-head outputs head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i),
-                    (B, h, L, d_k), before Concat(…) W_O  (so W_O's bias stays: the head alone is gone)
-           "attn"   the attention sublayer's output MultiHead(…) (B, L, d_model), before residual + norm
-           "ffn"    the feed-forward sublayer's output FFN(x) (B, L, d_model), before residual + norm
-           "resid"  the residual stream entering the layer (B, L, d_model) (layer 0: the embeddings)
-
-``keep`` and ``value`` broadcast to the tensor: one row of value per batch row lets a single batched
-run try many patches at once (core/interventions/patching.py). Modules hold no edit: it is passed down
-with the run (``Transformer.trace(..., edits=)``), or kept by a twin that shares the weights
-(``Transformer.with_edits``), so a model that every session's thread reads is never changed.
+Switching a head off (value 0, or its mean) and patching one run into another (value: the other
+run's tensor) are this one step at a *site* (stack, layer, part): stack "enc" | "dec" | "cross",
+layer from 0, part "heads" (head_i, (B, h, L, d_k), before Concat·W_O), "attn" or "ffn" (the
+sublayer's output, (B, L, d_model), before residual + norm) or "resid" (the stream entering the layer).
+``keep`` and ``value`` broadcast: one row of value per batch row tries many patches in one run.
+Modules hold no edit: it goes down with a run (``Transformer.trace(..., edits=)``) or is kept by a
+twin sharing the weights (``Transformer.with_edits``); the model every session reads never changes.
 """
 
 from __future__ import annotations

@@ -297,12 +297,10 @@ def corpus_labels() -> list[str]:
 def load_pipeline(
     settings: PipelineSettings, checkpoint: Path = CHECKPOINT_PATH, gpt: Path = GPT_PATH
 ) -> Pipeline:
-    """The pipeline these settings name; with ``ablate``, the intact one's ``ablated`` twin."""
+    """The pipeline these settings name, intact: parts are switched off on a pipeline
+    (``core.interventions.runs.ablated(pipe, settings.ablate, settings.ablate_mode)``)."""
     if settings.ablate:
-        from core.interventions.runs import ablated
-
-        intact = load_pipeline(replace(settings, ablate="", ablate_mode="zero"), checkpoint, gpt)
-        return ablated(intact, settings.ablate, settings.ablate_mode)
+        raise ValueError("load the intact pipeline, then core.interventions.runs.ablated(pipe, ablate, mode)")
     if settings.weights == Weights.SESSION:
         raise ValueError("session weights are not loaded by settings: build them with pipeline_from_model")
     if settings.weights == Weights.HF:

@@ -14,7 +14,7 @@ import pytest
 from apphelpers import assert_clean, open_page
 from streamlit.testing.v1 import AppTest
 
-import figures.exercises as fx
+import figures.classroom.exercises as fx
 import ui.sections.exercises as ux
 from core.teaching.exercises import exercises_for
 from core.tracing.pipeline import PipelineSettings, load_pipeline

@@ -18,7 +18,8 @@ from ui.page.settings import DEFAULTS, checkpoint_available, default_sentence, m
 
 PAGE = "pages/lecture.py"
 FULL = ["overview", "tokens", "embeddings", "positional", "encoder", "decoder", "cross", "masks",
-        "residual", "ffn", "output", "greedy"]  # fmt: skip
+        "residual", "ffn", "output", "greedy", "ablation"]  # fmt: skip
+TOTAL = len(FULL)
 ENCODER_ONLY = ["overview", "tokens", "embeddings", "positional", "encoder", "residual", "ffn"]
 
 
@@ -47,7 +48,7 @@ def test_a_step_opened_cold_by_its_url_shows_the_real_attention():
 
     at = open_page(PAGE, {"step": "5"})
     assert_clean(at)
-    assert shown(at) == heading(5, 12, "encoder")
+    assert shown(at) == heading(5, TOTAL, "encoder")
     assert url_step(at) == "5"
     assert not [m for m in messages(at) if "step" in m]
     # the slide is the encoder's layer-1 attention of the sidebar sentence, every head
@@ -65,16 +66,16 @@ def test_a_step_opened_cold_by_its_url_shows_the_real_attention():
 
 def test_next_and_previous_change_the_step_and_the_url():
     at = open_page(PAGE)
-    assert shown(at) == heading(1, 12, "overview") and url_step(at) == "1"
+    assert shown(at) == heading(1, TOTAL, "overview") and url_step(at) == "1"
     assert at.button(key="lecture_prev").disabled  # nothing before the first step
     click(at, "lecture_next")
-    assert shown(at) == heading(2, 12, "tokens") and url_step(at) == "2"
+    assert shown(at) == heading(2, TOTAL, "tokens") and url_step(at) == "2"
     click(at, "lecture_next")
-    assert shown(at) == heading(3, 12, "embeddings") and url_step(at) == "3"
+    assert shown(at) == heading(3, TOTAL, "embeddings") and url_step(at) == "3"
     click(at, "lecture_prev")
-    assert shown(at) == heading(2, 12, "tokens") and url_step(at) == "2"
+    assert shown(at) == heading(2, TOTAL, "tokens") and url_step(at) == "2"
     at.run()  # a rerun without a click stays where it is (the URL it wrote is not re-read as new)
-    assert shown(at) == heading(2, 12, "tokens")
+    assert shown(at) == heading(2, TOTAL, "tokens")
     assert_clean(at)
 
 
@@ -87,13 +88,13 @@ def test_a_key_pressed_before_the_browser_had_the_last_url_still_moves_on():
     assert url_step(at) == "5"
     at.query_params["step"] = "4"  # the URL the browser still had when the next key went out
     click(at, "lecture_next")
-    assert shown(at) == heading(6, 12, FULL[5]) and url_step(at) == "6"
+    assert shown(at) == heading(6, TOTAL, FULL[5]) and url_step(at) == "6"
     at.query_params["step"] = "5"
     click(at, "lecture_prev_left")
-    assert shown(at) == heading(5, 12, FULL[4]) and url_step(at) == "5"
+    assert shown(at) == heading(5, TOTAL, FULL[4]) and url_step(at) == "5"
     at.query_params["step"] = "9"  # a step this page never wrote, with no key: a link, followed
     at.run()
-    assert shown(at) == heading(9, 12, FULL[8])
+    assert shown(at) == heading(9, TOTAL, FULL[8])
 
 
 
@@ -108,10 +109,10 @@ def test_an_old_url_this_page_wrote_is_not_followed_by_a_rerun_that_moved_nothin
     for stale in ("5", "6", "4"):
         at.query_params["step"] = stale
         at.run()
-        assert shown(at) == heading(7, 12, FULL[6]) and url_step(at) == "7"
+        assert shown(at) == heading(7, TOTAL, FULL[6]) and url_step(at) == "7"
     at.query_params["step"] = "10"  # never written: a link, followed
     at.run()
-    assert shown(at) == heading(10, 12, FULL[9]) and url_step(at) == "10"
+    assert shown(at) == heading(10, TOTAL, FULL[9]) and url_step(at) == "10"
 
 def test_the_keys_take_one_path_the_queue_and_the_twins_still_move():
     """The keys go through the key queue (ui/page/keys.py) only: a button shortcut for the same key would
@@ -123,12 +124,12 @@ def test_the_keys_take_one_path_the_queue_and_the_twins_still_move():
     click(at, "lecture_next_space")
     assert url_step(at) == "6"
     click(at, "lecture_prev_left")
-    assert shown(at) == heading(5, 12, "encoder") and url_step(at) == "5"
+    assert shown(at) == heading(5, TOTAL, "encoder") and url_step(at) == "5"
 
 
 def test_the_last_step_cannot_go_further():
-    at = open_page(PAGE, {"step": "12"})
-    assert shown(at) == heading(12, 12, "greedy")
+    at = open_page(PAGE, {"step": str(TOTAL)})
+    assert shown(at) == heading(TOTAL, TOTAL, "ablation")
     assert at.button(key="lecture_next").disabled and at.button(key="lecture_next_space").disabled
     assert not at.button(key="lecture_prev").disabled
 
@@ -137,22 +138,22 @@ def test_a_new_step_in_the_url_is_followed_mid_session():
     at = open_page(PAGE, {"step": "2"})
     at.query_params["step"] = "7"  # a link or a bookmark opened in the same tab
     at.run()
-    assert shown(at) == heading(7, 12, "cross")
+    assert shown(at) == heading(7, TOTAL, "cross")
     click(at, "lecture_next")
-    assert shown(at) == heading(8, 12, "masks") and url_step(at) == "8"
+    assert shown(at) == heading(8, TOTAL, "masks") and url_step(at) == "8"
 
 
 @pytest.mark.parametrize(
     ("raw", "step"),
-    [("abc", 1), ("999", 12), ("0", 1), ("-3", 1), ("2.5", 1), (" 4", 4), ("４", 1), ("<b>x</b>", 1)],
+    [("abc", 1), ("999", len(FULL)), ("0", 1), ("-3", 1), ("2.5", 1), (" 4", 4), ("４", 1), ("<b>x</b>", 1)],
 )
 def test_a_tampered_step_falls_back_with_a_message(raw, step):
     at = open_page(PAGE, {"step": raw})
     assert_clean(at)
-    assert shown(at) == heading(step, 12, FULL[step - 1])
+    assert shown(at) == heading(step, TOTAL, FULL[step - 1])
     assert url_step(at) == str(step)  # the URL is corrected
     notice = [m for m in messages(at) if m.startswith("Ignored step=`")]
-    assert notice == [f"Ignored step=`{raw}` in the URL (it must be a whole number from 1 to 12); "
+    assert notice == [f"Ignored step=`{raw}` in the URL (it must be a whole number from 1 to {TOTAL}); "
                       f"showing step {step}."]
 
 
@@ -173,9 +174,9 @@ def test_chinese_headings_buttons_and_messages():
     at = open_page(PAGE, {"lang": "zh", "step": "x"})
     assert_clean(at)
     assert at.title[0].value == t("nav.lecture.title", "zh") == "讲课模式"
-    assert shown(at) == heading(1, 12, "overview", "zh")
+    assert shown(at) == heading(1, TOTAL, "overview", "zh")
     assert at.button(key="lecture_next").label == "下一步"
-    assert t("lecture.bad_step", "zh", value="`x`", total=12, step=1) in messages(at)
+    assert t("lecture.bad_step", "zh", value="`x`", total=TOTAL, step=1) in messages(at)
     assert t("lecture.overview.text", "zh") in [m.value for m in at.markdown]
 
 
@@ -203,7 +204,7 @@ def test_encoder_only_weights_leave_the_decoder_steps_out():
     at = open_page(PAGE, {"step": "999"}, weights="minilm")
     assert shown(at) == heading(7, 7, "ffn")  # clamped to this model's last step
     captions = [c.value for c in at.caption]
-    assert t("lecture.skipped", "en", model="all-MiniLM-L6-v2", n=5) in captions
+    assert t("lecture.skipped", "en", model="all-MiniLM-L6-v2", n=TOTAL - 7) in captions
     at = open_page(PAGE, weights="minilm")
     walk(at, ENCODER_ONLY)
 

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not GPT_PATH.is_file(), reason="no small GPT at 
 SENTENCE = "To be, or not to be. 床前明月光"
 LANGS = ("en", "zh")
 ONE_STACK = ["overview", "tokens", "embeddings", "positional", "decoder", "masks", "residual", "ffn",
-             "output", "greedy"]  # fmt: skip
+             "output", "greedy", "ablation"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -199,7 +199,7 @@ def test_positional_shows_qwen2s_rope_with_its_base_and_pairing(lang):
 # -- Lecture mode -----------------------------------------------------------------------------------
 
 ONE_STACK = ["overview", "tokens", "embeddings", "positional", "decoder", "masks", "residual", "ffn",
-             "output", "greedy"]  # fmt: skip
+             "output", "greedy", "ablation"]  # fmt: skip
 
 
 @pytest.mark.parametrize(

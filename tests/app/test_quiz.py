@@ -180,7 +180,7 @@ def test_an_exercise_given_to_the_room_is_checked_on_the_server_and_counts_the_f
     counts right or wrong in the tally."""
     from test_exercises_ui import reference_run
 
-    import figures.exercises as fx
+    import figures.classroom.exercises as fx
     from core.teaching.exercises import exercises_for
 
     query = {"weights": "trained", "sentence": SENTENCE, "step": "5"}
@@ -218,7 +218,7 @@ def test_an_exercise_given_to_the_room_is_checked_on_the_server_and_counts_the_f
 
 
 def test_students_following_one_slide_share_its_figure_built_once(store, monkeypatch):
-    import figures.lecture as lecture
+    import figures.classroom.lecture as lecture
 
     built = []
     real = lecture.heads_figure  # the slide's figure, as the lecture's sections call it

@@ -122,9 +122,10 @@ URL_KEYS = {
                        "model_temperature", "model_step", "model_view"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
     "pages/lecture.py": ["step"],
+    "pages/interventions.py": ["iv_view", "patch_pair", "patch_clean", "patch_corrupt"],
 }  # fmt: skip
 SIDEBAR_KEYS = ["lang", "sentence", "target", "weights", "d_model", "num_heads", "num_layers", "d_ff", "seed",
-                "norm", "positions", "max_tokens"]
+                "norm", "positions", "max_tokens", "ablate", "ablate_mode"]
 
 
 def test_every_page_is_covered():

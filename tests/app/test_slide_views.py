@@ -9,7 +9,7 @@ import json
 import pytest
 from apphelpers import assert_clean, open_page, plotly_specs
 
-import figures.lecture as lecture
+import figures.classroom.lecture as lecture
 from ui.page.settings import checkpoint_available, gpt_available, minilm_available
 
 SENTENCE = "slides as data 数据 🙂"  # no other test's sentence: every view here is built afresh

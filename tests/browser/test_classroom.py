@@ -63,7 +63,7 @@ from core.teaching.exercises import check, exercises_for
 from core.teaching.questions import bpe_token_count
 from core.tracing.pipeline import load_pipeline
 from core.tracing.run import SentenceRun
-from figures.exercises import exercise_title, verdict_view
+from figures.classroom.exercises import exercise_title, verdict_view
 from i18n import t
 from ui.classroom.panels import COUNT_SECONDS
 from ui.classroom.quiz import TALLY_SECONDS
@@ -311,8 +311,8 @@ def _plain(markdown: str) -> str:
 def test_an_exercise_checks_the_typed_number_and_draws_the_worked_solution(room: Room, app_url: str):
     """On the encoder's slide the lecturer asks "Compute: …" (the score of a query and a key: the
     exercise ``core.teaching.exercises`` gives the lecturer's run). The exact answer gets the right verdict;
-    a wrong number gets the wrong one, worded as ``figures.exercises.verdict_view`` words it, with every
-    formula and table of its worked solution drawn (KaTeX, no LaTeX source left as text). The tally
+    a wrong number gets the wrong one, worded as ``figures.classroom.exercises.verdict_view`` words it,
+    with every formula and table of its worked solution drawn (KaTeX, no LaTeX source left as text). The tally
     counts both checks; the reveal gives the answer."""
     run = lecture_run({"sentence": SENTENCE})
     (exercise,) = [e for e in exercises_for(run, 0) if e.kind == "attention_score"]

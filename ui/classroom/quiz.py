@@ -30,7 +30,7 @@ from core.teaching.questions import (
     self_attention_question,
 )
 from core.teaching.questions import Question as ModelQuestion
-from figures.classroom import tally_figure
+from figures.classroom.tally import tally_figure
 from i18n import t as texts_in
 from ui.classroom.rooms import Question as RoomQuestion
 from ui.classroom.rooms import (

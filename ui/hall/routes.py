@@ -33,7 +33,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from core.teaching.exercises import check
-from figures.exercises import verdict_view
+from figures.classroom.exercises import verdict_view
 from i18n import LANGS, t
 from ui.classroom import panels  # the one room store of this server, connected to HALL
 from ui.classroom.clients import client_of

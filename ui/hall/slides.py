@@ -2,8 +2,8 @@
 
     message = room_message(state, tally, "zh")   # the room's step, built as the lecturer's page built it
 
-The slide is the same ``figures.lecture.SlideView`` the lecturer's page draws (one builder), from the
-same caches (``ui.page.figure.shared_view``): a step the lecturer's page showed is not built again.
+The slide is the same ``figures.classroom.lecture.SlideView`` the lecturer's page draws (one builder),
+from the same caches (``ui.page.figure.shared_view``): a step the lecturer's page showed is not built again.
 The room's settings are validated as a URL's are, in the follower's language.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 
 from core.teaching.exercises import Exercise
-from figures.exercises import card_view
-from figures.lecture import Context, shown_steps, slide_view, view_json
+from figures.classroom.exercises import card_view
+from figures.classroom.lecture import Context, shown_steps, slide_view, view_json
 from i18n import LANGS, t
 from ui.caches.cache import quiet_run
 from ui.classroom.quiz import EXERCISE, answer_text, option_text, question_text
@@ -45,7 +45,7 @@ def room_exercise(state: RoomState) -> Exercise | None:
 
 def question_data(state: RoomState, tally: Tally | None, lang: str) -> dict | None:
     """The open question as a follower reads it: its words, options, the tally once revealed; an
-    exercise's card (``figures.exercises.card_view``: what to compute and the numbers)."""
+    exercise's card (``figures.classroom.exercises.card_view``: what to compute and the numbers)."""
     q = state.question
     if q is None:
         return None

@@ -24,7 +24,7 @@ from i18n import LANG_NAMES, LANGS
 from i18n import strings as _strings
 from i18n import t as _t
 from ui.caches.cache import get_pipeline, model_failure
-from ui.page import ablation
+from ui.interventions import switches as ablation
 from ui.page.lang import STORE, current_lang, t
 from ui.page.nav import FAVICON, navigation_pages
 from ui.page.settings import (

@@ -21,7 +21,8 @@ from core.names import Weights
 from core.training.pairs import aligned_source
 from i18n import t
 from ui.components.head_view import show_head_view
-from ui.page import ablation, widgets
+from ui.interventions import switches as ablation
+from ui.page import widgets
 from ui.page.tables import show_table
 from ui.sections import induction
 

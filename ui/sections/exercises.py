@@ -1,5 +1,5 @@
 """Compute it yourself: the Streamlit side of ``core/teaching/exercises.py`` (the card as data, the same
-for the lecture hall's follower page: ``figures/exercises.py``).
+for the lecture hall's follower page: ``figures/classroom/exercises.py``).
 
     found = exercises_at(run, "encoder", seed)      # this step's exercises (cached per run and seed)
     verdict = exercise_card(found[0], key="x")      # what to compute, the numbers, an answer box, the verdict
@@ -23,7 +23,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-import figures.exercises as fx
+import figures.classroom.exercises as fx
 from core.teaching.exercises import Exercise, Verdict, check, exercises_for
 from core.teaching.questions import bpe_merges_possible, run_identity
 from ui import current_lang, t
@@ -33,7 +33,7 @@ from ui.page.tables import show_table
 
 log = logging.getLogger("glassbox.exercises")
 
-# The Lecture page's step ids (figures/lecture.py STEPS) and the exercise kinds each one gives.
+# The Lecture page's step ids (figures/classroom/lecture.py STEPS) and the exercise kinds each one gives.
 STEP_EXERCISES: dict[str, tuple[str, ...]] = {
     "tokens": ("bpe_count",),
     "positional": ("pe_entry",),
@@ -107,7 +107,7 @@ def _offered(run, step_name: str) -> bool:
     return bool(kinds)
 
 
-# -- drawing a card's blocks (figures/exercises.py builds them) -----------------------------------------
+# -- drawing a card's blocks (figures/classroom/exercises.py builds them) ------------------------------
 
 
 def exercise_title(exercise: Exercise) -> str:

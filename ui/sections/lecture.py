@@ -1,7 +1,7 @@
 """The Lecture page's Streamlit parts: the step on screen (``current_step``: a room's, a followed
 ``?step=N``, or the session's), Previous / Next, the page's fixed stylesheet and how a slide's view
-(``figures.lecture.SlideView``, built once per run, step and language) is laid out. The slides
-themselves are built in ``figures/lecture.py``. The page's decisions (URL per step, keys, the folded
+(``figures.classroom.lecture.SlideView``, built once per run, step and language) is laid out. The slides
+themselves are built in ``figures/classroom/lecture.py``. The page's decisions (URL per step, keys, the folded
 sidebar, rooms) are in docs/decisions.md, "Lecture mode"."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 import streamlit as st
 
 import ui
-from figures.lecture import SlideView
+from figures.classroom.lecture import SlideView
 from ui.page.keys import check_step
 
 STEP = "lecture_step"  # the step on screen (1-based), kept per session

@@ -39,7 +39,7 @@ from figures.model import (
 from figures.overview import has_output_bias, output_latex
 from i18n import strings
 from ui import Settings
-from ui.page import ablation
+from ui.interventions import switches as ablation
 from ui.page.sliders import url_slider
 from ui.page.tables import show_table
 from ui.sections.generation import Sampling, generation

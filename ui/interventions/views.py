@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import streamlit as st
 
-import ui
 from core.interventions.runs import answer_probs, copy_losses
 from figures.interventions import (
     heads_patching_figure,
@@ -21,8 +20,10 @@ from figures.interventions import (
 from i18n import t as _t
 from ui.caches.budget import cached
 from ui.caches.cache import cache_key, get_pipeline, get_run
-from ui.page import ablation, widgets
-from ui.page.ablation import parts_text
+from ui.interventions import switches as ablation
+from ui.interventions.switches import parts_text
+from ui.page import widgets
+from ui.page.figure import show_figure
 from ui.page.lang import t
 from ui.page.safe import show_tokens
 from ui.page.settings import Settings, literal
@@ -123,41 +124,34 @@ VIEWS = ("switch", "patch", "lens")  # ?iv_view=<view>: the page's tabs
 
 def switch_section(settings: Settings, run) -> None:
     """Switch parts off here (the same parts as the sidebar's), a few that teach, and the comparison."""
-    config = run.config
+    encoder_only = run.config.stack == "encoder"
     st.markdown(t("interventions.switch.intro"))
-    ablation.pick_parts(settings, config, "iv_parts")
-    presets = ready_parts(run.pipe)
-    if presets:
-        columns = st.columns(len(presets))
-        for column, (name, parts) in zip(columns, presets.items(), strict=True):
-            column.button(
-                t(f"interventions.preset.{name}"),
-                key=f"iv_preset_{name}",
-                on_click=ablation.set_parts,
-                args=(parts,),
-                help=", ".join(p.id for p in parts),
-            )
+    if encoder_only:  # its parts can be switched off; there is no answer to compare
+        model = run.pipe.name or "all-MiniLM-L6-v2"
+        st.info(t("interventions.encoder_only", model=model), icon=":material/info:")
+    ablation.pick_parts(settings, run.config, "iv_parts")
+    preset = ready_parts(run.pipe)
+    if preset is not None:
+        name, parts = preset
+        st.button(t(f"interventions.preset.{name}"), key=f"iv_preset_{name}", on_click=ablation.set_parts,
+                  args=(parts,), help=", ".join(p.id for p in parts))
     if not settings.ablate:
         st.info(t("interventions.switch.none"), icon=":material/info:")
-        return
-    if run.config.stack == "encoder":
-        st.info(
-            t("interventions.encoder_only", model=run.pipe.name or "all-MiniLM-L6-v2"), icon=":material/info:"
-        )
-        return
-    compare_with_intact(settings, run)
+    elif not encoder_only:
+        compare_with_intact(settings, run)
 
 
-def ready_parts(pipe) -> dict[str, list]:
-    """Parts worth switching off together on this model: the small GPT's two induction heads, the
-    pinyin model's layer-2 cross-attention (its four heads)."""
-    from core.interventions.parts import Part
+def ready_parts(pipe) -> tuple[str, tuple] | None:
+    """The parts worth switching off together on this model, named for its button: the small GPT's two
+    induction heads, the pinyin model's last cross-attention layer (``default_parts``); None for others."""
+    from core.interventions.runs import default_parts
+    from core.names import Weights
 
-    if pipe.task == "lm" and pipe.weights == "gpt":
-        return {"induction": [Part("dec", 2, "1"), Part("dec", 2, "3")]}
+    if pipe.weights == Weights.GPT:
+        return "induction", default_parts(pipe)
     if pipe.task == "pinyin":
-        return {"cross2": [Part("cross", 2, str(h)) for h in range(1, pipe.config.num_heads + 1)]}
-    return {}
+        return "cross2", default_parts(pipe)
+    return None
 
 
 @cached(max_entries=16)
@@ -255,14 +249,14 @@ def patch_section(settings: Settings, run) -> None:
     )
     rows = [patch_row_label(stack, layer + 1, lang, one_stack) for stack, layer in p.head_rows]
     st.markdown(f"**{t('interventions.patch.heads.title')}**")
-    ui.show_figure(
+    show_figure(
         heads_patching_figure(p.heads.numpy(), rows, lang=lang),
         key="patch_heads",
         name="patching-heads",
     )
     st.caption(t("interventions.patch.heads.reading"))
     st.markdown(f"**{t(f'interventions.patch.resid.title.{p.resid_stack}')}**")
-    ui.show_figure(
+    show_figure(
         residual_patching_figure(
             p.resid.numpy(),
             result.clean_tokens,
@@ -310,7 +304,7 @@ def lens_section(settings: Settings, run) -> None:
     answers = [labels[i] for i in lens.answer.tolist()]
     tokens = run.tgt_tokens[: len(answers)]
     st.markdown(f"**{t('interventions.lens.title')}**")
-    ui.show_figure(
+    show_figure(
         lens_figure(
             lens.answer_prob.numpy(),
             top,
