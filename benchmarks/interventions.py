@@ -1,6 +1,6 @@
 """Interventions at GPT-2 small's size (issue 41, part 6): ablated reruns, the patching grids, the lens.
 
-    .venv/bin/python benchmarks/interventions.py                # ~2 min (the folder made once, ~0.5 GB)
+    .venv/bin/python benchmarks/interventions.py                # ~3 min (the folder made once, ~0.5 GB)
     .venv/bin/python benchmarks/interventions.py --separate 144  # all 144 unbatched patched runs timed
     .venv/bin/python benchmarks/interventions.py --threads 2     # default 1 thread, as the app runs
 
