@@ -97,12 +97,23 @@ def patch(
                 "both inputs give the answer the same logit difference: there is nothing to restore"
             )
 
-        def share(logits: Tensor) -> Tensor:
-            return (logit_difference(logits, answer, foil) - m_corr) / (m_clean - m_corr)
+        def share(out: Tensor) -> Tensor:  # (..., d_model) the final norm's output at the position
+            return (_difference(model, out, answer, foil) - m_corr) / (m_clean - m_corr)
 
         rows, heads = _head_grid(model, clean_tr, corr_tr, position)
         stack, resid = _resid_grid(model, clean_tr, corr_tr, position)
     return Patching(rows, share(heads), stack, share(resid), position, answer, foil, m_clean, m_corr)
+
+
+def _difference(model: Transformer, out: Tensor, answer: int, foil: int | None) -> Tensor:
+    """m = logit_a − logit_f from the final norm's output ``out`` (..., d_model), through only the two
+    rows of the output layer it reads (not the whole vocabulary's)."""
+    ids = [answer] if foil is None else [answer, foil]
+    gen = model.generator
+    logits = out @ gen.weight[ids].T  # (..., 1 or 2)
+    if gen.bias is not None:
+        logits = logits + gen.bias[ids]
+    return logits[..., 0] if foil is None else logits[..., 0] - logits[..., 1]
 
 
 def _trace(model: Transformer, inputs: Inputs) -> ModelTrace:
@@ -141,7 +152,8 @@ def _patch_rows(batch_size: int, first: int, h: int) -> Tensor:
 
 
 def _head_grid(model: Transformer, clean: ModelTrace, corr: ModelTrace, position: int):
-    """-> ([(stack, layer)], (rows, h) logits-derived values at ``position``): one row per attention."""
+    """-> ([(stack, layer)], (rows, h, d_model) the final norm's output at ``position``): a row per
+    attention."""
     h = model.config.num_heads
     rows: list[tuple[str, int]] = []
     batch = _Batch()
@@ -169,11 +181,12 @@ def _head_grid(model: Transformer, clean: ModelTrace, corr: ModelTrace, position
         edits = model._edits(Edits(edit))
         batch.x, _ = layer(batch.x, batch.memory, corr.src_mask, corr.tgt_mask, None, None, edits.layer(i))
     out = model.decoder.norm(batch.x[:, position])  # (B, d_model)
-    return rows, model.generator(out).reshape(len(rows), h, -1)  # (rows, h, vocab)
+    return rows, out.reshape(len(rows), h, -1)  # (rows, h, d_model)
 
 
 def _resid_grid(model: Transformer, clean: ModelTrace, corr: ModelTrace, position: int):
-    """-> (stack, (layers, L) logits at ``position`` with the stream entering layer l patched at p)."""
+    """-> (stack, (layers, L, d_model) the final norm's output at ``position``, the stream entering
+    layer l patched at p)."""
     encoder = model.encoder is not None
     stack_layers = model.encoder.layers if encoder else model.decoder.layers
     clean_layers = clean.encoder if encoder else clean.decoder
@@ -199,4 +212,4 @@ def _resid_grid(model: Transformer, clean: ModelTrace, corr: ModelTrace, positio
     else:
         x = batch.x
     out = model.decoder.norm(x[:, position])
-    return ("enc" if encoder else "dec"), model.generator(out).reshape(len(stack_layers), L, -1)
+    return ("enc" if encoder else "dec"), out.reshape(len(stack_layers), L, -1)
