@@ -19,7 +19,7 @@ labels = [ui.t(f"interventions.tab.{view}") for view in VIEWS]
 aliases = widgets.aliases(VIEWS, lambda view, lang: t(f"interventions.tab.{view}", lang))
 tabs = widgets.tabs(labels, "iv_view", notices, VIEWS, aliases)
 widgets.warn(notices)
-for tab, draw in zip(tabs, (switch_section, patch_section, lens_section), strict=True):
+for tab, draw in zip(tabs, (patch_section, lens_section, switch_section), strict=True):
     if tab.open:  # one section at a time: only the open tab is drawn
         with tab:
             draw(settings, run)

@@ -109,6 +109,7 @@ def _tab_views() -> list[tuple[str, str]]:
     views += [("attention", f"attn_view={v}") for v in ("grid", "query")]
     views += [("attention", "attn_explore=neuron_view")]
     views += [("model", f"model_view={v}") for v in ("stream", "output", "decoding")]
+    views += [("interventions", "iv_view=lens")]
     return views
 
 

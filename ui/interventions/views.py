@@ -119,7 +119,7 @@ def _copy_loss_rows(settings: Settings, run) -> None:
 
 # -- the Interventions page ------------------------------------------------------------------------------
 
-VIEWS = ("switch", "patch", "lens")  # ?iv_view=<view>: the page's tabs
+VIEWS = ("patch", "lens", "switch")  # ?iv_view=<view>: the page's tabs; a cold URL opens a chart
 
 
 def switch_section(settings: Settings, run) -> None:
