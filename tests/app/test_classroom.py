@@ -19,7 +19,7 @@ from ui.page.settings import validate
 PAGE = "pages/lecture.py"
 
 
-def heading(step: int, name: str, lang: str = "en", total: int = 12) -> str:
+def heading(step: int, name: str, lang: str = "en", total: int = 13) -> str:
     return t("lecture.heading", lang, step=step, total=total, title=t(f"lecture.{name}.title", lang))
 
 

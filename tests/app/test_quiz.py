@@ -227,7 +227,7 @@ def test_students_following_one_slide_share_its_figure_built_once(store, monkeyp
     lecturer, code = start_room({"sentence": sentence, "step": "5"})
     students = [Student(code) for _ in range(3)] + [Student(code, "zh")]
     for student in students:
-        assert student.message()["slide"]["heading"].startswith("5 / 12")
+        assert student.message()["slide"]["heading"].startswith("5 / 13")
     assert len(built) == 2  # once in English (the lecturer and three students), once in 中文
 
 

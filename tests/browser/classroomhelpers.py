@@ -34,7 +34,7 @@ SENTENCE = "我们去北京"  # not a default sentence: a student's page can onl
 LECTURER = f"/lecture?sentence={quote(SENTENCE)}&step=3"
 
 
-def heading(step: int, lang: str = "en", total: int = 12) -> str:
+def heading(step: int, lang: str = "en", total: int = 13) -> str:
     return t(
         "lecture.heading", lang, step=step, total=total, title=t(f"lecture.{STEPS[step - 1]}.title", lang)
     )

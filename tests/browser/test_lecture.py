@@ -17,7 +17,7 @@ TIMEOUT = 60_000  # the first session imports torch and builds the model
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 
 
-def wait_step(page: Page, step: int, total: int = 12) -> None:
+def wait_step(page: Page, step: int, total: int = 13) -> None:
     """Step ``step`` is on screen, its URL says so, its chart is drawn and the script has finished."""
     expect(page.locator(".st-key-lecture_slide h2")).to_have_text(
         re.compile(rf"^{step} / {total} · "), timeout=TIMEOUT

@@ -17,11 +17,11 @@ from serverprocess import Server, free_port, streamlit_command
 pytestmark = [pytest.mark.browser, pytest.mark.alone]  # its load is made to measure: nothing else beside it
 
 TIMEOUT = 60_000  # the first session imports torch and builds the model
-TOTAL = 12  # the random-weights model's lecture has every step
-# 30 presses: two at step 1 (nothing before it), one past step 12 (nothing after it), and a last
+TOTAL = 13  # the random-weights model's lecture has every step
+# 30 presses: two at step 1 (nothing before it), one past step 13 (nothing after it), and a last
 # stretch that ends mid-lecture, so a lost press cannot hide behind an end.
-KEYS = ["PageUp"] * 2 + ["PageDown"] * 9 + ["PageUp"] * 3 + ["PageDown"] * 6 + ["PageUp"] * 5 \
-    + ["PageDown"] * 3 + ["PageUp"] * 2
+KEYS = ["PageUp"] * 2 + ["PageDown"] * 10 + ["PageUp"] * 3 + ["PageDown"] * 6 + ["PageUp"] * 5 \
+    + ["PageDown"] * 3 + ["PageUp"] * 1
 GAP = 0.3  # seconds between presses: a lecturer clicking through quickly
 STOPPED, PERIOD = 0.3, 0.45  # the server is paused 0.3 s of every 0.45 s: a machine under load
 
