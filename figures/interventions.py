@@ -44,9 +44,34 @@ def _names_on_axes(
     return fig
 
 
-def _with_numbers(fig: go.Figure, z: np.ndarray, fmt: str = ".2f") -> go.Figure:
+def _restored(
+    z: np.ndarray,
+    x: Sequence[str],
+    y: Sequence[str],
+    x_title: str,
+    y_title: str,
+    title: str | None,
+    lang: str,
+) -> go.Figure:
+    """A grid of shares restored: signed, centred on 0, its colour clipped at ±1, every cell's number."""
+    fig = heatmap(
+        z,
+        x,
+        y,
+        title=title,
+        colorscale=SIGNED_SCALE,
+        zmin=-1,
+        zmax=1,
+        zmid=0,
+        colorbar_title=t("interventions.patch.restored", lang),
+        x_title=x_title,
+        y_title=y_title,
+        value_format=".3f",
+        height=_sized(len(y)),
+        lang=lang,
+    )
     if z.size <= CELL_TEXT_MAX:
-        fig.update_traces(texttemplate=f"%{{z:{fmt}}}", textfont={"size": 16})
+        fig.update_traces(texttemplate="%{z:.2f}", textfont={"size": 16})
     return fig
 
 
@@ -57,23 +82,16 @@ def heads_patching_figure(
     per attention (``rows``: its name), one column per head."""
     z = np.asarray(restored, dtype=float)
     heads = [t("attention.head_n", lang, n=j + 1) for j in range(z.shape[1])]
-    fig = heatmap(
+    fig = _restored(
         z,
         heads,
         rows,
-        title=title,
-        colorscale=SIGNED_SCALE,
-        zmin=-1,
-        zmax=1,
-        zmid=0,
-        colorbar_title=t("interventions.patch.restored", lang),
-        x_title=t("interventions.axis.head", lang),
-        y_title=t("interventions.axis.attention", lang),
-        value_format=".3f",
-        height=_sized(len(rows)),
-        lang=lang,
+        t("interventions.axis.head", lang),
+        t("interventions.axis.attention", lang),
+        title,
+        lang,
     )
-    return _with_numbers(_names_on_axes(fig, heads, rows), z)
+    return _names_on_axes(fig, heads, rows)
 
 
 def residual_patching_figure(
@@ -83,23 +101,16 @@ def residual_patching_figure(
     position from the clean run (row l: "into layer l"; row 1 is the embeddings)."""
     z = np.asarray(restored, dtype=float)
     rows = [t("interventions.row.into", lang, layer=i + 1) for i in range(z.shape[0])]
-    fig = heatmap(
+    fig = _restored(
         z,
         tokens,
         rows,
-        title=title,
-        colorscale=SIGNED_SCALE,
-        zmin=-1,
-        zmax=1,
-        zmid=0,
-        colorbar_title=t("interventions.patch.restored", lang),
-        x_title=t("interventions.axis.position", lang),
-        y_title=t("interventions.axis.stream", lang),
-        value_format=".3f",
-        height=_sized(len(rows)),
-        lang=lang,
+        t("interventions.axis.position", lang),
+        t("interventions.axis.stream", lang),
+        title,
+        lang,
     )
-    return _with_numbers(_names_on_axes(fig, y=rows), z)
+    return _names_on_axes(fig, y=rows)
 
 
 def lens_figure(

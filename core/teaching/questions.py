@@ -321,30 +321,9 @@ def next_token_question(
     """Which next token the model ranks first at decoder position ``position``: the options are the
     top ``n_options`` of its logits there (a token tied with the first is left out), ``values`` their
     probabilities. ``tgt_labels``: the label of every target id (``Pipeline.tgt_labels``)."""
-    if trace.logits is None:
-        raise NoQuestion("an encoder-only model predicts no next token")
-    if not MIN_OPTIONS <= n_options <= MAX_OPTIONS:
-        raise ValueError(f"n_options={n_options} must be between {MIN_OPTIONS} and {MAX_OPTIONS}")
-    position = _index(position, trace.logits.size(1), "position")
-    logits = trace.logits[0, position].double()  # (V,)
-    probs = torch.softmax(logits, dim=-1)
-    order = torch.sort(logits, descending=True, stable=True).indices  # ties: the lower id first, as argmax
-    best = int(order[0])
-    ids = [best] + [int(i) for i in order[1 : 2 * n_options] if logits[i] != logits[best]][: n_options - 1]
-    if len(ids) < MIN_OPTIONS:
-        raise NoQuestion(f"{len(ids)} distinct next tokens: a question needs {MIN_OPTIONS}")
-    input_id = int(trace.tgt_ids[0, position]) if trace.tgt_ids is not None else None
-    params = {
-        "position": position,
-        "input_token": None if input_id is None else str(tgt_labels[input_id]),
-        "seed": seed,
-    }
-    rng = _rng("next_token", params, identity)
-    rng.shuffle(ids)
-    labels = distinct_labels([str(tgt_labels[i]) for i in ids], [f"id {i}" for i in ids])
-    return _question(
-        "next_token", params, identity, labels, [float(probs[i]) for i in ids], ids.index(best), {"ids": ids}
-    )
+    position, ids, probs, best = _ranked(trace, position, n_options)
+    return _token_question("next_token", trace, tgt_labels, position, ids, probs, best, {"seed": seed},
+                           identity, {})
 
 
 def ablation_question(
@@ -362,33 +341,45 @@ def ablation_question(
     decoder position ``position``? Both traces read the same input. The options come from the two real
     runs: the ablated run's first (the answer), the intact run's first, then the ablated run's next
     best; ``values`` are the ablated run's probabilities, ``params["intact"]`` the intact run's first."""
-    if ablated.logits is None or intact.logits is None:
+    if intact.logits is None:
+        raise NoQuestion("an encoder-only model predicts no next token")
+    before = int(intact.logits[0, _index(position, intact.logits.size(1), "position")].argmax())
+    position, ids, probs, best = _ranked(ablated, position, n_options, first=(before,))
+    return _token_question("ablation", ablated, tgt_labels, position, ids, probs, best,
+                           {"parts": parts, "seed": seed}, identity, {"intact": str(tgt_labels[before])})
+
+
+def _ranked(trace: ModelTrace, position: int, n_options: int, first: Sequence[int] = ()):
+    """(position, ids, probabilities, best) for a question about the token ranked first at
+    ``position``: the first-ranked token, then ``first`` (another run's answer), then the next best;
+    no token tied with the first (it would be a second right answer)."""
+    if trace.logits is None:
         raise NoQuestion("an encoder-only model predicts no next token")
     if not MIN_OPTIONS <= n_options <= MAX_OPTIONS:
         raise ValueError(f"n_options={n_options} must be between {MIN_OPTIONS} and {MAX_OPTIONS}")
-    position = _index(position, ablated.logits.size(1), "position")
-    logits = ablated.logits[0, position].double()  # (V,)
-    probs = torch.softmax(logits, dim=-1)
-    order = torch.sort(logits, descending=True, stable=True).indices
-    best, before = int(order[0]), int(intact.logits[0, position].argmax())
-    ids = [best] + ([before] if before != best and logits[before] != logits[best] else [])
+    position = _index(position, trace.logits.size(1), "position")
+    logits = trace.logits[0, position].double()  # (V,)
+    order = torch.sort(logits, descending=True, stable=True).indices  # ties: the lower id first, as argmax
+    best = int(order[0])
+    ids = [best] + [i for i in first if i != best and logits[i] != logits[best]]
     ids += [int(i) for i in order[1 : 2 * n_options] if logits[i] != logits[best] and int(i) not in ids]
     ids = ids[:n_options]
     if len(ids) < MIN_OPTIONS:
         raise NoQuestion(f"{len(ids)} distinct next tokens: a question needs {MIN_OPTIONS}")
-    input_id = int(ablated.tgt_ids[0, position]) if ablated.tgt_ids is not None else None
-    params = {
-        "position": position,
-        "input_token": None if input_id is None else str(tgt_labels[input_id]),
-        "parts": parts,
-        "seed": seed,
-    }
-    rng = _rng("ablation", params, identity)
+    return position, ids, torch.softmax(logits, dim=-1), best
+
+
+def _token_question(kind: str, trace: ModelTrace, tgt_labels: Sequence[str], position: int, ids: list[int],
+                    probs, best: int, asked: dict, identity: str, offered: dict) -> Question:
+    """The question of ``kind`` whose options are the tokens ``ids`` (shuffled by its seeded RNG)."""
+    input_id = int(trace.tgt_ids[0, position]) if trace.tgt_ids is not None else None
+    params = {"position": position, "input_token": None if input_id is None else str(tgt_labels[input_id]),
+              **asked}
+    rng = _rng(kind, params, identity)
     rng.shuffle(ids)
     labels = distinct_labels([str(tgt_labels[i]) for i in ids], [f"id {i}" for i in ids])
-    offered = {"ids": ids, "intact": str(tgt_labels[before])}
     values = [float(probs[i]) for i in ids]
-    return _question("ablation", params, identity, labels, values, ids.index(best), offered)
+    return _question(kind, params, identity, labels, values, ids.index(best), {"ids": ids, **offered})
 
 
 def changed_position(intact: ModelTrace, ablated: ModelTrace, last: bool) -> int:

@@ -336,3 +336,27 @@ def test_a_two_token_sentence_asks_what_it_can(trained):
     assert "next_token" in [q.kind for q in questions]
     for q in questions:
         assert_well_formed(q)
+
+
+def test_a_question_about_heads_switched_off_offers_both_runs_answers():
+    """The small GPT on a repeated sentence, its induction heads off: the right option is what the
+    changed model ranks first, the intact model's first is offered beside it, every value is the
+    changed model's probability."""
+    from core.interventions.runs import intact_and_ablated_traces
+    from core.teaching.questions import ablation_question, changed_position
+    from core.tracing.pipeline import PipelineSettings, load_pipeline
+
+    pipe = load_pipeline(PipelineSettings(weights="gpt"))
+    sentence = "To be, or not to be, that is the question. To be, or not"
+    _, off, before, after = intact_and_ablated_traces(pipe, sentence)
+    assert off.settings.ablate == "dec.2.1,dec.2.3"
+    position = changed_position(before, after, last=True)
+    q = ablation_question(before, after, pipe.tgt_labels, position, off.settings.ablate, seed=1)
+    ids = q.params["ids"]
+    probs = torch.softmax(after.logits[0, position].double(), -1)
+    assert ids[q.answer] == int(after.logits[0, position].argmax())
+    intact_first = int(before.logits[0, position].argmax())
+    assert intact_first != ids[q.answer] and intact_first in ids  # switching them off changed the answer
+    assert q.params["intact"] == pipe.tgt_labels[intact_first]
+    assert list(q.values) == [float(probs[i]) for i in ids]
+    assert q.id == ablation_question(before, after, pipe.tgt_labels, position, off.settings.ablate, seed=1).id
