@@ -107,7 +107,7 @@ def test_the_question_follows_the_slide_and_every_kind_is_offered(store):
     options = lecturer.selectbox(key="room_question_pick").options
     assert options[0].startswith("Cross-attention")  # the cross-attention slide asks about it first
     assert not any("`" in o for o in options) and any("“" in o for o in options)  # plain text: tokens quoted
-    for start in ("Encoder self-attention", "Decoder masked", "Cross-attention", "Which next token", "BPE"):
+    for start in ("Encoder self-attention", "Decoder masked", "Cross-attention", "Which next token", "BPE", "With "):
         assert any(o.startswith(start) for o in options), (start, options)
     before = list(options)
     click(lecturer, "room_question_new")
@@ -237,3 +237,32 @@ def test_the_lecturers_list_follows_the_interface_language(store):
     lecturer.button_group(key="lang").set_value("zh").run()  # the sidebar's segmented control
     chinese = lecturer.selectbox(key="room_question_pick").options
     assert chinese != english and any("词元" in title for title in chinese)
+
+
+def test_the_switch_a_head_off_step_asks_what_the_changed_model_predicts(store):
+    """On the lecture's last step the room is first offered "with these parts off, which token will
+    the model rank first?": its options and answer are both real runs' (core's, computed here), a
+    student answers in 中文, and the reveal names the intact model's answer beside the changed one's."""
+    from core.interventions.runs import intact_and_ablated_traces
+    from core.teaching.questions import changed_position
+
+    lecturer, code = start_room({"weights": "trained", "sentence": SENTENCE, "step": "13"})
+    options = lecturer.selectbox(key="room_question_pick").options
+    assert options[0].startswith("With cross.2.1, cross.2.2, cross.2.3, cross.2.4 switched off"), options[0]
+    ask(lecturer, "With ")
+    q = store.state(code).question
+    assert q.kind == "ablation"
+    pipe = P.load_pipeline(P.PipelineSettings(weights="trained"))
+    _, _, before, after = intact_and_ablated_traces(pipe, SENTENCE)
+    position = changed_position(before, after, last=False)
+    best = pipe.tgt_labels[int(after.logits[0, position].argmax())]
+    intact = pipe.tgt_labels[int(before.logits[0, position].argmax())]
+    assert best != intact and {best, intact} <= set(q.options)
+    student = Student(code, "zh")
+    asked = student.question()
+    assert asked["text"].startswith("关闭 cross.2.1")
+    assert student.answer(option=q.options.index(best))[0] == 200
+    click(lecturer, "room_reveal")
+    assert_clean(lecturer)
+    revealed = student.question()
+    assert q.options[revealed["answer"]] == best and f"`{intact}`" in revealed["answer_text"]
