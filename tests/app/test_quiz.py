@@ -107,7 +107,8 @@ def test_the_question_follows_the_slide_and_every_kind_is_offered(store):
     options = lecturer.selectbox(key="room_question_pick").options
     assert options[0].startswith("Cross-attention")  # the cross-attention slide asks about it first
     assert not any("`" in o for o in options) and any("“" in o for o in options)  # plain text: tokens quoted
-    kinds = ("Encoder self-attention", "Decoder masked", "Cross-attention", "Which next token", "BPE", "With ")
+    kinds = ("Encoder self-attention", "Decoder masked", "Cross-attention", "Which next token", "BPE",
+             "With ")
     for start in kinds:
         assert any(o.startswith(start) for o in options), (start, options)
     before = list(options)
