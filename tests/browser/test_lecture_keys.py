@@ -67,7 +67,7 @@ def slowed(pid: int, done: threading.Event) -> None:
 
 
 def test_every_key_press_counts_while_the_server_is_slow(page: Page, server: Server):
-    assert len(KEYS) == 30 and expected(KEYS) == 8
+    assert len(KEYS) == 30 and expected(KEYS) == 10
     page.goto(f"{server.url}/lecture?weights=random&step=1")
     settled_at(page, 1)
     keys_ready(page, timeout=20_000)

@@ -39,6 +39,8 @@ PAGE_KEYS = {
                        "model_view"],
     "pages/training.py": ["train_task", "train_steps", "train_minutes"],
     "pages/lecture.py": ["step"],
+    "pages/interventions.py": ["iv_view", "patch_pair", "patch_clean", "patch_corrupt", "ablate",
+                               "ablate_mode"],
 }  # fmt: skip
 
 
