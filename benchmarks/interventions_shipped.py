@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -32,6 +30,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from interventions import machine  # noqa: E402  (benchmarks/interventions.py: one description of the machine)
+
 from core.interventions.runs import ablated  # noqa: E402
 from core.tracing.pipeline import PipelineSettings, load_pipeline  # noqa: E402
 from core.training.language import induction_probe  # noqa: E402
@@ -42,21 +42,6 @@ GPT_PARTS = ["", "dec.2.1", "dec.2.2", "dec.2.3", "dec.2.4", "dec.2.1,dec.2.3"]
 PINYIN_HEADS = ["cross.2.1", "cross.2.2", "cross.2.3", "cross.2.4"]
 PINYIN_PARTS = ["", *PINYIN_HEADS, ",".join(PINYIN_HEADS)]
 ONE_LEFT = [",".join(h for h in PINYIN_HEADS if h != on) for on in PINYIN_HEADS]  # three of four off
-
-
-def machine() -> str:
-    """The CPU, its cores, torch's threads and versions: the line every benchmark starts with."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        info = Path("/proc/cpuinfo").read_text().splitlines()
-        names = [line.split(":", 1)[1].strip() for line in info if line.startswith("model name")]
-        cpu = names[0] if names else cpu
-    except OSError:
-        pass
-    return (
-        f"{cpu}, {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
-        f"Python {platform.python_version()}"
-    )
 
 
 def gpt_rows(modes: list[str]) -> tuple[list[str], bool]:
